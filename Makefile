@@ -1,0 +1,152 @@
+# isdbandit.h - build, test, benchmark and reproduce.
+# Needs only make and a C compiler (gcc by default) for `demo` and `test`;
+# clang, g++/clang++ and the sanitizer runtimes are used when present.
+#
+#   make demo        the non-stationary simulator (examples/)
+#   make test        every test, as C99 and C11 (gcc, and clang if present),
+#                    C++11, two translation units, ISDB_STATIC
+#   make sanitize    the tests under AddressSanitizer and UBSan
+#   make bench       speed of each policy beside naive references (bench/)
+#   make soak        long runs checked against exact refits
+#   make reproduce   the papers' experiments (bench/repro_*.c)
+#   make examples    build the example programs
+#   make install     copy isdbandit.h to $(PREFIX)/include
+#   make clean
+
+ifeq ($(origin CC),default)
+CC = gcc
+endif
+ifeq ($(origin CXX),default)
+CXX = g++
+endif
+PREFIX ?= /usr/local
+BUILD ?= build
+
+CLANG := $(shell command -v clang 2>/dev/null)
+CLANGXX := $(shell command -v clang++ 2>/dev/null)
+HAVE_CXX := $(shell command -v $(CXX) 2>/dev/null)
+
+WARN = -Wall -Wextra -pedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wcast-qual -Wsign-conversion -Wdouble-promotion
+CXXWARN = -Wall -Wextra -pedantic -Werror -Wshadow -Wcast-qual
+# No contraction into FMA: results must not depend on the compiler.
+FP = -ffp-contract=off
+OPT = -O2 $(FP)
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1 $(FP)
+LIBS = -lm
+
+HEADER = isdbandit.h
+TEST_DEPS = $(HEADER) tests/test.h tests/ref.h
+# Every tests/test_*.c is a test program, except the multi-file builds.
+MULTI = tests/test_two_tu_a.c tests/test_two_tu_b.c tests/test_static.c tests/test_static_extern.c
+TEST_SRC = $(filter-out $(MULTI),$(wildcard tests/test_*.c))
+TEST_NAMES = $(notdir $(TEST_SRC:.c=))
+
+VARIANTS = gcc-c99 gcc-c11
+ifneq ($(CLANG),)
+VARIANTS += clang-c99 clang-c11
+endif
+TEST_BINS = $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TEST_NAMES))) \
+            $(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static
+ifneq ($(HAVE_CXX),)
+TEST_BINS += $(BUILD)/cxx/test_cpp
+endif
+ifneq ($(CLANGXX),)
+TEST_BINS += $(BUILD)/clangxx/test_cpp
+endif
+SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES))
+
+EXAMPLE_SRC = $(wildcard examples/*.c)
+EXAMPLE_BINS = $(addprefix $(BUILD)/examples/,$(notdir $(EXAMPLE_SRC:.c=)))
+REPRO_SRC = $(wildcard bench/repro_*.c)
+REPRO_BINS = $(addprefix $(BUILD)/bench/,$(notdir $(REPRO_SRC:.c=)))
+BENCH_DEPS = $(HEADER) $(wildcard bench/*.h)
+OUT ?= out
+
+.PHONY: all demo test sanitize bench soak reproduce examples install clean
+.SECONDARY:
+
+all: test
+
+demo: $(BUILD)/examples/demo
+	@mkdir -p $(OUT)
+	./$(BUILD)/examples/demo --out $(OUT)
+
+test: $(TEST_BINS)
+	@echo "compilers: $(CC)$(if $(CLANG), clang)$(if $(HAVE_CXX), $(CXX))$(if $(CLANGXX), clang++)"
+	@sh tests/run.sh $(TEST_BINS)
+
+sanitize: $(SAN_BINS)
+	@sh tests/run.sh $(SAN_BINS)
+
+$(BUILD)/gcc-c99/%: tests/%.c $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/gcc-c11/%: tests/%.c $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/clang-c99/%: tests/%.c $(TEST_DEPS)
+	@mkdir -p $(@D)
+	clang -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/clang-c11/%: tests/%.c $(TEST_DEPS)
+	@mkdir -p $(@D)
+	clang -std=c11 $(WARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/gcc-c99/two_tu: tests/test_two_tu_a.c tests/test_two_tu_b.c $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 $(WARN) $(OPT) tests/test_two_tu_a.c tests/test_two_tu_b.c -o $@ $(LIBS)
+
+$(BUILD)/gcc-c99/static: tests/test_static.c tests/test_static_extern.c tests/test_two_tu_b.c $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 $(WARN) $(OPT) tests/test_static.c tests/test_static_extern.c tests/test_two_tu_b.c -o $@ $(LIBS)
+
+$(BUILD)/cxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/clangxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
+	@mkdir -p $(@D)
+	clang++ -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/asan/%: tests/%.c $(TEST_DEPS) | $(BUILD)/asan/.probe
+	$(CC) -std=c99 $(WARN) $(SAN) $< -o $@ $(LIBS)
+
+# The sanitizer runtimes ship with gcc on most systems, but not all.
+$(BUILD)/asan/.probe:
+	@mkdir -p $(@D)
+	@printf 'int main(void){return 0;}\n' > $(@D)/probe.c
+	@$(CC) $(SAN) $(@D)/probe.c -o $(@D)/probe 2>/dev/null && $(@D)/probe || \
+	  { echo "make sanitize: $(CC) cannot build with -fsanitize=address,undefined;"; \
+	    echo "install its sanitizer runtimes (Debian: libasan8 libubsan1) or set CC=clang."; exit 1; }
+	@touch $@
+
+$(BUILD)/examples/%: examples/%.c $(HEADER)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
+
+examples: $(EXAMPLE_BINS)
+
+bench: $(BUILD)/bench/bench_policies
+	./$(BUILD)/bench/bench_policies
+
+soak: $(BUILD)/bench/soak
+	./$(BUILD)/bench/soak
+
+reproduce: $(REPRO_BINS)
+	@mkdir -p $(OUT)
+	@if [ -z "$(REPRO_BINS)" ]; then echo "no reproductions yet (bench/repro_*.c)"; fi
+	@set -e; for r in $(REPRO_BINS); do ./$$r --out $(OUT); done
+
+install:
+	mkdir -p $(DESTDIR)$(PREFIX)/include
+	cp $(HEADER) $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,2893 @@
+/* isdbandit.h - v0.1.0 - non-stationary linear bandits in one C99 header -
+   MIT or public domain (Unlicense), see the end of the file.
+
+   Do this:
+      #define ISDB_IMPLEMENTATION
+   before you include this file in *one* C or C++ file to create the
+   implementation. Every other file includes it plainly:
+
+      #include ...
+      #define ISDB_IMPLEMENTATION
+      #include "isdbandit.h"
+
+   The library needs libc and libm only (link with -lm).
+
+   CONTENTS
+      1. Documentation (this block): options, quick start, conventions,
+         one block per policy, history.
+      2. Public declarations: version, results, allocator, random numbers,
+         dense linear algebra, the policy interface, the policies,
+         simulation environments and the regret harness.
+      3. Implementation (only with ISDB_IMPLEMENTATION).
+      4. License.
+
+   COMPILE-TIME OPTIONS (define before including)
+      ISDB_STATIC          make every function static; define it in the
+                           translation unit that also defines
+                           ISDB_IMPLEMENTATION (private copy of the library).
+      ISDB_ASSERT(x)       assertion for programmer errors (default: assert).
+                           Bad numbers never assert: they return a code.
+      ISDB_MALLOC(n)       allocation used when no isdb_allocator is given
+      ISDB_FREE(p)         (default malloc and free). Define both or neither.
+      ISDB_NO_SIM          leave out the simulation environments and the
+                           regret harness.
+
+   QUICK START
+      isdb_linucb pol;
+      isdb_linucb_config cfg = isdb_linucb_config_init(d, n_arms);
+      cfg.lambda = 0.5;                          change any field you need
+      if (isdb_linucb_init(&cfg, NULL, &pol) != ISDB_OK) ...
+      for (t = 0; t < T; ++t) {
+          int arm;
+          isdb_policy_select(&pol.base, X, n_arms, &arm);   X: n_arms x d
+          reward = play(arm);
+          isdb_policy_update(&pol.base, arm, X + arm * d, reward);
+      }
+      isdb_policy_uninit(&pol.base);
+
+   Every policy works behind the same generic functions (isdb_policy_*),
+   which take the policy's first member, `base`.
+
+   CONVENTIONS
+      Numbers     double everywhere; there is no float switch. Matrices are
+                  dense and row-major: element (i, j) of an m x n matrix A is
+                  A[i*n + j]. A K x d action matrix holds one arm per row.
+      Results     functions that can fail return isdb_result: 0 is ISDB_OK,
+                  positive values are success with a caveat, negative values
+                  are errors (isdb_result_string names each).
+      Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
+                  a wrong arm index, a NULL pointer or a bad size returns an
+                  error and leaves the object exactly as it was. Nothing in
+                  this library calls abort on bad data.
+      Aliasing    each linear-algebra routine says which arguments may alias.
+      Memory      all memory of an object is one block taken at init; its
+                  size is reported by isdb_X_heap_size, and
+                  isdb_X_init_preallocated takes a caller buffer instead of
+                  allocating. select, update, scores and probs never
+                  allocate. Objects must not be copied or moved after init
+                  (they point into their block).
+      Threads     no global mutable state: distinct objects may be used from
+                  distinct threads; one object needs external locking.
+      Randomness  every randomized object owns an isdb_rng (xoshiro256**
+                  seeded by splitmix64) seeded from its config. The same
+                  seed and the same inputs give the same outputs on every
+                  compiler and optimisation level, provided floating-point
+                  contraction is off (-ffp-contract=off; never -ffast-math):
+                  every reduction runs in a fixed order.
+      Ties        the lowest arm index wins, unless a policy says otherwise.
+      Snapshots   isdb_policy_save writes the whole state, RNG included, in
+                  a versioned little-endian byte format (see SNAPSHOT FORMAT
+                  below); a run that is saved, loaded and continued makes
+                  bit-for-bit the same choices as one that never stopped.
+
+   THE POLICY INTERFACE
+      isdb_policy_select(p, X, n_arms, &arm)   arm to play; X is n_arms x d
+      isdb_policy_update(p, arm, x, reward)    x: the features played
+      isdb_policy_scores(p, X, n_arms, out)    each arm's index, no state change
+      isdb_policy_probs (p, X, n_arms, out)    probability select picks each arm
+      isdb_policy_save / load / reset / uninit / name
+   `update` takes the feature vector, so a caller may report an action it
+   chose itself, or report late (delayed rewards): the policy learns from
+   (x, reward) whatever it selected. `arm` is checked against the config's
+   max_arms and otherwise only recorded.
+
+   LINUCB (isdb_linucb): OFUL, Abbasi-Yadkori, Pal, Szepesvari, NeurIPS 2011;
+   with ISDB_WIDTH_CONSTANT it is LinUCB of Li, Chu, Langford, Schapire 2010.
+      Ridge estimate theta = V^-1 b, V = lambda I + sum x x^T, b = sum r x.
+      Plays argmax_x x.theta + alpha * beta_n * ||x||_{V^-1}, n = updates so
+      far, with beta_n one of (R noise scale, S >= ||theta||, L >= ||x||):
+        ISDB_WIDTH_LOGDET   R sqrt(2 ln(1/delta) + ln det V - d ln lambda)
+                            + sqrt(lambda) S                (Thm 2; default)
+        ISDB_WIDTH_DETTRACE R sqrt(2 ln(1/delta) + d ln(1 + n L^2/(d lambda)))
+                            + sqrt(lambda) S
+        ISDB_WIDTH_SIMPLE   R sqrt(d ln((1 + n L^2/lambda)/delta))
+                            + sqrt(lambda) S
+        ISDB_WIDTH_CONSTANT 1 (so the width is alpha, as in Li et al.)
+      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, LOGDET.
+      Cost: select O(K d^2) (one triangular solve per arm); update O(d^2)
+      (Cholesky rank-one update, two triangular solves), plus one
+      refactorisation of the exact Gram sum every `refresh` updates
+      (default d, so O(d^2) amortised). Memory 3 d^2 + O(d) doubles.
+
+   SW-UCB (isdb_swucb): Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
+      Ridge regression on the last `window` observations only. Width of
+      their eq. 5, constant in t: beta = R sqrt(d ln((1 + w L^2/lambda)/delta))
+      + sqrt(lambda) S (ISDB_WIDTH_SIMPLE with n = w, the default); DETTRACE
+      uses n = min(w, t) as in the public SW-LinUCB code of Russac et al.;
+      LOGDET uses the window's Gram matrix. The paper's proofs use
+      delta = 1/T; the default is 0.01 because T is not known here.
+      The window is exact: each update adds the new observation and removes
+      the one that leaves the window by a Cholesky update and a checked
+      downdate (O(d^2), whatever the window length). A downdate that would
+      lose more than half the digits (1 - ||L^-1 z||^2 <= sqrt(eps)) is
+      refused, and the factor and b are rebuilt exactly from the stored
+      window (O(w d^2 + d^3)); they are also rebuilt every `refresh`
+      updates (default max(w, d), so O(d^2) amortised), which removes the
+      drift of the running sums. isdb_swucb_tuned_window gives the paper's
+      window sizes. Note: the T^(2/3) regret of the revised paper holds under
+      its Assumption 1 (arms along orthogonal directions, e.g. K-armed);
+      Zhao et al. (2020) showed the original general-case argument flawed.
+      Memory 2 d^2 + w (d + 1) + O(d) doubles.
+
+   D-LINUCB (isdb_dlinucb): Russac, Vernade, Cappe, NeurIPS 2019, Algorithm 1.
+      V <- gamma V + a a^T + (1 - gamma) lambda I,
+      Vt <- gamma^2 Vt + a a^T + (1 - gamma^2) lambda I,  b <- gamma b + r a,
+      theta = V^-1 b; plays argmax a.theta + alpha beta ||V^-1 a||_Vt with
+      beta_n = sqrt(lambda) S + sigma sqrt(2 ln(1/delta)
+               + d ln(1 + L^2 (1 - gamma^(2n)) / (lambda d (1 - gamma^2)))).
+      1 - gamma^2 and 1 - gamma^(2n) are computed without cancellation.
+      The Vt recursion is the paper's, not the one of the authors' public
+      code (which multiplies the updated V, not the previous Vt, by gamma^2).
+      The (1 - gamma) lambda I term makes the update full rank, so V is
+      refactorised every update: update O(d^3), select O(K d^2).
+      isdb_dlinucb_tuned_gamma gives gamma = 1 - (B_T/(d T))^(2/3).
+      Memory 5 d^2 + O(d) doubles.
+
+   LINTS (isdb_lints): linear Thompson sampling, Agrawal and Goyal, ICML 2013.
+      Samples theta~ ~ N(theta, v^2 V^-1) and plays argmax x.theta~ with
+        ISDB_LINTS_THEORY  v = R sqrt(24/epsilon d ln(1/delta)) (the paper's
+                           inflation; default, epsilon 0.5, delta 0.01)
+        ISDB_LINTS_NONE    v = R (plain posterior sampling, common practice)
+      lambda defaults to 1 (the paper's B = I). select draws d standard
+      normals from the policy's generator; probs and scores estimate the
+      selection probabilities by `mc_samples` draws from a copy of the
+      generator, so they do not change the state. Cost: select O(d^2 + K d),
+      update O(d^2). Memory as LinUCB.
+
+   SNAPSHOT FORMAT (version 1; all integers little-endian)
+      offset 0   4 bytes  "ISDB"
+      offset 4   u32      format version (1)
+      offset 8   u32      policy kind (isdb_policy_kind)
+      offset 12  u32      library version, major << 16 | minor << 8 | patch
+      offset 16  u64      total size in bytes, this header and checksum included
+      offset 24  ...      the config, then the state: doubles as IEEE-754
+                          binary64 bit patterns (u64), integers as i32 or u64,
+                          in an order fixed by the config alone
+      last 8     u64      FNV-1a 64 hash of every byte before it
+      load rejects (ISDB_ERR_FORMAT, object unchanged) a wrong magic,
+      version, kind, size or checksum, a config different from the
+      object's own, and any state value out of range or not finite.
+
+   HISTORY
+      0.1.0  first release: linear algebra, LinUCB/OFUL, SW-UCB, D-LinUCB,
+             LinTS, linear environments and the regret harness.
+*/
+
+#ifndef ISDBANDIT_H
+#define ISDBANDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISDB_VERSION_MAJOR 0
+#define ISDB_VERSION_MINOR 1
+#define ISDB_VERSION_PATCH 0
+#define ISDB_VERSION_STRING "0.1.0"
+
+#ifndef ISDB_API
+#ifdef ISDB_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define ISDB_API static __attribute__((unused))
+#else
+#define ISDB_API static
+#endif
+#else
+#define ISDB_API extern
+#endif
+#endif
+
+/* Largest magnitude accepted for a feature or a reward. Bounding inputs
+   bounds every sum a policy keeps, so no update can overflow. */
+#define ISDB_INPUT_MAX 1e64
+/* Largest feature dimension: d * d must fit in an int index. */
+#define ISDB_MAX_DIM 16384
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ISDB_API const char *isdb_version(void);
+
+/* ---------------------------------------------------------------------------
+   Results
+   ------------------------------------------------------------------------ */
+
+#define ISDB_RESULT_LIST(X)                                                        \
+    X(ISDB_OK, 0, "success")                                                       \
+    X(ISDB_MAXITER_REACHED, 1, "iteration limit reached; the result is usable")    \
+    X(ISDB_ERR_INVALID_ARG, -1, "invalid argument")                                \
+    X(ISDB_ERR_OUT_OF_MEMORY, -2, "out of memory")                                 \
+    X(ISDB_ERR_NOT_SPD, -3, "matrix is not (numerically) positive definite")       \
+    X(ISDB_ERR_SINGULAR, -4, "matrix is (numerically) singular")                   \
+    X(ISDB_ERR_NONFINITE, -5, "NaN or infinity in the input or the result")        \
+    X(ISDB_ERR_RANGE, -6, "number larger in magnitude than ISDB_INPUT_MAX")        \
+    X(ISDB_ERR_BAD_STATE, -7, "operation not valid in the object's current state") \
+    X(ISDB_ERR_BUFFER_TOO_SMALL, -8, "buffer too small")                           \
+    X(ISDB_ERR_FORMAT, -9, "snapshot malformed, corrupt, or from another policy, config or version")
+
+#define ISDB__RESULT_ENUM(name, value, text) name = value,
+typedef enum isdb_result { ISDB_RESULT_LIST(ISDB__RESULT_ENUM) ISDB__RESULT_FORCE_INT = 0x7fffffff } isdb_result;
+#undef ISDB__RESULT_ENUM
+
+/* Text for a result code; "unknown result" for values not in the list. */
+ISDB_API const char *isdb_result_string(isdb_result r);
+
+/* ---------------------------------------------------------------------------
+   Allocator. NULL wherever an allocator is asked for means ISDB_MALLOC and
+   ISDB_FREE. Both functions must be given; the object keeps a copy, so
+   uninit needs nothing else.
+   ------------------------------------------------------------------------ */
+
+typedef struct isdb_allocator {
+    void *(*alloc_fn)(size_t size, void *user);
+    void (*free_fn)(void *ptr, void *user);
+    void *user;
+} isdb_allocator;
+
+/* ---------------------------------------------------------------------------
+   Random numbers: xoshiro256** (Blackman and Vigna 2018), its four words
+   of state filled by four successive outputs of splitmix64 started at the
+   seed. The stream is the sequence of isdb_rng_next outputs:
+     uniform  (next >> 11) * 2^-53, in [0, 1);
+     normal   Marsaglia's polar method on pairs of uniforms mapped to
+              [-1, 1); the second value of each pair is kept for the next
+              call (has_spare);
+     below(n) next mod n, rejecting outputs below 2^64 mod n (unbiased).
+   ------------------------------------------------------------------------ */
+
+typedef struct isdb_rng {
+    uint64_t s[4];
+    double spare;
+    int has_spare;
+} isdb_rng;
+
+ISDB_API void isdb_rng_seed(isdb_rng *rng, uint64_t seed);
+ISDB_API uint64_t isdb_rng_next(isdb_rng *rng);
+ISDB_API double isdb_rng_uniform(isdb_rng *rng);
+ISDB_API double isdb_rng_normal(isdb_rng *rng);
+/* Uniform integer in [0, n); 0 when n is 0. */
+ISDB_API uint64_t isdb_rng_below(isdb_rng *rng, uint64_t n);
+/* Uniform integer in [lo, hi] (inclusive); lo when hi < lo. */
+ISDB_API int isdb_rng_int(isdb_rng *rng, int lo, int hi);
+
+/* ---------------------------------------------------------------------------
+   Dense linear algebra. Square matrices are n x n, row-major, contiguous.
+   "Lower factor" means a lower-triangular L whose strict upper triangle is
+   zero. Routines that take `work` state its size in doubles (the
+   isdb_*_work_size helpers). None allocates.
+   ------------------------------------------------------------------------ */
+
+/* Cholesky factorisation A = L L^T, in place. Reads the lower triangle of A
+   (A is taken as symmetric) and overwrites A with the lower factor L.
+   Fails with ISDB_ERR_NONFINITE if the lower triangle holds a NaN or Inf,
+   and ISDB_ERR_NOT_SPD if a pivot is not above DBL_EPSILON times its
+   original diagonal entry (condition number beyond about 1e15). On failure
+   the contents of A are unspecified. */
+ISDB_API isdb_result isdb_chol(int n, double *A);
+/* Solves L L^T x = b. x may alias b. */
+ISDB_API void isdb_chol_solve(int n, const double *L, const double *b, double *x);
+/* ln det(L L^T) = 2 sum ln L_ii. */
+ISDB_API double isdb_chol_logdet(int n, const double *L);
+/* Triangular solve with a lower factor: L x = b (trans 0) or L^T x = b
+   (trans 1). x may alias b. */
+ISDB_API void isdb_tri_solve(int n, const double *L, int trans, const double *b, double *x);
+/* Rank-one update: L becomes the factor of L L^T + x x^T (Givens rotations,
+   O(n^2)). work: isdb_chol_update_work_size(n) doubles; x is not changed.
+   Fails with ISDB_ERR_NONFINITE (L unspecified) only if the result
+   overflows. */
+ISDB_API isdb_result isdb_chol_update(int n, double *L, const double *x, double *work);
+/* Rank-one downdate: L becomes the factor of L L^T - x x^T. The result is
+   positive definite iff r = 1 - ||L^-1 x||^2 > 0, and r is the ratio of
+   the determinants after and before; a downdate with r <= sqrt(DBL_EPSILON)
+   would lose more than half the significant digits and is refused with
+   ISDB_ERR_NOT_SPD, leaving L unchanged. O(n^2). */
+ISDB_API isdb_result isdb_chol_downdate(int n, double *L, const double *x, double *work);
+ISDB_API size_t isdb_chol_update_work_size(int n);
+
+/* Symmetric eigendecomposition by cyclic Jacobi rotations: A = V diag(w) V^T.
+   Reads the lower triangle of A and destroys A. w (n) receives the
+   eigenvalues in ascending order, V (n x n) the orthonormal eigenvectors as
+   columns (V[i*n + k] is component i of eigenvector k). Returns
+   ISDB_MAXITER_REACHED if 100 sweeps did not bring the off-diagonal mass
+   below DBL_EPSILON times the norm of A (the result is still usable). */
+ISDB_API isdb_result isdb_sym_eig(int n, double *A, double *w, double *V);
+
+/* Householder QR of the m x n matrix A (any m, n >= 1): A = Q R. On return
+   A holds R (m x n, zero below the diagonal) and Q, if not NULL, the m x m
+   orthogonal factor. Q must not alias A. work: isdb_qr_work_size(m, n). */
+ISDB_API isdb_result isdb_qr(int m, int n, double *A, double *Q, double *work);
+ISDB_API size_t isdb_qr_work_size(int m, int n);
+
+/* Orthonormal basis of the column span of the m x n matrix A, by QR with
+   column pivoting. Q (m x m) receives an orthogonal matrix whose first
+   *rank columns span the columns of A and whose other m - *rank columns
+   span the orthogonal complement. The rank counts the pivots |R_kk| above
+   rtol |R_00| (rtol <= 0 means max(m, n) DBL_EPSILON); a zero matrix has
+   rank 0. A is not changed. work: isdb_orth_basis_work_size(m, n). */
+ISDB_API isdb_result isdb_orth_basis(int m, int n, const double *A, double rtol, double *Q, int *rank,
+                                     double *work);
+ISDB_API size_t isdb_orth_basis_work_size(int m, int n);
+
+/* LU factorisation with partial pivoting, P A = L U, in place: A receives
+   the unit lower L (below the diagonal) and U; piv[k] is the row swapped
+   with row k at step k. ISDB_ERR_SINGULAR if a pivot is below n
+   DBL_EPSILON times the largest entry of A (A is then unspecified). */
+ISDB_API isdb_result isdb_lu(int n, double *A, int *piv);
+/* Solves A X = B for the n x nrhs matrix B (row-major), in place. */
+ISDB_API void isdb_lu_solve(int n, const double *LU, const int *piv, int nrhs, double *B);
+
+/* Orthogonal polar factor: the orthogonal Q nearest to A (A = Q P with P
+   symmetric positive definite), from a one-sided Jacobi SVD A = U S W^T as
+   Q = U W^T. ISDB_ERR_SINGULAR if the smallest singular value is below
+   n DBL_EPSILON times the largest (the polar factor is then not unique).
+   Q may alias A. work: isdb_polar_work_size(n). */
+ISDB_API isdb_result isdb_polar(int n, const double *A, double *Q, double *work);
+ISDB_API size_t isdb_polar_work_size(int n);
+
+/* ---------------------------------------------------------------------------
+   The policy interface. Every policy struct starts with `isdb_policy base`;
+   pass &pol.base to the generic functions below.
+   ------------------------------------------------------------------------ */
+
+/* Stable numbers: they are written into snapshots. */
+typedef enum isdb_policy_kind {
+    ISDB_POLICY_LINUCB = 1,
+    ISDB_POLICY_SWUCB = 2,
+    ISDB_POLICY_DLINUCB = 3,
+    ISDB_POLICY_LINTS = 4,
+    ISDB__POLICY_FORCE_INT = 0x7fffffff
+} isdb_policy_kind;
+
+/* Name of a kind ("linucb", ...); "unknown" for other values. */
+ISDB_API const char *isdb_policy_kind_name(isdb_policy_kind kind);
+
+typedef struct isdb_policy isdb_policy;
+/* Snapshot reader and writer, private to the implementation. */
+typedef struct isdb_ser isdb_ser;
+
+/* Set in isdb_policy_vtable.flags when select, scores and probs accept
+   X == NULL (policies with a fixed arm set, or that ignore the context). */
+#define ISDB_POLICY_X_OPTIONAL 1
+
+typedef struct isdb_policy_vtable {
+    isdb_policy_kind kind;
+    const char *name;
+    int flags;
+    /* The generic functions validate every argument (pointers, sizes, arm
+       index, finiteness and range of X, x and reward) before these run. */
+    isdb_result (*select)(isdb_policy *p, const double *X, int n_arms, int *arm);
+    isdb_result (*update)(isdb_policy *p, int arm, const double *x, double reward);
+    isdb_result (*scores)(isdb_policy *p, const double *X, int n_arms, double *out);
+    isdb_result (*probs)(isdb_policy *p, const double *X, int n_arms, double *out);
+    /* Writes, checks or reads the config and the state (one function for
+       all three, so save and load cannot disagree). */
+    void (*serialize)(isdb_policy *p, isdb_ser *s);
+    /* Back to the state right after init (the generic reset reseeds rng). */
+    void (*reset)(isdb_policy *p);
+} isdb_policy_vtable;
+
+struct isdb_policy {
+    const isdb_policy_vtable *vt;
+    int d;          /* feature dimension */
+    int max_arms;   /* most arms a round may offer; arm indices are below it */
+    uint64_t t;     /* successful updates so far */
+    uint64_t seed;  /* the config's seed; reset reseeds rng with it */
+    isdb_rng rng;
+    isdb_allocator _alloc;
+    void *_heap;
+    size_t _heap_size;
+    int _owns_heap;
+};
+
+/* Chooses an arm among the n_arms rows of X (n_arms x d). */
+ISDB_API isdb_result isdb_policy_select(isdb_policy *p, const double *X, int n_arms, int *arm);
+/* Learns from playing features x (d) as arm `arm` and observing reward. */
+ISDB_API isdb_result isdb_policy_update(isdb_policy *p, int arm, const double *x, double reward);
+/* out[k]: the index select maximises (UCB value), or for randomized
+   policies the probability of arm k. Does not change the state. */
+ISDB_API isdb_result isdb_policy_scores(isdb_policy *p, const double *X, int n_arms, double *out);
+/* out[k]: the probability that select picks arm k now (one-hot for the
+   deterministic policies: the arm select would return). No state change. */
+ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const double *X, int n_arms, double *out);
+/* Snapshot of the whole state. With buf NULL only *size is set (the bytes
+   needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. */
+ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t cap, size_t *size);
+/* Restores a snapshot written by a policy of the same kind and config.
+   Anything else is ISDB_ERR_FORMAT and leaves p unchanged. */
+ISDB_API isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size);
+/* Forgets all data and reseeds the generator; keeps the config. */
+ISDB_API void isdb_policy_reset(isdb_policy *p);
+/* Frees the heap if init allocated it. p may be NULL. */
+ISDB_API void isdb_policy_uninit(isdb_policy *p);
+ISDB_API const char *isdb_policy_name(const isdb_policy *p);
+
+/* Exploration widths of the ridge-regression UCB policies; see the
+   documentation block (n is the number of observations the estimate uses). */
+typedef enum isdb_width {
+    ISDB_WIDTH_LOGDET = 0,
+    ISDB_WIDTH_DETTRACE = 1,
+    ISDB_WIDTH_SIMPLE = 2,
+    ISDB_WIDTH_CONSTANT = 3,
+    ISDB__WIDTH_FORCE_INT = 0x7fffffff
+} isdb_width;
+
+/* Ridge regression state shared by LinUCB, SW-UCB and LinTS (private: read
+   it through the policies' getters). */
+typedef struct isdb__ridge {
+    int d;
+    int refresh;     /* refactorise from V every this many additions; 0: never */
+    int since_refresh;
+    double lambda;
+    double *L;       /* lower Cholesky factor of V */
+    double *L_next;  /* scratch factor, swapped with L on commit */
+    double *V;       /* exact Gram matrix (lower triangle), or NULL */
+    double *b;       /* sum of reward * x */
+    double *theta;   /* V^-1 b */
+    double *work;    /* 2 d scratch */
+    double logdet;   /* ln det V */
+} isdb__ridge;
+
+/* ---------------------------------------------------------------------------
+   LinUCB / OFUL
+   ------------------------------------------------------------------------ */
+
+typedef struct isdb_linucb_config {
+    int d;            /* feature dimension, 1..ISDB_MAX_DIM */
+    int max_arms;     /* most arms per round */
+    double lambda;    /* ridge, > 0; default 1 */
+    double delta;     /* confidence level, in (0, 1); default 0.01 */
+    double R;         /* sub-Gaussian noise scale, >= 0; default 1 */
+    double S;         /* bound on ||theta||, >= 0; default 1 */
+    double L;         /* bound on ||x||, > 0; default 1 */
+    double alpha;     /* multiplier of the width, >= 0; default 1 */
+    isdb_width width; /* default ISDB_WIDTH_LOGDET */
+    int refresh;      /* refactorise every this many updates; 0 means d */
+} isdb_linucb_config;
+
+typedef struct isdb_linucb {
+    isdb_policy base;
+    isdb_linucb_config cfg; /* resolved config */
+    isdb__ridge _ridge;
+} isdb_linucb;
+
+ISDB_API isdb_linucb_config isdb_linucb_config_init(int d, int max_arms);
+ISDB_API isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol);
+ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol);
+ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol);
+/* The current estimate theta (d). */
+ISDB_API void isdb_linucb_theta(const isdb_linucb *pol, double *theta);
+/* beta of the next round, alpha included. */
+ISDB_API double isdb_linucb_beta(const isdb_linucb *pol);
+/* For features x: *mean = x.theta and *bonus = beta ||x||_{V^-1}, the two
+   parts of the score. Either output may be NULL. */
+ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const double *x, double *mean, double *bonus);
+
+/* ---------------------------------------------------------------------------
+   SW-UCB (sliding-window LinUCB)
+   ------------------------------------------------------------------------ */
+
+typedef struct isdb_swucb_config {
+    int d, max_arms;
+    int window;       /* w >= 1 observations; w * (d + 1) must fit in an int */
+    double lambda;    /* default 1 */
+    double delta;     /* default 0.01 (the paper's proofs use 1/T) */
+    double R, S, L;   /* default 1 each */
+    double alpha;     /* default 1 */
+    isdb_width width; /* default ISDB_WIDTH_SIMPLE: eq. 5 of the paper */
+    int refresh;      /* rebuild from the window every this many updates; 0 means max(w, d) */
+} isdb_swucb_config;
+
+typedef struct isdb_swucb {
+    isdb_policy base;
+    isdb_swucb_config cfg;
+    int count;           /* observations in the window */
+    int head;            /* ring slot of the oldest observation */
+    uint64_t rebuilds;   /* exact rebuilds so far (refused downdates included) */
+    uint64_t refusals;   /* downdates refused so far */
+    isdb__ridge _ridge;
+    double *_ring_x;     /* window x d */
+    double *_ring_y;     /* window */
+} isdb_swucb;
+
+ISDB_API isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window);
+ISDB_API isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol);
+ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol);
+ISDB_API const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol);
+ISDB_API void isdb_swucb_theta(const isdb_swucb *pol, double *theta);
+ISDB_API double isdb_swucb_beta(const isdb_swucb *pol);
+ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const double *x, double *mean, double *bonus);
+
+/* Window sizes of Cheung et al., clamped to [1, T]:
+     ISDB_WINDOW_KNOWN     floor(d^(2/3) T^(2/3) B_T^(-2/3))     (section 5.1; B_T > 0)
+     ISDB_WINDOW_EQ12      floor((d T)^(2/3) (B_T + 1)^(-2/3))   (eq. 12; B_T >= 0)
+     ISDB_WINDOW_AGNOSTIC  floor((d T)^(2/3))                    (B_T unknown; B_T ignored) */
+typedef enum isdb_window_rule {
+    ISDB_WINDOW_KNOWN = 0,
+    ISDB_WINDOW_EQ12 = 1,
+    ISDB_WINDOW_AGNOSTIC = 2,
+    ISDB__WINDOW_FORCE_INT = 0x7fffffff
+} isdb_window_rule;
+ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, double T, double B_T, int *window);
+
+/* ---------------------------------------------------------------------------
+   D-LinUCB (discounted LinUCB)
+   ------------------------------------------------------------------------ */
+
+typedef struct isdb_dlinucb_config {
+    int d, max_arms;
+    double gamma;     /* discount, in (0, 1) */
+    double lambda;    /* default 1 */
+    double delta;     /* default 0.01 */
+    double sigma;     /* sub-Gaussian noise scale; default 1 */
+    double S, L;      /* default 1 each */
+    double alpha;     /* default 1 */
+} isdb_dlinucb_config;
+
+typedef struct isdb_dlinucb {
+    isdb_policy base;
+    isdb_dlinucb_config cfg;
+    double *_V, *_V_next;    /* V (lower triangle) and its next value */
+    double *_Vt, *_Vt_next;  /* V-tilde (lower triangle) */
+    double *_L, *_L_next;    /* Cholesky factor of V */
+    double *_b, *_b_next, *_theta, *_work;
+} isdb_dlinucb;
+
+ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, double gamma);
+ISDB_API isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc,
+                                       isdb_dlinucb *pol);
+ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol);
+ISDB_API const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol);
+ISDB_API void isdb_dlinucb_theta(const isdb_dlinucb *pol, double *theta);
+ISDB_API double isdb_dlinucb_beta(const isdb_dlinucb *pol);
+/* *mean = x.theta, *bonus = beta ||V^-1 x||_Vt. Either may be NULL. */
+ISDB_API isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const double *x, double *mean, double *bonus);
+/* gamma = 1 - (B_T / (d T))^(2/3), the tuning of Russac et al.; needs
+   0 < B_T < d T. */
+ISDB_API isdb_result isdb_dlinucb_tuned_gamma(int d, double T, double B_T, double *gamma);
+
+/* ---------------------------------------------------------------------------
+   Linear Thompson sampling
+   ------------------------------------------------------------------------ */
+
+typedef enum isdb_lints_inflation {
+    ISDB_LINTS_THEORY = 0,
+    ISDB_LINTS_NONE = 1,
+    ISDB__LINTS_FORCE_INT = 0x7fffffff
+} isdb_lints_inflation;
+
+typedef struct isdb_lints_config {
+    int d, max_arms;
+    double lambda;                  /* default 1 */
+    double R;                       /* noise scale; default 1 */
+    isdb_lints_inflation inflation; /* default ISDB_LINTS_THEORY */
+    double epsilon;                 /* THEORY only, in (0, 1]; default 0.5 */
+    double delta;                   /* THEORY only, in (0, 1); default 0.01 */
+    uint64_t seed;                  /* default 1 */
+    int mc_samples;                 /* draws behind probs and scores; default 1000 */
+    int refresh;                    /* as LinUCB; 0 means d */
+} isdb_lints_config;
+
+typedef struct isdb_lints {
+    isdb_policy base;
+    isdb_lints_config cfg;
+    double v;              /* scale of the sampling covariance */
+    isdb__ridge _ridge;
+    double *_sample;       /* theta~ of the last select */
+    double *_scratch;      /* d, for probs */
+} isdb_lints;
+
+ISDB_API isdb_lints_config isdb_lints_config_init(int d, int max_arms);
+ISDB_API isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol);
+ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol);
+ISDB_API const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol);
+ISDB_API void isdb_lints_theta(const isdb_lints *pol, double *theta);
+/* The theta~ drawn by the last select (zeros before the first). */
+ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, double *theta);
+
+#ifndef ISDB_NO_SIM
+/* ---------------------------------------------------------------------------
+   Simulation environments and the regret harness.
+   An environment draws, each round, the n_arms x d features X and the
+   expected reward of every arm (means), then the noisy reward of the arm
+   played. Features and the parameter path come from `rng`, noise from
+   `noise_rng`, so two environments with the same seed show every policy
+   the same rounds whatever it plays (common random numbers).
+   ------------------------------------------------------------------------ */
+
+typedef struct isdb_env isdb_env;
+
+typedef struct isdb_env_vtable {
+    const char *name;
+    /* Fills e->X and e->means for round e->t (0-based). */
+    isdb_result (*next)(isdb_env *e);
+    /* The expected reward of `arm` this round plus noise. */
+    isdb_result (*reward)(isdb_env *e, int arm, double *y);
+    void (*reset)(isdb_env *e);
+} isdb_env_vtable;
+
+struct isdb_env {
+    const isdb_env_vtable *vt;
+    int d, n_arms;
+    uint64_t t;          /* rounds drawn so far */
+    uint64_t seed;
+    isdb_rng rng;        /* features and parameter path */
+    isdb_rng noise_rng;  /* reward noise */
+    double *X;           /* n_arms x d features of the current round */
+    double *means;       /* n_arms expected rewards of the current round */
+    isdb_allocator _alloc;
+    void *_heap;
+    int _owns_heap;
+};
+
+/* Draws the next round into e->X and e->means. */
+ISDB_API isdb_result isdb_env_next(isdb_env *e);
+/* Noisy reward of an arm of the current round (after isdb_env_next). */
+ISDB_API isdb_result isdb_env_reward(isdb_env *e, int arm, double *y);
+/* Back to round 0 with the original seed. */
+ISDB_API void isdb_env_reset(isdb_env *e);
+ISDB_API void isdb_env_uninit(isdb_env *e);
+
+/* How a linear environment draws its arms each round. */
+typedef enum isdb_arms_kind {
+    ISDB_ARMS_FIXED = 0,    /* the same n_arms x d matrix every round */
+    ISDB_ARMS_SPHERE = 1,   /* uniform on the unit sphere */
+    ISDB_ARMS_GAUSSIAN = 2, /* N(0, cov) */
+    ISDB_ARMS_BOX = 3,      /* each coordinate uniform in [box_lo, box_hi) */
+    ISDB__ARMS_FORCE_INT = 0x7fffffff
+} isdb_arms_kind;
+
+/* How the parameter theta_t moves (rounds t = 0, 1, ...). */
+typedef enum isdb_path_kind {
+    /* pieces[k] (d values) from round switch_at[k-1] on (switch_at[-1] = 0) */
+    ISDB_PATH_PIECEWISE = 0,
+    /* theta_i(t) = sin_center + sin_amp sin(sin_omega (t + 1) + i pi):
+       the two antiphase means of Cheung et al. section 7 for d = 2 */
+    ISDB_PATH_SINUSOID = 1,
+    /* theta = (cos a, sin a, 0, ...), a moving linearly from rot_from at
+       round 0 to rot_to at round rot_rounds, then fixed (Russac et al.) */
+    ISDB_PATH_ROTATION = 2,
+    /* theta_fn(t, theta, theta_user) */
+    ISDB_PATH_CALLBACK = 3,
+    ISDB__PATH_FORCE_INT = 0x7fffffff
+} isdb_path_kind;
+
+typedef struct isdb_linear_env_config {
+    int d, n_arms;
+    uint64_t seed;              /* default 1 */
+    double noise_sd;            /* Gaussian noise standard deviation; default 1 */
+    isdb_arms_kind arms;        /* default ISDB_ARMS_SPHERE */
+    const double *fixed_arms;   /* FIXED: n_arms x d, copied at init */
+    const double *cov;          /* GAUSSIAN: d x d covariance, copied; NULL: identity */
+    double box_lo, box_hi;      /* BOX: default -1, 1 */
+    double clip_norm;           /* > 0: longer arms are scaled to this norm; default 0 (off) */
+    isdb_path_kind path;        /* default ISDB_PATH_PIECEWISE */
+    int n_pieces;               /* PIECEWISE */
+    const double *pieces;       /* PIECEWISE: n_pieces x d, copied */
+    const uint64_t *switch_at;  /* PIECEWISE: n_pieces - 1 increasing rounds, copied */
+    double sin_center, sin_amp, sin_omega; /* SINUSOID: default 0.5, 0.3, 0 */
+    double rot_from, rot_to;    /* ROTATION: angles in radians; default 0, pi/2 */
+    uint64_t rot_rounds;        /* ROTATION: default 1 */
+    void (*theta_fn)(uint64_t t, double *theta, void *user); /* CALLBACK */
+    void *theta_user;
+} isdb_linear_env_config;
+
+typedef struct isdb_linear_env {
+    isdb_env base;
+    isdb_linear_env_config cfg; /* pointers replaced by the env's own copies */
+    double *theta;              /* parameter of the current round */
+    double *_chol;              /* GAUSSIAN: factor of cov */
+} isdb_linear_env;
+
+ISDB_API isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms);
+ISDB_API isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
+                                          isdb_linear_env *env);
+
+typedef struct isdb_sim_result {
+    uint64_t rounds;
+    double regret;   /* cumulative pseudo-regret: sum of max_k means_k - means_arm */
+    double reward;   /* sum of the noisy rewards observed */
+    double seconds;  /* processor time of the whole run (clock()) */
+} isdb_sim_result;
+
+/* Plays p against e for T rounds from their current states. cum_regret,
+   if not NULL, receives the cumulative pseudo-regret after each round (T
+   values). Stops at the first error and returns it (res then covers the
+   rounds played). Allocates nothing. */
+ISDB_API isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_regret,
+                                  isdb_sim_result *res);
+#endif /* ISDB_NO_SIM */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ISDBANDIT_H */
+
+/* ===========================================================================
+   IMPLEMENTATION
+   ======================================================================== */
+#ifdef ISDB_IMPLEMENTATION
+#ifndef ISDB__IMPL_DONE
+#define ISDB__IMPL_DONE
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#ifndef ISDB_NO_SIM
+#include <time.h>
+#endif
+
+#ifndef ISDB_ASSERT
+#include <assert.h>
+#define ISDB_ASSERT(x) assert(x)
+#endif
+
+#if defined(ISDB_MALLOC) && !defined(ISDB_FREE)
+#error "isdbandit.h: define both ISDB_MALLOC and ISDB_FREE, or neither"
+#endif
+#if defined(ISDB_FREE) && !defined(ISDB_MALLOC)
+#error "isdbandit.h: define both ISDB_MALLOC and ISDB_FREE, or neither"
+#endif
+#ifndef ISDB_MALLOC
+#include <stdlib.h>
+#define ISDB_MALLOC(n) malloc(n)
+#define ISDB_FREE(p) free(p)
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ISDB__PRIVATE static __attribute__((unused))
+#else
+#define ISDB__PRIVATE static
+#endif
+
+#define ISDB__PI 3.14159265358979323846
+/* Ridge bounds: with inputs below ISDB_INPUT_MAX they keep every estimate
+   and score finite. */
+#define ISDB__LAMBDA_MIN 1e-30
+#define ISDB__LAMBDA_MAX 1e30
+
+/* ---------------------------------------------------------------------------
+   Small helpers
+   ------------------------------------------------------------------------ */
+
+ISDB__PRIVATE int isdb__finite(double x) { return x - x == 0.0; }
+
+ISDB__PRIVATE int isdb__min_int(int a, int b) { return a < b ? a : b; }
+ISDB__PRIVATE int isdb__max_int(int a, int b) { return a > b ? a : b; }
+
+ISDB__PRIVATE double isdb__dot(int n, const double *a, const double *b) {
+    double s = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+ISDB__PRIVATE void isdb__copy(int n, const double *src, double *dst) {
+    if (n > 0 && src != dst) memcpy(dst, src, (size_t)n * sizeof(double));
+}
+
+ISDB__PRIVATE void isdb__zero(int n, double *v) {
+    int i;
+    for (i = 0; i < n; ++i) v[i] = 0.0;
+}
+
+/* ISDB_OK if every value is finite and within ISDB_INPUT_MAX. */
+ISDB__PRIVATE isdb_result isdb__check_input(const double *v, int n) {
+    int i;
+    for (i = 0; i < n; ++i)
+        if (!(fabs(v[i]) <= ISDB_INPUT_MAX)) return isdb__finite(v[i]) ? ISDB_ERR_RANGE : ISDB_ERR_NONFINITE;
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE int isdb__all_finite(const double *v, int n) {
+    int i;
+    for (i = 0; i < n; ++i)
+        if (!isdb__finite(v[i])) return 0;
+    return 1;
+}
+
+/* Config checks: finite and positive, finite and non-negative, in (0, 1). */
+ISDB__PRIVATE int isdb__positive(double x) { return isdb__finite(x) && x > 0.0; }
+ISDB__PRIVATE int isdb__nonneg(double x) { return isdb__finite(x) && x >= 0.0; }
+ISDB__PRIVATE int isdb__open01(double x) { return x > 0.0 && x < 1.0; }
+ISDB__PRIVATE int isdb__ridge_ok(double lambda) { return lambda >= ISDB__LAMBDA_MIN && lambda <= ISDB__LAMBDA_MAX; }
+
+/* Index of the largest value, the lowest on ties. */
+ISDB__PRIVATE int isdb__argmax(const double *v, int n) {
+    int k, best = 0;
+    for (k = 1; k < n; ++k)
+        if (v[k] > v[best]) best = k;
+    return best;
+}
+
+/* Copies the lower triangle of A into its upper triangle. */
+ISDB__PRIVATE void isdb__symmetrize_lower(int n, double *A) {
+    int i, j;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j) A[j * n + i] = A[i * n + j];
+}
+
+ISDB__PRIVATE void isdb__identity(int n, double *A, double diag) {
+    int i;
+    isdb__zero(n * n, A);
+    for (i = 0; i < n; ++i) A[i * n + i] = diag;
+}
+
+/* Removes const where an interface shares one function for reading and
+   writing (save passes a const policy to the serializer, which only reads
+   it in that mode). */
+ISDB__PRIVATE void *isdb__unconst(const void *p) { return (void *)(uintptr_t)p; }
+
+const char *isdb_version(void) { return ISDB_VERSION_STRING; }
+
+const char *isdb_result_string(isdb_result r) {
+    switch (r) {
+#define ISDB__RESULT_CASE(name, value, text) \
+    case name:                               \
+        return text;
+        ISDB_RESULT_LIST(ISDB__RESULT_CASE)
+#undef ISDB__RESULT_CASE
+    default:
+        break;
+    }
+    return "unknown result";
+}
+
+/* ---------------------------------------------------------------------------
+   Random numbers
+   ------------------------------------------------------------------------ */
+
+ISDB__PRIVATE uint64_t isdb__splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+ISDB__PRIVATE uint64_t isdb__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+void isdb_rng_seed(isdb_rng *rng, uint64_t seed) {
+    uint64_t x = seed;
+    int i;
+    ISDB_ASSERT(rng);
+    if (!rng) return;
+    for (i = 0; i < 4; ++i) rng->s[i] = isdb__splitmix64(&x);
+    rng->spare = 0.0;
+    rng->has_spare = 0;
+}
+
+uint64_t isdb_rng_next(isdb_rng *rng) {
+    uint64_t *s = rng->s;
+    uint64_t result = isdb__rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = isdb__rotl(s[3], 45);
+    return result;
+}
+
+double isdb_rng_uniform(isdb_rng *rng) { return (double)(isdb_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0); }
+
+double isdb_rng_normal(isdb_rng *rng) {
+    double u, v, s, m;
+    if (rng->has_spare) {
+        rng->has_spare = 0;
+        return rng->spare;
+    }
+    do {
+        u = 2.0 * isdb_rng_uniform(rng) - 1.0;
+        v = 2.0 * isdb_rng_uniform(rng) - 1.0;
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    m = sqrt(-2.0 * log(s) / s);
+    rng->spare = v * m;
+    rng->has_spare = 1;
+    return u * m;
+}
+
+uint64_t isdb_rng_below(isdb_rng *rng, uint64_t n) {
+    uint64_t threshold, x;
+    if (n == 0) return 0;
+    threshold = (0 - n) % n; /* 2^64 mod n */
+    do x = isdb_rng_next(rng);
+    while (x < threshold);
+    return x % n;
+}
+
+int isdb_rng_int(isdb_rng *rng, int lo, int hi) {
+    uint64_t span;
+    if (hi <= lo) return lo;
+    span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1;
+    return (int)((int64_t)lo + (int64_t)isdb_rng_below(rng, span));
+}
+
+/* ---------------------------------------------------------------------------
+   Linear algebra
+   ------------------------------------------------------------------------ */
+
+ISDB__PRIVATE int isdb__dim_ok(int n) { return n >= 1 && n <= ISDB_MAX_DIM; }
+
+isdb_result isdb_chol(int n, double *A) {
+    int i, j, k;
+    if (!isdb__dim_ok(n) || !A) return ISDB_ERR_INVALID_ARG;
+    for (i = 0; i < n; ++i)
+        if (!isdb__all_finite(A + i * n, i + 1)) return ISDB_ERR_NONFINITE;
+    for (i = 0; i < n; ++i) {
+        double *Li = A + i * n;
+        double s, diag = Li[i];
+        for (j = 0; j < i; ++j) {
+            const double *Lj = A + j * n;
+            s = Li[j];
+            for (k = 0; k < j; ++k) s -= Li[k] * Lj[k];
+            Li[j] = s / Lj[j];
+        }
+        s = diag;
+        for (k = 0; k < i; ++k) s -= Li[k] * Li[k];
+        /* The pivot over the original diagonal entry is scale-free; below
+           DBL_EPSILON it is rounding noise. Written so that NaN fails. */
+        if (!(s > DBL_EPSILON * diag)) return ISDB_ERR_NOT_SPD;
+        Li[i] = sqrt(s);
+        for (j = i + 1; j < n; ++j) Li[j] = 0.0;
+    }
+    return ISDB_OK;
+}
+
+void isdb_tri_solve(int n, const double *L, int trans, const double *b, double *x) {
+    int i, k;
+    ISDB_ASSERT(L && b && x && n >= 1);
+    if (!L || !b || !x || n < 1) return;
+    isdb__copy(n, b, x);
+    if (!trans) {
+        for (i = 0; i < n; ++i) {
+            const double *Li = L + i * n;
+            double s = x[i];
+            for (k = 0; k < i; ++k) s -= Li[k] * x[k];
+            x[i] = s / Li[i];
+        }
+    } else {
+        /* Column-oriented back substitution: row i of L is column i of L^T. */
+        for (i = n - 1; i >= 0; --i) {
+            const double *Li = L + i * n;
+            double xi = x[i] / Li[i];
+            x[i] = xi;
+            for (k = 0; k < i; ++k) x[k] -= Li[k] * xi;
+        }
+    }
+}
+
+void isdb_chol_solve(int n, const double *L, const double *b, double *x) {
+    isdb_tri_solve(n, L, 0, b, x);
+    isdb_tri_solve(n, L, 1, x, x);
+}
+
+double isdb_chol_logdet(int n, const double *L) {
+    double s = 0.0;
+    int i;
+    ISDB_ASSERT(L && n >= 1);
+    if (!L) return 0.0;
+    for (i = 0; i < n; ++i) s += log(L[i * n + i]);
+    return 2.0 * s;
+}
+
+size_t isdb_chol_update_work_size(int n) { return n > 0 ? 2 * (size_t)n : 0; }
+
+/* dst = factor of src src^T + x x^T by Givens rotations that fold x into
+   the columns of src, row by row (rotation k is fixed once row k is done),
+   so every access runs along rows. dst may equal src. work: 2n.
+   Returns det(new) / det(old). */
+ISDB__PRIVATE double isdb__chol_update_to(int n, const double *src, double *dst, const double *x, double *work) {
+    double *c = work, *s = work + n;
+    double root_ratio = 1.0;
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        const double *Si = src + i * n;
+        double *Di = dst + i * n;
+        double w = x[i], l, r;
+        for (k = 0; k < i; ++k) {
+            l = Si[k];
+            Di[k] = c[k] * l + s[k] * w;
+            w = c[k] * w - s[k] * l;
+        }
+        l = Si[i];
+        r = sqrt(l * l + w * w);
+        c[i] = l / r;
+        s[i] = w / r;
+        Di[i] = r;
+        root_ratio *= r / l;
+        if (dst != src)
+            for (k = i + 1; k < n; ++k) Di[k] = 0.0;
+    }
+    return root_ratio * root_ratio;
+}
+
+/* In-place downdate L L^T - x x^T (the LINPACK scheme: p = L^-1 x, then
+   rotations that map (p, sqrt(1 - p.p)) to (0, 1), applied to L). Returns
+   0 and leaves L unchanged when r = 1 - p.p <= sqrt(DBL_EPSILON);
+   otherwise applies it and stores r = det(new) / det(old). work: 2n. */
+ISDB__PRIVATE int isdb__chol_downdate(int n, double *L, const double *x, double *work, double *ratio) {
+    double *c = work, *s = work + n;
+    double r, alpha;
+    int j, k;
+    isdb_tri_solve(n, L, 0, x, s);
+    r = 1.0 - isdb__dot(n, s, s);
+    if (!(r > sqrt(DBL_EPSILON))) return 0;
+    alpha = sqrt(r);
+    for (k = n - 1; k >= 0; --k) {
+        double pk = s[k], a = sqrt(alpha * alpha + pk * pk);
+        c[k] = alpha / a;
+        s[k] = pk / a;
+        alpha = a;
+    }
+    for (j = 0; j < n; ++j) {
+        double *Lj = L + j * n;
+        double v = 0.0;
+        for (k = j; k >= 0; --k) {
+            double l = Lj[k];
+            Lj[k] = c[k] * l - s[k] * v;
+            v = s[k] * l + c[k] * v;
+        }
+    }
+    *ratio = r;
+    return 1;
+}
+
+ISDB__PRIVATE int isdb__diag_finite_positive(int n, const double *L) {
+    int i;
+    for (i = 0; i < n; ++i)
+        if (!(L[i * n + i] > 0.0) || !isdb__finite(L[i * n + i])) return 0;
+    return 1;
+}
+
+isdb_result isdb_chol_update(int n, double *L, const double *x, double *work) {
+    if (!isdb__dim_ok(n) || !L || !x || !work) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(x, n)) return ISDB_ERR_NONFINITE;
+    isdb__chol_update_to(n, L, L, x, work);
+    return isdb__diag_finite_positive(n, L) ? ISDB_OK : ISDB_ERR_NONFINITE;
+}
+
+isdb_result isdb_chol_downdate(int n, double *L, const double *x, double *work) {
+    double ratio;
+    if (!isdb__dim_ok(n) || !L || !x || !work) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(x, n)) return ISDB_ERR_NONFINITE;
+    return isdb__chol_downdate(n, L, x, work, &ratio) ? ISDB_OK : ISDB_ERR_NOT_SPD;
+}
+
+isdb_result isdb_sym_eig(int n, double *A, double *w, double *V) {
+    double total = 0.0, off;
+    int i, j, p, q, r, sweep;
+    isdb_result res = ISDB_MAXITER_REACHED;
+    if (!isdb__dim_ok(n) || !A || !w || !V) return ISDB_ERR_INVALID_ARG;
+    for (i = 0; i < n; ++i)
+        if (!isdb__all_finite(A + i * n, i + 1)) return ISDB_ERR_NONFINITE;
+    isdb__symmetrize_lower(n, A);
+    isdb__identity(n, V, 1.0);
+    for (i = 0; i < n * n; ++i) total += A[i] * A[i];
+    for (sweep = 0; sweep < 100; ++sweep) {
+        off = 0.0;
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < i; ++j) off += 2.0 * A[i * n + j] * A[i * n + j];
+        /* Rotations keep the Frobenius norm, so `total` bounds every sweep. */
+        if (off <= DBL_EPSILON * DBL_EPSILON * total) {
+            res = ISDB_OK;
+            break;
+        }
+        for (p = 0; p < n - 1; ++p) {
+            for (q = p + 1; q < n; ++q) {
+                double apq = A[p * n + q], theta, t, c, s;
+                if (apq == 0.0) continue;
+                theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+                /* t = tan of the rotation angle, the root of t^2 + 2 theta t - 1
+                   of smaller magnitude; 0.5/theta where theta^2 would overflow. */
+                if (fabs(theta) > 1e150)
+                    t = 0.5 / theta;
+                else
+                    t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                c = 1.0 / sqrt(t * t + 1.0);
+                s = t * c;
+                for (r = 0; r < n; ++r) {
+                    double arp = A[r * n + p], arq = A[r * n + q];
+                    A[r * n + p] = c * arp - s * arq;
+                    A[r * n + q] = s * arp + c * arq;
+                }
+                for (r = 0; r < n; ++r) {
+                    double apr = A[p * n + r], aqr = A[q * n + r];
+                    A[p * n + r] = c * apr - s * aqr;
+                    A[q * n + r] = s * apr + c * aqr;
+                }
+                A[p * n + q] = A[q * n + p] = 0.0;
+                for (r = 0; r < n; ++r) {
+                    double vrp = V[r * n + p], vrq = V[r * n + q];
+                    V[r * n + p] = c * vrp - s * vrq;
+                    V[r * n + q] = s * vrp + c * vrq;
+                }
+            }
+        }
+    }
+    for (i = 0; i < n; ++i) w[i] = A[i * n + i];
+    /* Selection sort, ascending, moving eigenvector columns along. */
+    for (i = 0; i < n - 1; ++i) {
+        int m = i;
+        for (j = i + 1; j < n; ++j)
+            if (w[j] < w[m]) m = j;
+        if (m != i) {
+            double tmp = w[i];
+            w[i] = w[m];
+            w[m] = tmp;
+            for (r = 0; r < n; ++r) {
+                tmp = V[r * n + i];
+                V[r * n + i] = V[r * n + m];
+                V[r * n + m] = tmp;
+            }
+        }
+    }
+    return res;
+}
+
+/* 2-norm of the column segment A[i][col], i = from..m-1, scaled against
+   overflow and underflow. */
+ISDB__PRIVATE double isdb__col_norm(int m, int n, const double *A, int col, int from) {
+    double scale = 0.0, sum = 0.0;
+    int i;
+    for (i = from; i < m; ++i) {
+        double a = fabs(A[i * n + col]);
+        if (a > scale) scale = a;
+    }
+    if (scale == 0.0) return 0.0;
+    for (i = from; i < m; ++i) {
+        double a = A[i * n + col] / scale;
+        sum += a * a;
+    }
+    return scale * sqrt(sum);
+}
+
+/* Householder reflector H = I - tau v v^T (v[j] = 1 implied, v[i] stored in
+   A[i][j] for i > j) that maps column j, rows j..m-1, to (beta, 0, ...);
+   applied to the columns right of j. Returns tau (0: H = I). */
+ISDB__PRIVATE double isdb__householder_step(int m, int n, double *A, int j) {
+    double alpha = A[j * n + j], norm = isdb__col_norm(m, n, A, j, j), beta, tau, scale;
+    int i, c;
+    if (norm == 0.0) return 0.0;
+    beta = alpha >= 0.0 ? -norm : norm;
+    tau = (beta - alpha) / beta;
+    scale = 1.0 / (alpha - beta);
+    for (i = j + 1; i < m; ++i) A[i * n + j] *= scale;
+    A[j * n + j] = beta;
+    for (c = j + 1; c < n; ++c) {
+        double s = A[j * n + c];
+        for (i = j + 1; i < m; ++i) s += A[i * n + j] * A[i * n + c];
+        s *= tau;
+        A[j * n + c] -= s;
+        for (i = j + 1; i < m; ++i) A[i * n + c] -= s * A[i * n + j];
+    }
+    return tau;
+}
+
+/* Q = H_0 H_1 ... H_{k-1} (m x m) from the reflectors left in A by
+   isdb__householder_step, accumulated backwards; then clears them from A. */
+ISDB__PRIVATE void isdb__householder_q(int m, int n, double *A, const double *tau, int k, double *Q) {
+    int i, j, c;
+    if (Q) {
+        isdb__identity(m, Q, 1.0);
+        for (j = k - 1; j >= 0; --j) {
+            if (tau[j] == 0.0) continue;
+            for (c = j; c < m; ++c) {
+                double s = Q[j * m + c];
+                for (i = j + 1; i < m; ++i) s += A[i * n + j] * Q[i * m + c];
+                s *= tau[j];
+                Q[j * m + c] -= s;
+                for (i = j + 1; i < m; ++i) Q[i * m + c] -= s * A[i * n + j];
+            }
+        }
+    }
+    for (i = 1; i < m; ++i)
+        for (j = 0; j < i && j < n; ++j) A[i * n + j] = 0.0;
+}
+
+size_t isdb_qr_work_size(int m, int n) { return (m > 0 && n > 0) ? (size_t)isdb__min_int(m, n) : 0; }
+
+isdb_result isdb_qr(int m, int n, double *A, double *Q, double *work) {
+    int j, k = isdb__min_int(m, n);
+    if (!isdb__dim_ok(m) || !isdb__dim_ok(n) || !A || !work || (Q && Q == A)) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(A, m * n)) return ISDB_ERR_NONFINITE;
+    for (j = 0; j < k; ++j) work[j] = isdb__householder_step(m, n, A, j);
+    isdb__householder_q(m, n, A, work, k, Q);
+    return ISDB_OK;
+}
+
+size_t isdb_orth_basis_work_size(int m, int n) {
+    return (m > 0 && n > 0) ? (size_t)m * (size_t)n + (size_t)isdb__min_int(m, n) : 0;
+}
+
+isdb_result isdb_orth_basis(int m, int n, const double *A, double rtol, double *Q, int *rank, double *work) {
+    double *W = work, *tau = work + m * n, top = 0.0;
+    int i, j, c, k = isdb__min_int(m, n), r = 0;
+    if (!isdb__dim_ok(m) || !isdb__dim_ok(n) || !A || !Q || !rank || !work || !(rtol < 1.0))
+        return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(A, m * n)) return ISDB_ERR_NONFINITE;
+    if (!(rtol > 0.0)) rtol = (double)isdb__max_int(m, n) * DBL_EPSILON;
+    isdb__copy(m * n, A, W);
+    for (j = 0; j < k; ++j) {
+        /* Pivot: the remaining column of largest norm, recomputed directly
+           (no norm downdating, so no cancellation). */
+        int best = j;
+        double best_norm = isdb__col_norm(m, n, W, j, j);
+        for (c = j + 1; c < n; ++c) {
+            double cn = isdb__col_norm(m, n, W, c, j);
+            if (cn > best_norm) {
+                best = c;
+                best_norm = cn;
+            }
+        }
+        if (j == 0) top = best_norm;
+        if (!(best_norm > rtol * top) || best_norm == 0.0) {
+            for (i = j; i < k; ++i) tau[i] = 0.0;
+            break;
+        }
+        if (best != j)
+            for (i = 0; i < m; ++i) {
+                double tmp = W[i * n + j];
+                W[i * n + j] = W[i * n + best];
+                W[i * n + best] = tmp;
+            }
+        tau[j] = isdb__householder_step(m, n, W, j);
+        ++r;
+    }
+    isdb__householder_q(m, n, W, tau, r, Q);
+    *rank = r;
+    return ISDB_OK;
+}
+
+isdb_result isdb_lu(int n, double *A, int *piv) {
+    double amax = 0.0, tol;
+    int i, j, k;
+    if (!isdb__dim_ok(n) || !A || !piv) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(A, n * n)) return ISDB_ERR_NONFINITE;
+    for (i = 0; i < n * n; ++i)
+        if (fabs(A[i]) > amax) amax = fabs(A[i]);
+    tol = (double)n * DBL_EPSILON * amax;
+    for (k = 0; k < n; ++k) {
+        int p = k;
+        for (i = k + 1; i < n; ++i)
+            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+        piv[k] = p;
+        if (!(fabs(A[p * n + k]) > tol)) return ISDB_ERR_SINGULAR;
+        if (p != k)
+            for (j = 0; j < n; ++j) {
+                double tmp = A[k * n + j];
+                A[k * n + j] = A[p * n + j];
+                A[p * n + j] = tmp;
+            }
+        for (i = k + 1; i < n; ++i) {
+            double f = A[i * n + k] /= A[k * n + k];
+            for (j = k + 1; j < n; ++j) A[i * n + j] -= f * A[k * n + j];
+        }
+    }
+    return ISDB_OK;
+}
+
+void isdb_lu_solve(int n, const double *LU, const int *piv, int nrhs, double *B) {
+    int i, j, k;
+    ISDB_ASSERT(LU && piv && B && n >= 1 && nrhs >= 1);
+    if (!LU || !piv || !B || n < 1 || nrhs < 1) return;
+    for (k = 0; k < n; ++k)
+        if (piv[k] != k)
+            for (j = 0; j < nrhs; ++j) {
+                double tmp = B[k * nrhs + j];
+                B[k * nrhs + j] = B[piv[k] * nrhs + j];
+                B[piv[k] * nrhs + j] = tmp;
+            }
+    for (i = 1; i < n; ++i)
+        for (k = 0; k < i; ++k)
+            for (j = 0; j < nrhs; ++j) B[i * nrhs + j] -= LU[i * n + k] * B[k * nrhs + j];
+    for (i = n - 1; i >= 0; --i) {
+        for (k = i + 1; k < n; ++k)
+            for (j = 0; j < nrhs; ++j) B[i * nrhs + j] -= LU[i * n + k] * B[k * nrhs + j];
+        for (j = 0; j < nrhs; ++j) B[i * nrhs + j] /= LU[i * n + i];
+    }
+}
+
+size_t isdb_polar_work_size(int n) { return n > 0 ? 2 * (size_t)n * (size_t)n : 0; }
+
+isdb_result isdb_polar(int n, const double *A, double *Q, double *work) {
+    double *U = work, *W = work + n * n, smax = 0.0, smin = DBL_MAX;
+    int i, j, r, sweep, rotated = 1;
+    if (!isdb__dim_ok(n) || !A || !Q || !work) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(A, n * n)) return ISDB_ERR_NONFINITE;
+    isdb__copy(n * n, A, U);
+    isdb__identity(n, W, 1.0);
+    /* One-sided Jacobi: rotate column pairs of U = A W until orthogonal. */
+    for (sweep = 0; sweep < 60 && rotated; ++sweep) {
+        rotated = 0;
+        for (i = 0; i < n - 1; ++i)
+            for (j = i + 1; j < n; ++j) {
+                double a = 0.0, b = 0.0, g = 0.0, zeta, t, c, s;
+                for (r = 0; r < n; ++r) {
+                    a += U[r * n + i] * U[r * n + i];
+                    b += U[r * n + j] * U[r * n + j];
+                    g += U[r * n + i] * U[r * n + j];
+                }
+                if (!(fabs(g) > DBL_EPSILON * sqrt(a * b))) continue;
+                rotated = 1;
+                zeta = (b - a) / (2.0 * g);
+                if (fabs(zeta) > 1e150)
+                    t = 0.5 / zeta;
+                else
+                    t = (zeta >= 0.0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
+                c = 1.0 / sqrt(1.0 + t * t);
+                s = c * t;
+                for (r = 0; r < n; ++r) {
+                    double ui = U[r * n + i], uj = U[r * n + j], wi = W[r * n + i], wj = W[r * n + j];
+                    U[r * n + i] = c * ui - s * uj;
+                    U[r * n + j] = s * ui + c * uj;
+                    W[r * n + i] = c * wi - s * wj;
+                    W[r * n + j] = s * wi + c * wj;
+                }
+            }
+    }
+    for (j = 0; j < n; ++j) {
+        double sj = isdb__col_norm(n, n, U, j, 0);
+        if (sj > smax) smax = sj;
+        if (sj < smin) smin = sj;
+        if (sj > 0.0)
+            for (r = 0; r < n; ++r) U[r * n + j] /= sj;
+    }
+    if (!(smin > (double)n * DBL_EPSILON * smax)) return ISDB_ERR_SINGULAR;
+    for (r = 0; r < n; ++r)
+        for (j = 0; j < n; ++j) {
+            double s = 0.0;
+            for (i = 0; i < n; ++i) s += U[r * n + i] * W[j * n + i];
+            Q[r * n + j] = s;
+        }
+    return rotated ? ISDB_MAXITER_REACHED : ISDB_OK;
+}
+
+/* ---------------------------------------------------------------------------
+   Heap layout: every object carves its arrays out of one block. Called with
+   base NULL it only measures; sizes are rounded to 64 bytes.
+   ------------------------------------------------------------------------ */
+
+typedef struct isdb__arena {
+    unsigned char *base;
+    size_t used;
+    int overflow;
+} isdb__arena;
+
+ISDB__PRIVATE void *isdb__take(isdb__arena *a, int count, size_t elem) {
+    size_t bytes;
+    void *ptr;
+    if (count < 0 || (size_t)count > (SIZE_MAX - 64) / elem) {
+        a->overflow = 1;
+        return NULL;
+    }
+    bytes = ((size_t)count * elem + 63) & ~(size_t)63;
+    if (a->used > SIZE_MAX - bytes) {
+        a->overflow = 1;
+        return NULL;
+    }
+    ptr = a->base ? a->base + a->used : NULL;
+    a->used += bytes;
+    return ptr;
+}
+
+ISDB__PRIVATE double *isdb__take_f64(isdb__arena *a, int count) {
+    return (double *)isdb__take(a, count, sizeof(double));
+}
+
+ISDB__PRIVATE int isdb__allocator_ok(const isdb_allocator *alloc) {
+    return !alloc || (alloc->alloc_fn && alloc->free_fn);
+}
+
+/* One allocation of n bytes from alloc (NULL: ISDB_MALLOC). */
+ISDB__PRIVATE isdb_result isdb__heap_alloc(const isdb_allocator *alloc, size_t n, void **heap) {
+    void *h;
+    *heap = NULL;
+    if (!isdb__allocator_ok(alloc)) return ISDB_ERR_INVALID_ARG;
+    h = alloc ? alloc->alloc_fn(n ? n : 1, alloc->user) : ISDB_MALLOC(n ? n : 1);
+    if (!h) return ISDB_ERR_OUT_OF_MEMORY;
+    *heap = h;
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__heap_free(const isdb_allocator *alloc, void *heap) {
+    if (!heap) return;
+    if (alloc && alloc->free_fn)
+        alloc->free_fn(heap, alloc->user);
+    else
+        ISDB_FREE(heap);
+}
+
+/* Heaps must hold doubles: 8-byte alignment (malloc gives more). */
+ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintptr_t)heap & 7u) == 0; }
+
+/* ---------------------------------------------------------------------------
+   Snapshot serializer. One function per policy walks its config and state
+   in a fixed order; the mode decides what a step does:
+     SIZE   count bytes            WRITE  write them
+     CHECK  read and validate, store nothing
+     READ   read and store (only after a CHECK pass succeeded)
+   Config values are written, and on CHECK/READ compared with the object's
+   own. A layout depends on the config alone, so CHECK needs no state.
+   ------------------------------------------------------------------------ */
+
+enum { ISDB__SER_SIZE, ISDB__SER_WRITE, ISDB__SER_CHECK, ISDB__SER_READ };
+
+struct isdb_ser {
+    int mode;
+    unsigned char *out;
+    const unsigned char *in;
+    size_t pos, end;
+    int failed;
+};
+
+#define ISDB__SNAPSHOT_VERSION 1u
+#define ISDB__SNAPSHOT_HEADER 24u
+
+ISDB__PRIVATE uint64_t isdb__fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+ISDB__PRIVATE void isdb__put_le(unsigned char *p, uint64_t v, int bytes) {
+    int i;
+    for (i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+ISDB__PRIVATE uint64_t isdb__get_le(const unsigned char *p, int bytes) {
+    uint64_t v = 0;
+    int i;
+    for (i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The raw step: moves `bytes` little-endian bytes between *v and the
+   stream. Returns 0 when a read runs past the end. */
+ISDB__PRIVATE int isdb__ser_raw(isdb_ser *s, uint64_t *v, int bytes) {
+    if (s->failed) return 0;
+    switch (s->mode) {
+    case ISDB__SER_WRITE:
+        isdb__put_le(s->out + s->pos, *v, bytes);
+        break;
+    case ISDB__SER_CHECK:
+    case ISDB__SER_READ:
+        if (s->end - s->pos < (size_t)bytes) {
+            s->failed = 1;
+            return 0;
+        }
+        *v = isdb__get_le(s->in + s->pos, bytes);
+        break;
+    default:
+        break;
+    }
+    s->pos += (size_t)bytes;
+    return 1;
+}
+
+ISDB__PRIVATE int isdb__ser_storing(const isdb_ser *s) { return s->mode == ISDB__SER_READ && !s->failed; }
+
+ISDB__PRIVATE void isdb__ser_u64(isdb_ser *s, uint64_t *v) {
+    uint64_t x = *v;
+    if (isdb__ser_raw(s, &x, 8) && isdb__ser_storing(s)) *v = x;
+}
+
+/* An int that must lie in [lo, hi]. */
+ISDB__PRIVATE void isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
+    uint64_t x = (uint64_t)(uint32_t)*v;
+    int value;
+    if (!isdb__ser_raw(s, &x, 4)) return;
+    value = (int)(int32_t)(uint32_t)x;
+    if (s->mode >= ISDB__SER_CHECK && (value < lo || value > hi)) s->failed = 1;
+    if (isdb__ser_storing(s)) *v = value;
+}
+
+/* n doubles, each of which must be finite. */
+ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) {
+    int i;
+    for (i = 0; i < n; ++i) {
+        uint64_t x;
+        double value;
+        memcpy(&x, &v[i], sizeof x);
+        if (!isdb__ser_raw(s, &x, 8)) return;
+        memcpy(&value, &x, sizeof value);
+        if (s->mode >= ISDB__SER_CHECK && !isdb__finite(value)) s->failed = 1;
+        if (isdb__ser_storing(s)) v[i] = value;
+    }
+}
+
+/* Config values: written, and on reading required to equal the object's
+   own (bit for bit). */
+ISDB__PRIVATE void isdb__ser_cfg_u64(isdb_ser *s, uint64_t v) {
+    uint64_t x = v;
+    if (isdb__ser_raw(s, &x, 8) && s->mode >= ISDB__SER_CHECK && x != v) s->failed = 1;
+}
+
+ISDB__PRIVATE void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, (uint64_t)(int64_t)v); }
+
+ISDB__PRIVATE void isdb__ser_cfg_f64(isdb_ser *s, double v) {
+    uint64_t x;
+    memcpy(&x, &v, sizeof x);
+    isdb__ser_cfg_u64(s, x);
+}
+
+ISDB__PRIVATE void isdb__ser_rng(isdb_ser *s, isdb_rng *rng) {
+    int i;
+    for (i = 0; i < 4; ++i) isdb__ser_u64(s, &rng->s[i]);
+    isdb__ser_f64(s, &rng->spare, 1);
+    isdb__ser_int(s, &rng->has_spare, 0, 1);
+}
+
+/* ---------------------------------------------------------------------------
+   The policy base and the generic functions
+   ------------------------------------------------------------------------ */
+
+const char *isdb_policy_kind_name(isdb_policy_kind kind) {
+    switch (kind) {
+    case ISDB_POLICY_LINUCB:
+        return "linucb";
+    case ISDB_POLICY_SWUCB:
+        return "swucb";
+    case ISDB_POLICY_DLINUCB:
+        return "dlinucb";
+    case ISDB_POLICY_LINTS:
+        return "lints";
+    default:
+        break;
+    }
+    return "unknown";
+}
+
+/* Fills the base of a policy whose arrays were carved from heap. */
+ISDB__PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy_vtable *vt, int d, int max_arms,
+                                          uint64_t seed, void *heap, size_t heap_size) {
+    memset(p, 0, sizeof *p);
+    p->vt = vt;
+    p->d = d;
+    p->max_arms = max_arms;
+    p->seed = seed;
+    p->_heap = heap;
+    p->_heap_size = heap_size;
+    isdb_rng_seed(&p->rng, seed);
+}
+
+/* Sizes every policy checks: d in 1..ISDB_MAX_DIM, max_arms >= 1, and an
+   n_arms x d matrix indexable by int. */
+ISDB__PRIVATE int isdb__sizes_ok(int d, int max_arms) {
+    return isdb__dim_ok(d) && max_arms >= 1 && max_arms <= INT_MAX / d;
+}
+
+/* The tail of every isdb_X_init: allocate the measured heap, run
+   init_preallocated through `setup`, and hand the heap to the policy. */
+ISDB__PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t bytes, const isdb_allocator *alloc,
+                                                  isdb_result (*setup)(const void *cfg, void *heap, void *pol),
+                                                  const void *cfg, void *pol) {
+    void *heap;
+    isdb_result r = isdb__heap_alloc(alloc, bytes, &heap);
+    if (r != ISDB_OK) return r;
+    r = setup(cfg, heap, pol);
+    if (r != ISDB_OK) {
+        isdb__heap_free(alloc, heap);
+        return r;
+    }
+    if (alloc) base->_alloc = *alloc;
+    base->_owns_heap = 1;
+    return ISDB_OK;
+}
+
+/* Checks shared by select, scores and probs. */
+ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const double *X, int n_arms, const void *out) {
+    if (!p || !p->vt || !out) return ISDB_ERR_INVALID_ARG;
+    if (n_arms < 1 || n_arms > p->max_arms) return ISDB_ERR_INVALID_ARG;
+    if (!X) return (p->vt->flags & ISDB_POLICY_X_OPTIONAL) ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+    return isdb__check_input(X, n_arms * p->d);
+}
+
+isdb_result isdb_policy_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+    isdb_result r = isdb__check_round(p, X, n_arms, arm);
+    return r != ISDB_OK ? r : p->vt->select(p, X, n_arms, arm);
+}
+
+isdb_result isdb_policy_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+    isdb_result r = isdb__check_round(p, X, n_arms, out);
+    return r != ISDB_OK ? r : p->vt->scores(p, X, n_arms, out);
+}
+
+isdb_result isdb_policy_probs(isdb_policy *p, const double *X, int n_arms, double *out) {
+    isdb_result r = isdb__check_round(p, X, n_arms, out);
+    return r != ISDB_OK ? r : p->vt->probs(p, X, n_arms, out);
+}
+
+isdb_result isdb_policy_update(isdb_policy *p, int arm, const double *x, double reward) {
+    isdb_result r;
+    if (!p || !p->vt) return ISDB_ERR_INVALID_ARG;
+    if (arm < 0 || arm >= p->max_arms) return ISDB_ERR_INVALID_ARG;
+    if (x) {
+        if ((r = isdb__check_input(x, p->d)) != ISDB_OK) return r;
+    } else if (!(p->vt->flags & ISDB_POLICY_X_OPTIONAL)) {
+        return ISDB_ERR_INVALID_ARG;
+    }
+    if ((r = isdb__check_input(&reward, 1)) != ISDB_OK) return r;
+    /* base.t still counts the earlier updates while vt->update runs. */
+    r = p->vt->update(p, arm, x, reward);
+    if (r >= 0) p->t++;
+    return r;
+}
+
+void isdb_policy_reset(isdb_policy *p) {
+    if (!p || !p->vt) return;
+    p->t = 0;
+    isdb_rng_seed(&p->rng, p->seed);
+    p->vt->reset(p);
+}
+
+void isdb_policy_uninit(isdb_policy *p) {
+    if (!p) return;
+    if (p->_owns_heap) isdb__heap_free(&p->_alloc, p->_heap);
+    p->_heap = NULL;
+    p->_owns_heap = 0;
+    p->vt = NULL;
+}
+
+const char *isdb_policy_name(const isdb_policy *p) { return (p && p->vt) ? p->vt->name : "none"; }
+
+ISDB__PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
+    isdb__ser_cfg_int(s, p->d);
+    isdb__ser_cfg_int(s, p->max_arms);
+    isdb__ser_cfg_u64(s, p->seed);
+    isdb__ser_u64(s, &p->t);
+    isdb__ser_rng(s, &p->rng);
+    p->vt->serialize(p, s);
+}
+
+isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
+    isdb_policy *p = (isdb_policy *)isdb__unconst(cp);
+    isdb_ser s;
+    size_t total;
+    unsigned char *out = (unsigned char *)buf;
+    if (!p || !p->vt || !size) return ISDB_ERR_INVALID_ARG;
+    memset(&s, 0, sizeof s);
+    s.mode = ISDB__SER_SIZE;
+    s.pos = ISDB__SNAPSHOT_HEADER;
+    isdb__serialize_policy(p, &s);
+    total = s.pos + 8;
+    *size = total;
+    if (!buf) return ISDB_OK;
+    if (cap < total) return ISDB_ERR_BUFFER_TOO_SMALL;
+    memcpy(out, "ISDB", 4);
+    isdb__put_le(out + 4, ISDB__SNAPSHOT_VERSION, 4);
+    isdb__put_le(out + 8, (uint64_t)p->vt->kind, 4);
+    isdb__put_le(out + 12, (ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH, 4);
+    isdb__put_le(out + 16, (uint64_t)total, 8);
+    s.mode = ISDB__SER_WRITE;
+    s.out = out;
+    s.pos = ISDB__SNAPSHOT_HEADER;
+    isdb__serialize_policy(p, &s);
+    isdb__put_le(out + total - 8, isdb__fnv1a(out, total - 8), 8);
+    return ISDB_OK;
+}
+
+isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
+    const unsigned char *in = (const unsigned char *)buf;
+    isdb_ser s;
+    if (!p || !p->vt || !buf) return ISDB_ERR_INVALID_ARG;
+    if (size < ISDB__SNAPSHOT_HEADER + 8) return ISDB_ERR_FORMAT;
+    if (memcmp(in, "ISDB", 4) != 0 || isdb__get_le(in + 4, 4) != ISDB__SNAPSHOT_VERSION ||
+        isdb__get_le(in + 8, 4) != (uint64_t)p->vt->kind || isdb__get_le(in + 16, 8) != (uint64_t)size ||
+        isdb__get_le(in + size - 8, 8) != isdb__fnv1a(in, size - 8))
+        return ISDB_ERR_FORMAT;
+    memset(&s, 0, sizeof s);
+    s.mode = ISDB__SER_CHECK;
+    s.in = in;
+    s.pos = ISDB__SNAPSHOT_HEADER;
+    s.end = size - 8;
+    isdb__serialize_policy(p, &s);
+    if (s.failed || s.pos != s.end) return ISDB_ERR_FORMAT;
+    s.mode = ISDB__SER_READ;
+    s.pos = ISDB__SNAPSHOT_HEADER;
+    isdb__serialize_policy(p, &s);
+    return ISDB_OK;
+}
+
+/* ---------------------------------------------------------------------------
+   Deterministic index policies: select and scores both evaluate `index`
+   on every arm, so they agree exactly; probs is one-hot at select's arm.
+   ------------------------------------------------------------------------ */
+
+typedef double (*isdb__index_fn)(isdb_policy *p, const double *x, double beta);
+
+ISDB__PRIVATE int isdb__index_argmax(isdb_policy *p, const double *X, int n_arms, isdb__index_fn index,
+                                     double beta) {
+    int k, best = 0, d = p->d;
+    double best_value = index(p, X, beta);
+    for (k = 1; k < n_arms; ++k) {
+        double v = index(p, X + k * d, beta);
+        if (v > best_value) {
+            best_value = v;
+            best = k;
+        }
+    }
+    return best;
+}
+
+ISDB__PRIVATE void isdb__index_all(isdb_policy *p, const double *X, int n_arms, isdb__index_fn index, double beta,
+                                   double *out) {
+    int k;
+    for (k = 0; k < n_arms; ++k) out[k] = index(p, X + k * p->d, beta);
+}
+
+ISDB__PRIVATE void isdb__one_hot(double *out, int n, int k) {
+    isdb__zero(n, out);
+    out[k] = 1.0;
+}
+
+/* Deterministic policies' probs: scores, then one-hot at the first max. */
+ISDB__PRIVATE isdb_result isdb__probs_one_hot(isdb_policy *p, const double *X, int n_arms, double *out) {
+    isdb_result r = p->vt->scores(p, X, n_arms, out);
+    if (r < 0) return r;
+    isdb__one_hot(out, n_arms, isdb__argmax(out, n_arms));
+    return ISDB_OK;
+}
+
+/* ---------------------------------------------------------------------------
+   Ridge regression core (LinUCB, SW-UCB, LinTS): V = lambda I + sum x x^T
+   kept as a Cholesky factor updated by rank-one steps into a scratch
+   factor that is swapped in on commit, so an update that fails leaves the
+   old factor in place.
+   ------------------------------------------------------------------------ */
+
+ISDB__PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d, int with_gram) {
+    int dd = d * d;
+    r->d = d;
+    r->L = isdb__take_f64(a, dd);
+    r->L_next = isdb__take_f64(a, dd);
+    r->V = with_gram ? isdb__take_f64(a, dd) : NULL;
+    r->b = isdb__take_f64(a, d);
+    r->theta = isdb__take_f64(a, d);
+    r->work = isdb__take_f64(a, 2 * d);
+}
+
+ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
+    int d = r->d;
+    isdb__identity(d, r->L, sqrt(r->lambda));
+    isdb__identity(d, r->L_next, sqrt(r->lambda));
+    if (r->V) isdb__identity(d, r->V, r->lambda);
+    isdb__zero(d, r->b);
+    isdb__zero(d, r->theta);
+    isdb__zero(2 * d, r->work);
+    r->logdet = (double)d * log(r->lambda);
+    r->since_refresh = 0;
+}
+
+ISDB__PRIVATE void isdb__ridge_swap(isdb__ridge *r) {
+    double *tmp = r->L;
+    r->L = r->L_next;
+    r->L_next = tmp;
+}
+
+/* Refactorises the exact Gram sum into L (kept if it does not factor). */
+ISDB__PRIVATE void isdb__ridge_refactor(isdb__ridge *r) {
+    int d = r->d;
+    isdb__copy(d * d, r->V, r->L_next);
+    if (isdb_chol(d, r->L_next) == ISDB_OK) {
+        isdb__ridge_swap(r);
+        r->logdet = isdb_chol_logdet(d, r->L);
+    }
+    r->since_refresh = 0;
+}
+
+/* Adds (x, y). Cannot fail: inputs are bounded by ISDB_INPUT_MAX and
+   lambda by ISDB__LAMBDA_MIN, so every value stays finite. */
+ISDB__PRIVATE void isdb__ridge_add(isdb__ridge *r, const double *x, double y) {
+    int i, j, d = r->d;
+    double ratio = isdb__chol_update_to(d, r->L, r->L_next, x, r->work);
+    isdb__ridge_swap(r);
+    r->logdet += log(ratio);
+    if (r->V)
+        for (i = 0; i < d; ++i)
+            for (j = 0; j <= i; ++j) r->V[i * d + j] += x[i] * x[j];
+    for (i = 0; i < d; ++i) r->b[i] += y * x[i];
+    if (r->V && r->refresh > 0 && ++r->since_refresh >= r->refresh) isdb__ridge_refactor(r);
+    isdb_chol_solve(d, r->L, r->b, r->theta);
+}
+
+/* ||x||^2 in the metric V^-1, by one triangular solve into work. */
+ISDB__PRIVATE double isdb__ridge_norm2(isdb__ridge *r, const double *x) {
+    isdb_tri_solve(r->d, r->L, 0, x, r->work);
+    return isdb__dot(r->d, r->work, r->work);
+}
+
+ISDB__PRIVATE double isdb__ridge_ucb(isdb__ridge *r, const double *x, double beta) {
+    return isdb__dot(r->d, x, r->theta) + beta * sqrt(isdb__ridge_norm2(r, x));
+}
+
+ISDB__PRIVATE void isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refresh_max) {
+    int dd = r->d * r->d;
+    isdb__ser_f64(s, r->L, dd);
+    if (r->V) isdb__ser_f64(s, r->V, dd);
+    isdb__ser_f64(s, r->b, r->d);
+    isdb__ser_f64(s, r->theta, r->d);
+    isdb__ser_f64(s, &r->logdet, 1);
+    isdb__ser_int(s, &r->since_refresh, 0, refresh_max);
+}
+
+/* The confidence width beta_n of OFUL-type policies (without alpha). */
+ISDB__PRIVATE double isdb__width(isdb_width kind, int d, double n, double lambda, double delta, double R, double S,
+                                 double L, double logdet) {
+    double radius;
+    switch (kind) {
+    case ISDB_WIDTH_LOGDET:
+        radius = 2.0 * log(1.0 / delta) + logdet - (double)d * log(lambda);
+        break;
+    case ISDB_WIDTH_DETTRACE:
+        radius = 2.0 * log(1.0 / delta) + (double)d * log1p(n * L * L / ((double)d * lambda));
+        break;
+    case ISDB_WIDTH_SIMPLE:
+        radius = (double)d * (log1p(n * L * L / lambda) - log(delta));
+        break;
+    default:
+        return 1.0;
+    }
+    return R * sqrt(radius > 0.0 ? radius : 0.0) + sqrt(lambda) * S;
+}
+
+/* Checks shared by the ridge UCB configs. */
+ISDB__PRIVATE int isdb__ucb_params_ok(double lambda, double delta, double R, double S, double L, double alpha,
+                                      isdb_width width) {
+    return isdb__ridge_ok(lambda) && isdb__open01(delta) && isdb__nonneg(R) && isdb__nonneg(S) &&
+           isdb__positive(L) && isdb__nonneg(alpha) && width >= ISDB_WIDTH_LOGDET && width <= ISDB_WIDTH_CONSTANT;
+}
+
+/* ---------------------------------------------------------------------------
+   LinUCB / OFUL
+   ------------------------------------------------------------------------ */
+
+isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
+    isdb_linucb_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.max_arms = max_arms;
+    c.lambda = 1.0;
+    c.delta = 0.01;
+    c.R = 1.0;
+    c.S = 1.0;
+    c.L = 1.0;
+    c.alpha = 1.0;
+    c.width = ISDB_WIDTH_LOGDET;
+    c.refresh = 0;
+    return c;
+}
+
+ISDB__PRIVATE int isdb__linucb_config_ok(const isdb_linucb_config *c) {
+    return c && isdb__sizes_ok(c->d, c->max_arms) &&
+           isdb__ucb_params_ok(c->lambda, c->delta, c->R, c->S, c->L, c->alpha, c->width) && c->refresh >= 0;
+}
+
+ISDB__PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_linucb *p, void *heap) {
+    isdb__arena a;
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = 0;
+    isdb__ridge_layout(&p->_ridge, &a, c->d, 1);
+    return a.overflow ? 0 : a.used;
+}
+
+double isdb_linucb_beta(const isdb_linucb *p) {
+    const isdb_linucb_config *c = &p->cfg;
+    return c->alpha *
+           isdb__width(c->width, c->d, (double)p->base.t, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
+}
+
+ISDB__PRIVATE double isdb__linucb_index(isdb_policy *p, const double *x, double beta) {
+    return isdb__ridge_ucb(&((isdb_linucb *)p)->_ridge, x, beta);
+}
+
+ISDB__PRIVATE isdb_result isdb__linucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+    *arm = isdb__index_argmax(p, X, n_arms, isdb__linucb_index, isdb_linucb_beta((isdb_linucb *)p));
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__linucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+    isdb__index_all(p, X, n_arms, isdb__linucb_index, isdb_linucb_beta((isdb_linucb *)p), out);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__linucb_update(isdb_policy *p, int arm, const double *x, double y) {
+    (void)arm;
+    isdb__ridge_add(&((isdb_linucb *)p)->_ridge, x, y);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_linucb *p = (isdb_linucb *)bp;
+    const isdb_linucb_config *c = &p->cfg;
+    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_f64(s, c->R);
+    isdb__ser_cfg_f64(s, c->S);
+    isdb__ser_cfg_f64(s, c->L);
+    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_cfg_int(s, (int)c->width);
+    isdb__ser_cfg_int(s, c->refresh);
+    isdb__ridge_serialize(&p->_ridge, s, c->refresh);
+}
+
+ISDB__PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&((isdb_linucb *)p)->_ridge); }
+
+static const isdb_policy_vtable isdb__linucb_vt = {
+    ISDB_POLICY_LINUCB,     "linucb",           0, isdb__linucb_select, isdb__linucb_update, isdb__linucb_scores,
+    isdb__probs_one_hot,    isdb__linucb_serialize, isdb__linucb_reset};
+
+isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes) {
+    isdb_linucb probe;
+    if (!bytes || !isdb__linucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__linucb_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
+    isdb__linucb_layout(cfg, pol, heap);
+    pol->_ridge.lambda = cfg->lambda;
+    pol->_ridge.refresh = pol->cfg.refresh;
+    isdb__policy_base_init(&pol->base, &isdb__linucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__linucb_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__linucb_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_linucb_init_preallocated((const isdb_linucb_config *)cfg, heap, (isdb_linucb *)pol);
+}
+
+isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__linucb_setup, cfg, pol);
+}
+
+const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
+
+void isdb_linucb_theta(const isdb_linucb *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_ridge.theta, theta); }
+
+isdb_result isdb_linucb_explain(isdb_linucb *pol, const double *x, double *mean, double *bonus) {
+    isdb_result r;
+    if (!pol || !x) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
+    if (mean) *mean = isdb__dot(pol->cfg.d, x, pol->_ridge.theta);
+    if (bonus) *bonus = isdb_linucb_beta(pol) * sqrt(isdb__ridge_norm2(&pol->_ridge, x));
+    return ISDB_OK;
+}
+
+/* ---------------------------------------------------------------------------
+   SW-UCB
+   ------------------------------------------------------------------------ */
+
+isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window) {
+    isdb_swucb_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.max_arms = max_arms;
+    c.window = window;
+    c.lambda = 1.0;
+    c.delta = 0.01;
+    c.R = 1.0;
+    c.S = 1.0;
+    c.L = 1.0;
+    c.alpha = 1.0;
+    c.width = ISDB_WIDTH_SIMPLE;
+    c.refresh = 0;
+    return c;
+}
+
+ISDB__PRIVATE int isdb__swucb_config_ok(const isdb_swucb_config *c) {
+    return c && isdb__sizes_ok(c->d, c->max_arms) && c->window >= 1 && c->window <= INT_MAX / (c->d + 1) &&
+           isdb__ucb_params_ok(c->lambda, c->delta, c->R, c->S, c->L, c->alpha, c->width) && c->refresh >= 0;
+}
+
+ISDB__PRIVATE size_t isdb__swucb_layout(const isdb_swucb_config *c, isdb_swucb *p, void *heap) {
+    isdb__arena a;
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = 0;
+    isdb__ridge_layout(&p->_ridge, &a, c->d, 0);
+    p->_ring_x = isdb__take_f64(&a, c->window * c->d);
+    p->_ring_y = isdb__take_f64(&a, c->window);
+    return a.overflow ? 0 : a.used;
+}
+
+double isdb_swucb_beta(const isdb_swucb *p) {
+    const isdb_swucb_config *c = &p->cfg;
+    /* Eq. 5 uses w from the first round on; DETTRACE counts what is in
+       the window, as the public SW-LinUCB code does. */
+    double n = c->width == ISDB_WIDTH_SIMPLE ? (double)c->window : (double)p->count;
+    return c->alpha * isdb__width(c->width, c->d, n, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
+}
+
+ISDB__PRIVATE double isdb__swucb_index(isdb_policy *p, const double *x, double beta) {
+    return isdb__ridge_ucb(&((isdb_swucb *)p)->_ridge, x, beta);
+}
+
+ISDB__PRIVATE isdb_result isdb__swucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+    *arm = isdb__index_argmax(p, X, n_arms, isdb__swucb_index, isdb_swucb_beta((isdb_swucb *)p));
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+    isdb__index_all(p, X, n_arms, isdb__swucb_index, isdb_swucb_beta((isdb_swucb *)p), out);
+    return ISDB_OK;
+}
+
+/* Factor (into L_next) and b (into work) of the window that (x, y) makes
+   when it enters: the oldest observation leaves if the window is full.
+   Sums run from the oldest observation to the newest. The ring is not
+   touched. Returns 0 if the Gram matrix does not factor. */
+ISDB__PRIVATE int isdb__swucb_rebuild(isdb_swucb *p, const double *x, double y) {
+    isdb__ridge *r = &p->_ridge;
+    int d = p->cfg.d, w = p->cfg.window, i, j, k;
+    int full = p->count == w, kept = full ? w - 1 : p->count, first = full ? (p->head + 1) % w : p->head;
+    double *G = r->L_next, *b = r->work;
+    isdb__identity(d, G, r->lambda);
+    isdb__zero(d, b);
+    for (k = 0; k <= kept; ++k) {
+        int slot = (first + k) % w;
+        const double *z = k < kept ? p->_ring_x + slot * d : x;
+        double yz = k < kept ? p->_ring_y[slot] : y;
+        for (i = 0; i < d; ++i) {
+            for (j = 0; j <= i; ++j) G[i * d + j] += z[i] * z[j];
+            b[i] += yz * z[i];
+        }
+    }
+    return isdb_chol(d, G) == ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__swucb_update(isdb_policy *bp, int arm, const double *x, double y) {
+    isdb_swucb *p = (isdb_swucb *)bp;
+    isdb__ridge *r = &p->_ridge;
+    int i, d = p->cfg.d, w = p->cfg.window, full = p->count == w;
+    int slot = full ? p->head : (p->head + p->count) % w;
+    double *z = p->_ring_x + slot * d, ratio = 1.0, down = 1.0;
+    int rebuild = r->since_refresh + 1 >= p->cfg.refresh;
+    (void)arm;
+    /* Add before removing: V + x x^T - z z^T >= lambda I keeps the
+       downdate well defined. */
+    if (!rebuild) {
+        ratio = isdb__chol_update_to(d, r->L, r->L_next, x, r->work);
+        if (full && !isdb__chol_downdate(d, r->L_next, z, r->work, &down)) {
+            rebuild = 1;
+            ++p->refusals;
+        }
+    }
+    if (rebuild) {
+        if (!isdb__swucb_rebuild(p, x, y)) return ISDB_ERR_NOT_SPD;
+        ++p->rebuilds;
+        isdb__copy(d, r->work, r->b);
+        r->logdet = isdb_chol_logdet(d, r->L_next);
+        r->since_refresh = 0;
+    } else {
+        double yz = full ? p->_ring_y[slot] : 0.0;
+        for (i = 0; i < d; ++i) r->b[i] += y * x[i] - yz * z[i];
+        r->logdet += log(ratio * down);
+        ++r->since_refresh;
+    }
+    isdb__ridge_swap(r);
+    isdb__copy(d, x, z);
+    p->_ring_y[slot] = y;
+    if (full)
+        p->head = (p->head + 1) % w;
+    else
+        ++p->count;
+    isdb_chol_solve(d, r->L, r->b, r->theta);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_swucb *p = (isdb_swucb *)bp;
+    const isdb_swucb_config *c = &p->cfg;
+    isdb__ser_cfg_int(s, c->window);
+    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_f64(s, c->R);
+    isdb__ser_cfg_f64(s, c->S);
+    isdb__ser_cfg_f64(s, c->L);
+    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_cfg_int(s, (int)c->width);
+    isdb__ser_cfg_int(s, c->refresh);
+    isdb__ser_int(s, &p->count, 0, c->window);
+    isdb__ser_int(s, &p->head, 0, c->window - 1);
+    isdb__ser_u64(s, &p->rebuilds);
+    isdb__ser_u64(s, &p->refusals);
+    isdb__ridge_serialize(&p->_ridge, s, c->refresh);
+    isdb__ser_f64(s, p->_ring_x, c->window * c->d);
+    isdb__ser_f64(s, p->_ring_y, c->window);
+}
+
+ISDB__PRIVATE void isdb__swucb_reset(isdb_policy *bp) {
+    isdb_swucb *p = (isdb_swucb *)bp;
+    isdb__ridge_reset(&p->_ridge);
+    p->count = 0;
+    p->head = 0;
+    p->rebuilds = 0;
+    p->refusals = 0;
+    isdb__zero(p->cfg.window * p->cfg.d, p->_ring_x);
+    isdb__zero(p->cfg.window, p->_ring_y);
+}
+
+static const isdb_policy_vtable isdb__swucb_vt = {
+    ISDB_POLICY_SWUCB,   "swucb",           0, isdb__swucb_select, isdb__swucb_update, isdb__swucb_scores,
+    isdb__probs_one_hot, isdb__swucb_serialize, isdb__swucb_reset};
+
+isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes) {
+    isdb_swucb probe;
+    if (!bytes || !isdb__swucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__swucb_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(cfg->window, cfg->d);
+    isdb__swucb_layout(cfg, pol, heap);
+    pol->_ridge.lambda = cfg->lambda;
+    isdb__policy_base_init(&pol->base, &isdb__swucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__swucb_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__swucb_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_swucb_init_preallocated((const isdb_swucb_config *)cfg, heap, (isdb_swucb *)pol);
+}
+
+isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__swucb_setup, cfg, pol);
+}
+
+const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
+
+void isdb_swucb_theta(const isdb_swucb *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_ridge.theta, theta); }
+
+isdb_result isdb_swucb_explain(isdb_swucb *pol, const double *x, double *mean, double *bonus) {
+    isdb_result r;
+    if (!pol || !x) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
+    if (mean) *mean = isdb__dot(pol->cfg.d, x, pol->_ridge.theta);
+    if (bonus) *bonus = isdb_swucb_beta(pol) * sqrt(isdb__ridge_norm2(&pol->_ridge, x));
+    return ISDB_OK;
+}
+
+isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, double T, double B_T, int *window) {
+    double w;
+    if (!window || d < 1 || !(T >= 1.0) || !isdb__finite(T)) return ISDB_ERR_INVALID_ARG;
+    switch (rule) {
+    case ISDB_WINDOW_KNOWN:
+        if (!isdb__positive(B_T)) return ISDB_ERR_INVALID_ARG;
+        w = pow((double)d * T / B_T, 2.0 / 3.0);
+        break;
+    case ISDB_WINDOW_EQ12:
+        if (!isdb__nonneg(B_T)) return ISDB_ERR_INVALID_ARG;
+        w = pow((double)d * T, 2.0 / 3.0) / pow(B_T + 1.0, 2.0 / 3.0);
+        break;
+    case ISDB_WINDOW_AGNOSTIC:
+        w = pow((double)d * T, 2.0 / 3.0);
+        break;
+    default:
+        return ISDB_ERR_INVALID_ARG;
+    }
+    /* The epsilon keeps exact powers (pow(1000, 2/3) = 99.999...) whole. */
+    w = floor(w + 1e-9);
+    if (w > T) w = floor(T);
+    if (w > (double)INT_MAX) w = (double)INT_MAX;
+    *window = w < 1.0 ? 1 : (int)w;
+    return ISDB_OK;
+}
+
+/* ---------------------------------------------------------------------------
+   D-LinUCB
+   ------------------------------------------------------------------------ */
+
+isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, double gamma) {
+    isdb_dlinucb_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.max_arms = max_arms;
+    c.gamma = gamma;
+    c.lambda = 1.0;
+    c.delta = 0.01;
+    c.sigma = 1.0;
+    c.S = 1.0;
+    c.L = 1.0;
+    c.alpha = 1.0;
+    return c;
+}
+
+ISDB__PRIVATE int isdb__dlinucb_config_ok(const isdb_dlinucb_config *c) {
+    return c && isdb__sizes_ok(c->d, c->max_arms) && isdb__open01(c->gamma) &&
+           isdb__ucb_params_ok(c->lambda, c->delta, c->sigma, c->S, c->L, c->alpha, ISDB_WIDTH_LOGDET);
+}
+
+ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
+    isdb__arena a;
+    int d = c->d, dd = d * d;
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = 0;
+    p->_V = isdb__take_f64(&a, dd);
+    p->_V_next = isdb__take_f64(&a, dd);
+    p->_Vt = isdb__take_f64(&a, dd);
+    p->_Vt_next = isdb__take_f64(&a, dd);
+    p->_L = isdb__take_f64(&a, dd);
+    p->_L_next = isdb__take_f64(&a, dd);
+    p->_b = isdb__take_f64(&a, d);
+    p->_b_next = isdb__take_f64(&a, d);
+    p->_theta = isdb__take_f64(&a, d);
+    p->_work = isdb__take_f64(&a, d);
+    return a.overflow ? 0 : a.used;
+}
+
+double isdb_dlinucb_beta(const isdb_dlinucb *p) {
+    const isdb_dlinucb_config *c = &p->cfg;
+    double n = (double)p->base.t, g = c->gamma;
+    /* 1 - gamma^(2n) and 1 - gamma^2 without cancellation near gamma = 1. */
+    double fading = n > 0.0 ? -expm1(2.0 * n * log(g)) : 0.0;
+    double one_minus_g2 = (1.0 - g) * (1.0 + g);
+    double radius = 2.0 * log(1.0 / c->delta) +
+                    (double)c->d * log1p(c->L * c->L * fading / (c->lambda * (double)c->d * one_minus_g2));
+    return c->alpha * (sqrt(c->lambda) * c->S + c->sigma * sqrt(radius));
+}
+
+ISDB__PRIVATE double isdb__dlinucb_index(isdb_policy *bp, const double *x, double beta) {
+    isdb_dlinucb *p = (isdb_dlinucb *)bp;
+    const double *Vt = p->_Vt, *u = p->_work;
+    int i, j, d = p->cfg.d;
+    double q = 0.0;
+    isdb_chol_solve(d, p->_L, x, p->_work);
+    /* u^T Vt u from the lower triangle. */
+    for (i = 0; i < d; ++i) {
+        double off = 0.0;
+        for (j = 0; j < i; ++j) off += Vt[i * d + j] * u[j];
+        q += u[i] * (Vt[i * d + i] * u[i] + 2.0 * off);
+    }
+    return isdb__dot(d, x, p->_theta) + beta * sqrt(q > 0.0 ? q : 0.0);
+}
+
+ISDB__PRIVATE isdb_result isdb__dlinucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+    *arm = isdb__index_argmax(p, X, n_arms, isdb__dlinucb_index, isdb_dlinucb_beta((isdb_dlinucb *)p));
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__dlinucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+    isdb__index_all(p, X, n_arms, isdb__dlinucb_index, isdb_dlinucb_beta((isdb_dlinucb *)p), out);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__swap_ptr(double **a, double **b) {
+    double *t = *a;
+    *a = *b;
+    *b = t;
+}
+
+ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const double *x, double y) {
+    isdb_dlinucb *p = (isdb_dlinucb *)bp;
+    const isdb_dlinucb_config *c = &p->cfg;
+    int i, j, d = c->d;
+    double g = c->gamma, g2 = g * g, lam = c->lambda;
+    double pad = (1.0 - g) * lam, pad2 = (1.0 - g) * (1.0 + g) * lam;
+    (void)arm;
+    for (i = 0; i < d; ++i) {
+        for (j = 0; j <= i; ++j) {
+            double xx = x[i] * x[j];
+            p->_V_next[i * d + j] = g * p->_V[i * d + j] + xx;
+            p->_Vt_next[i * d + j] = g2 * p->_Vt[i * d + j] + xx;
+        }
+        p->_V_next[i * d + i] += pad;
+        p->_Vt_next[i * d + i] += pad2;
+        p->_b_next[i] = g * p->_b[i] + y * x[i];
+    }
+    isdb__copy(d * d, p->_V_next, p->_L_next);
+    if (isdb_chol(d, p->_L_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
+    isdb__swap_ptr(&p->_V, &p->_V_next);
+    isdb__swap_ptr(&p->_Vt, &p->_Vt_next);
+    isdb__swap_ptr(&p->_L, &p->_L_next);
+    isdb__swap_ptr(&p->_b, &p->_b_next);
+    isdb_chol_solve(d, p->_L, p->_b, p->_theta);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_dlinucb *p = (isdb_dlinucb *)bp;
+    const isdb_dlinucb_config *c = &p->cfg;
+    int dd = c->d * c->d;
+    isdb__ser_cfg_f64(s, c->gamma);
+    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_f64(s, c->sigma);
+    isdb__ser_cfg_f64(s, c->S);
+    isdb__ser_cfg_f64(s, c->L);
+    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_f64(s, p->_V, dd);
+    isdb__ser_f64(s, p->_Vt, dd);
+    isdb__ser_f64(s, p->_L, dd);
+    isdb__ser_f64(s, p->_b, c->d);
+    isdb__ser_f64(s, p->_theta, c->d);
+}
+
+ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
+    isdb_dlinucb *p = (isdb_dlinucb *)bp;
+    int d = p->cfg.d;
+    double lam = p->cfg.lambda;
+    isdb__identity(d, p->_V, lam);
+    isdb__identity(d, p->_V_next, lam);
+    isdb__identity(d, p->_Vt, lam);
+    isdb__identity(d, p->_Vt_next, lam);
+    isdb__identity(d, p->_L, sqrt(lam));
+    isdb__identity(d, p->_L_next, sqrt(lam));
+    isdb__zero(d, p->_b);
+    isdb__zero(d, p->_b_next);
+    isdb__zero(d, p->_theta);
+    isdb__zero(d, p->_work);
+}
+
+static const isdb_policy_vtable isdb__dlinucb_vt = {
+    ISDB_POLICY_DLINUCB, "dlinucb",           0, isdb__dlinucb_select, isdb__dlinucb_update, isdb__dlinucb_scores,
+    isdb__probs_one_hot, isdb__dlinucb_serialize, isdb__dlinucb_reset};
+
+isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes) {
+    isdb_dlinucb probe;
+    if (!bytes || !isdb__dlinucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__dlinucb_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    isdb__dlinucb_layout(cfg, pol, heap);
+    isdb__policy_base_init(&pol->base, &isdb__dlinucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__dlinucb_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__dlinucb_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_dlinucb_init_preallocated((const isdb_dlinucb_config *)cfg, heap, (isdb_dlinucb *)pol);
+}
+
+isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc, isdb_dlinucb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__dlinucb_setup, cfg, pol);
+}
+
+const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
+
+void isdb_dlinucb_theta(const isdb_dlinucb *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_theta, theta); }
+
+isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const double *x, double *mean, double *bonus) {
+    isdb_result r;
+    double beta;
+    if (!pol || !x) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
+    beta = isdb_dlinucb_beta(pol);
+    if (mean) *mean = isdb__dot(pol->cfg.d, x, pol->_theta);
+    if (bonus) *bonus = isdb__dlinucb_index(&pol->base, x, beta) - isdb__dot(pol->cfg.d, x, pol->_theta);
+    return ISDB_OK;
+}
+
+isdb_result isdb_dlinucb_tuned_gamma(int d, double T, double B_T, double *gamma) {
+    if (!gamma || d < 1 || !(T >= 1.0) || !isdb__finite(T) || !(B_T > 0.0) || !(B_T < (double)d * T))
+        return ISDB_ERR_INVALID_ARG;
+    *gamma = 1.0 - pow(B_T / ((double)d * T), 2.0 / 3.0);
+    return ISDB_OK;
+}
+
+/* ---------------------------------------------------------------------------
+   Linear Thompson sampling
+   ------------------------------------------------------------------------ */
+
+isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
+    isdb_lints_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.max_arms = max_arms;
+    c.lambda = 1.0;
+    c.R = 1.0;
+    c.inflation = ISDB_LINTS_THEORY;
+    c.epsilon = 0.5;
+    c.delta = 0.01;
+    c.seed = 1;
+    c.mc_samples = 1000;
+    c.refresh = 0;
+    return c;
+}
+
+ISDB__PRIVATE int isdb__lints_config_ok(const isdb_lints_config *c) {
+    return c && isdb__sizes_ok(c->d, c->max_arms) && isdb__ridge_ok(c->lambda) && isdb__nonneg(c->R) &&
+           (c->inflation == ISDB_LINTS_NONE ||
+            (c->inflation == ISDB_LINTS_THEORY && c->epsilon > 0.0 && c->epsilon <= 1.0 && isdb__open01(c->delta))) &&
+           c->mc_samples >= 1 && c->refresh >= 0;
+}
+
+ISDB__PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *p, void *heap) {
+    isdb__arena a;
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = 0;
+    isdb__ridge_layout(&p->_ridge, &a, c->d, 1);
+    p->_sample = isdb__take_f64(&a, c->d);
+    p->_scratch = isdb__take_f64(&a, c->d);
+    return a.overflow ? 0 : a.used;
+}
+
+/* theta~ = theta + v L^-T z with z ~ N(0, I), so Cov(theta~) = v^2 V^-1. */
+ISDB__PRIVATE void isdb__lints_draw(isdb_lints *p, isdb_rng *rng, double *out) {
+    int i, d = p->cfg.d;
+    for (i = 0; i < d; ++i) out[i] = isdb_rng_normal(rng);
+    isdb_tri_solve(d, p->_ridge.L, 1, out, out);
+    for (i = 0; i < d; ++i) out[i] = p->_ridge.theta[i] + p->v * out[i];
+}
+
+/* The arm of largest x.theta, the lowest index on ties. */
+ISDB__PRIVATE int isdb__best_dot(const double *X, int n_arms, int d, const double *theta) {
+    int k, best = 0;
+    double best_value = isdb__dot(d, X, theta);
+    for (k = 1; k < n_arms; ++k) {
+        double v = isdb__dot(d, X + k * d, theta);
+        if (v > best_value) {
+            best_value = v;
+            best = k;
+        }
+    }
+    return best;
+}
+
+ISDB__PRIVATE isdb_result isdb__lints_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+    isdb_lints *p = (isdb_lints *)bp;
+    isdb__lints_draw(p, &p->base.rng, p->_sample);
+    *arm = isdb__best_dot(X, n_arms, p->cfg.d, p->_sample);
+    return ISDB_OK;
+}
+
+/* Monte Carlo estimate of the selection probabilities from a copy of the
+   generator, so the state does not change. */
+ISDB__PRIVATE isdb_result isdb__lints_probs(isdb_policy *bp, const double *X, int n_arms, double *out) {
+    isdb_lints *p = (isdb_lints *)bp;
+    isdb_rng rng = p->base.rng;
+    int k, s;
+    isdb__zero(n_arms, out);
+    for (s = 0; s < p->cfg.mc_samples; ++s) {
+        isdb__lints_draw(p, &rng, p->_scratch);
+        out[isdb__best_dot(X, n_arms, p->cfg.d, p->_scratch)] += 1.0;
+    }
+    for (k = 0; k < n_arms; ++k) out[k] /= (double)p->cfg.mc_samples;
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__lints_update(isdb_policy *p, int arm, const double *x, double y) {
+    (void)arm;
+    isdb__ridge_add(&((isdb_lints *)p)->_ridge, x, y);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_lints *p = (isdb_lints *)bp;
+    const isdb_lints_config *c = &p->cfg;
+    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_f64(s, c->R);
+    isdb__ser_cfg_int(s, (int)c->inflation);
+    isdb__ser_cfg_f64(s, c->epsilon);
+    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_int(s, c->mc_samples);
+    isdb__ser_cfg_int(s, c->refresh);
+    isdb__ridge_serialize(&p->_ridge, s, c->refresh);
+    isdb__ser_f64(s, p->_sample, c->d);
+}
+
+ISDB__PRIVATE void isdb__lints_reset(isdb_policy *bp) {
+    isdb_lints *p = (isdb_lints *)bp;
+    isdb__ridge_reset(&p->_ridge);
+    isdb__zero(p->cfg.d, p->_sample);
+    isdb__zero(p->cfg.d, p->_scratch);
+}
+
+static const isdb_policy_vtable isdb__lints_vt = {
+    ISDB_POLICY_LINTS, "lints",           0, isdb__lints_select, isdb__lints_update, isdb__lints_probs,
+    isdb__lints_probs, isdb__lints_serialize, isdb__lints_reset};
+
+isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes) {
+    isdb_lints probe;
+    if (!bytes || !isdb__lints_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__lints_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol) {
+    size_t bytes;
+    isdb_result r = isdb_lints_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
+    isdb__lints_layout(cfg, pol, heap);
+    pol->_ridge.lambda = cfg->lambda;
+    pol->_ridge.refresh = pol->cfg.refresh;
+    pol->v = cfg->inflation == ISDB_LINTS_THEORY
+                 ? cfg->R * sqrt(24.0 / cfg->epsilon * (double)cfg->d * log(1.0 / cfg->delta))
+                 : cfg->R;
+    isdb__policy_base_init(&pol->base, &isdb__lints_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes);
+    isdb__lints_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__lints_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_lints_init_preallocated((const isdb_lints_config *)cfg, heap, (isdb_lints *)pol);
+}
+
+isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol) {
+    size_t bytes;
+    isdb_result r = isdb_lints_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__lints_setup, cfg, pol);
+}
+
+const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
+
+void isdb_lints_theta(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_ridge.theta, theta); }
+
+void isdb_lints_last_sample(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
+
+#ifndef ISDB_NO_SIM
+/* ---------------------------------------------------------------------------
+   Environments and the regret harness
+   ------------------------------------------------------------------------ */
+
+isdb_result isdb_env_next(isdb_env *e) {
+    isdb_result r;
+    if (!e || !e->vt) return ISDB_ERR_INVALID_ARG;
+    r = e->vt->next(e);
+    if (r >= 0) e->t++;
+    return r;
+}
+
+isdb_result isdb_env_reward(isdb_env *e, int arm, double *y) {
+    if (!e || !e->vt || !y || arm < 0 || arm >= e->n_arms) return ISDB_ERR_INVALID_ARG;
+    if (e->t == 0) return ISDB_ERR_BAD_STATE;
+    return e->vt->reward(e, arm, y);
+}
+
+void isdb_env_reset(isdb_env *e) {
+    if (!e || !e->vt) return;
+    e->t = 0;
+    isdb_rng_seed(&e->rng, e->seed);
+    /* A second stream from the same seed, offset so the two differ. */
+    isdb_rng_seed(&e->noise_rng, e->seed ^ 0x6a09e667f3bcc909ull);
+    if (e->vt->reset) e->vt->reset(e);
+}
+
+void isdb_env_uninit(isdb_env *e) {
+    if (!e) return;
+    if (e->_owns_heap) isdb__heap_free(&e->_alloc, e->_heap);
+    e->_heap = NULL;
+    e->_owns_heap = 0;
+    e->vt = NULL;
+}
+
+isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms) {
+    isdb_linear_env_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.n_arms = n_arms;
+    c.seed = 1;
+    c.noise_sd = 1.0;
+    c.arms = ISDB_ARMS_SPHERE;
+    c.box_lo = -1.0;
+    c.box_hi = 1.0;
+    c.path = ISDB_PATH_PIECEWISE;
+    c.sin_center = 0.5;
+    c.sin_amp = 0.3;
+    c.rot_from = 0.0;
+    c.rot_to = ISDB__PI / 2.0;
+    c.rot_rounds = 1;
+    return c;
+}
+
+ISDB__PRIVATE void isdb__linear_env_theta(isdb_linear_env *e, uint64_t t) {
+    const isdb_linear_env_config *c = &e->cfg;
+    int i, k, d = c->d;
+    double a;
+    switch (c->path) {
+    case ISDB_PATH_PIECEWISE:
+        for (k = 0; k < c->n_pieces - 1 && t >= c->switch_at[k]; ++k) {
+        }
+        isdb__copy(d, c->pieces + k * d, e->theta);
+        break;
+    case ISDB_PATH_SINUSOID:
+        for (i = 0; i < d; ++i)
+            e->theta[i] = c->sin_center + c->sin_amp * sin(c->sin_omega * (double)(t + 1) + (double)i * ISDB__PI);
+        break;
+    case ISDB_PATH_ROTATION:
+        a = c->rot_from + (c->rot_to - c->rot_from) * (double)(t < c->rot_rounds ? t : c->rot_rounds) /
+                              (double)c->rot_rounds;
+        isdb__zero(d, e->theta);
+        e->theta[0] = cos(a);
+        e->theta[1] = sin(a);
+        break;
+    default:
+        c->theta_fn(t, e->theta, c->theta_user);
+        break;
+    }
+}
+
+ISDB__PRIVATE void isdb__linear_env_arm(isdb_linear_env *e, double *x) {
+    const isdb_linear_env_config *c = &e->cfg;
+    isdb_rng *rng = &e->base.rng;
+    int i, j, d = c->d;
+    double norm;
+    switch (c->arms) {
+    case ISDB_ARMS_SPHERE:
+        do {
+            for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
+            norm = sqrt(isdb__dot(d, x, x));
+        } while (norm == 0.0);
+        for (i = 0; i < d; ++i) x[i] /= norm;
+        break;
+    case ISDB_ARMS_GAUSSIAN:
+        for (i = 0; i < d; ++i) e->theta[d + i] = isdb_rng_normal(rng);
+        for (i = 0; i < d; ++i) {
+            double s = 0.0;
+            for (j = 0; j <= i; ++j) s += e->_chol[i * d + j] * e->theta[d + j];
+            x[i] = s;
+        }
+        break;
+    case ISDB_ARMS_BOX:
+        for (i = 0; i < d; ++i) x[i] = c->box_lo + (c->box_hi - c->box_lo) * isdb_rng_uniform(rng);
+        break;
+    default:
+        return;
+    }
+    if (c->clip_norm > 0.0) {
+        norm = sqrt(isdb__dot(d, x, x));
+        if (norm > c->clip_norm)
+            for (i = 0; i < d; ++i) x[i] *= c->clip_norm / norm;
+    }
+}
+
+ISDB__PRIVATE isdb_result isdb__linear_env_next(isdb_env *be) {
+    isdb_linear_env *e = (isdb_linear_env *)be;
+    int k, d = be->d;
+    isdb__linear_env_theta(e, be->t);
+    if (!isdb__all_finite(e->theta, d)) return ISDB_ERR_NONFINITE;
+    for (k = 0; k < be->n_arms; ++k) {
+        if (e->cfg.arms != ISDB_ARMS_FIXED) isdb__linear_env_arm(e, be->X + k * d);
+        be->means[k] = isdb__dot(d, be->X + k * d, e->theta);
+    }
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__linear_env_reward(isdb_env *be, int arm, double *y) {
+    isdb_linear_env *e = (isdb_linear_env *)be;
+    *y = be->means[arm] + e->cfg.noise_sd * isdb_rng_normal(&be->noise_rng);
+    return ISDB_OK;
+}
+
+static const isdb_env_vtable isdb__linear_env_vt = {"linear", isdb__linear_env_next, isdb__linear_env_reward, NULL};
+
+ISDB__PRIVATE int isdb__linear_env_config_ok(const isdb_linear_env_config *c) {
+    int k;
+    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || !isdb__nonneg(c->noise_sd) || !isdb__nonneg(c->clip_norm))
+        return 0;
+    switch (c->arms) {
+    case ISDB_ARMS_FIXED:
+        if (!c->fixed_arms || isdb__check_input(c->fixed_arms, c->n_arms * c->d) != ISDB_OK) return 0;
+        break;
+    case ISDB_ARMS_GAUSSIAN:
+        if (c->cov && !isdb__all_finite(c->cov, c->d * c->d)) return 0;
+        break;
+    case ISDB_ARMS_BOX:
+        if (!isdb__finite(c->box_lo) || !isdb__finite(c->box_hi) || !(c->box_lo < c->box_hi)) return 0;
+        break;
+    case ISDB_ARMS_SPHERE:
+        break;
+    default:
+        return 0;
+    }
+    switch (c->path) {
+    case ISDB_PATH_PIECEWISE:
+        if (c->n_pieces < 1 || c->n_pieces > INT_MAX / c->d || !c->pieces ||
+            !isdb__all_finite(c->pieces, c->n_pieces * c->d) || (c->n_pieces > 1 && !c->switch_at))
+            return 0;
+        for (k = 1; k < c->n_pieces - 1; ++k)
+            if (c->switch_at[k] <= c->switch_at[k - 1]) return 0;
+        return 1;
+    case ISDB_PATH_SINUSOID:
+        return isdb__finite(c->sin_center) && isdb__finite(c->sin_amp) && isdb__finite(c->sin_omega);
+    case ISDB_PATH_ROTATION:
+        return c->d >= 2 && isdb__finite(c->rot_from) && isdb__finite(c->rot_to) && c->rot_rounds >= 1;
+    case ISDB_PATH_CALLBACK:
+        return c->theta_fn != NULL;
+    default:
+        return 0;
+    }
+}
+
+isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_linear_env *env) {
+    isdb__arena a;
+    isdb_result r;
+    void *heap = NULL;
+    int d, k, pieces;
+    if (!env || !isdb__linear_env_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    memset(env, 0, sizeof *env);
+    d = cfg->d;
+    pieces = cfg->path == ISDB_PATH_PIECEWISE ? cfg->n_pieces : 0;
+    memset(&a, 0, sizeof a);
+    for (k = 0; k < 2; ++k) {
+        /* Pass 0 measures, pass 1 carves. theta has room for the d normals
+           a Gaussian arm is drawn from. */
+        env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
+        env->base.means = isdb__take_f64(&a, cfg->n_arms);
+        env->theta = isdb__take_f64(&a, 2 * d);
+        env->_chol = isdb__take_f64(&a, cfg->arms == ISDB_ARMS_GAUSSIAN ? d * d : 0);
+        env->cfg.pieces = isdb__take_f64(&a, pieces * d);
+        env->cfg.switch_at = (const uint64_t *)isdb__take(&a, pieces > 1 ? pieces - 1 : 0, sizeof(uint64_t));
+        if (a.overflow) return ISDB_ERR_INVALID_ARG;
+        if (k == 0) {
+            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
+            a.base = (unsigned char *)heap;
+            a.used = 0;
+            env->cfg = *cfg;
+        }
+    }
+    if (cfg->arms == ISDB_ARMS_GAUSSIAN) {
+        if (cfg->cov)
+            isdb__copy(d * d, cfg->cov, env->_chol);
+        else
+            isdb__identity(d, env->_chol, 1.0);
+        if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) {
+            isdb__heap_free(alloc, heap);
+            return r;
+        }
+    }
+    if (pieces) {
+        isdb__copy(pieces * d, cfg->pieces, (double *)isdb__unconst(env->cfg.pieces));
+        if (pieces > 1)
+            memcpy(isdb__unconst(env->cfg.switch_at), cfg->switch_at, (size_t)(pieces - 1) * sizeof(uint64_t));
+    }
+    if (cfg->arms == ISDB_ARMS_FIXED) isdb__copy(cfg->n_arms * d, cfg->fixed_arms, env->base.X);
+    env->cfg.fixed_arms = cfg->arms == ISDB_ARMS_FIXED ? env->base.X : NULL;
+    env->cfg.cov = NULL;
+    env->base.vt = &isdb__linear_env_vt;
+    env->base.d = d;
+    env->base.n_arms = cfg->n_arms;
+    env->base.seed = cfg->seed;
+    env->base._heap = heap;
+    env->base._owns_heap = 1;
+    if (alloc) env->base._alloc = *alloc;
+    isdb_env_reset(&env->base);
+    return ISDB_OK;
+}
+
+isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_regret, isdb_sim_result *res) {
+    isdb_result r = ISDB_OK;
+    clock_t start;
+    uint64_t i;
+    if (!p || !p->vt || !e || !e->vt || !res) return ISDB_ERR_INVALID_ARG;
+    if (e->d != p->d || e->n_arms > p->max_arms) return ISDB_ERR_INVALID_ARG;
+    memset(res, 0, sizeof *res);
+    start = clock();
+    for (i = 0; i < T; ++i) {
+        int arm, k;
+        double y, best;
+        if ((r = isdb_env_next(e)) < 0) break;
+        if ((r = isdb_policy_select(p, e->X, e->n_arms, &arm)) < 0) break;
+        if ((r = isdb_env_reward(e, arm, &y)) < 0) break;
+        if ((r = isdb_policy_update(p, arm, e->X + arm * e->d, y)) < 0) break;
+        best = e->means[0];
+        for (k = 1; k < e->n_arms; ++k)
+            if (e->means[k] > best) best = e->means[k];
+        res->regret += best - e->means[arm];
+        res->reward += y;
+        res->rounds++;
+        if (cum_regret) cum_regret[i] = res->regret;
+    }
+    res->seconds = (double)(clock() - start) / (double)CLOCKS_PER_SEC;
+    return r < 0 ? r : ISDB_OK;
+}
+#endif /* ISDB_NO_SIM */
+
+#endif /* ISDB__IMPL_DONE */
+#endif /* ISDB_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the isdbandit.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an
+overt act of relinquishment in perpetuity of all present and future rights to
+this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/

@@ -1,0 +1,565 @@
+/* Known answers for LinUCB, SW-UCB, D-LinUCB and LinTS:
+   - LinUCB and SW-UCB on one-hot arms against the K-armed closed form
+     (theta_k = window reward sum / (n_k + lambda), width beta / sqrt(n_k + lambda));
+   - LinUCB against ridge regression solved from scratch every step;
+   - D-LinUCB against a direct recomputation of the weighted sums of its
+     closed form (Russac et al. Algorithm 1) at every step for 500 steps;
+   - LinTS: the sampled parameters have mean theta and covariance v^2 V^-1;
+   - the tuned window and discount helpers against the values of the spec;
+   - degenerate inputs: d = 1, one arm, repeated arms, window shorter than
+     d, huge and tiny rewards. */
+#define ISDB_IMPLEMENTATION
+#include "../isdbandit.h"
+#include "test.h"
+#include "ref.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXD 16
+#define MAXK 32
+#define MAXT 1000
+
+static double hist_x[MAXT * MAXD], hist_y[MAXT];
+static int hist_arm[MAXT];
+
+/* Width beta_n of OFUL written out again from the paper's formulas. */
+static double ref_width(isdb_width w, int d, double n, double lambda, double delta, double R, double S, double L,
+                        long double logdet) {
+    long double radius;
+    if (w == ISDB_WIDTH_CONSTANT) return 1.0;
+    if (w == ISDB_WIDTH_LOGDET)
+        radius = 2.0L * logl(1.0L / delta) + logdet - d * logl(lambda);
+    else if (w == ISDB_WIDTH_DETTRACE)
+        radius = 2.0L * logl(1.0L / delta) + d * logl(1.0L + n * L * L / (d * (long double)lambda));
+    else
+        radius = d * logl((1.0L + n * L * L / lambda) / delta);
+    return (double)(R * sqrtl(radius) + sqrtl(lambda) * S);
+}
+
+/* K-armed closed form on one-hot arms: rewards and counts of arm k among
+   the history entries [from, to). */
+static double ref_karmed_index(int k, int from, int to, double lambda, double beta) {
+    long double sum = 0;
+    int s, n = 0;
+    for (s = from; s < to; ++s)
+        if (hist_arm[s] == k) {
+            sum += hist_y[s];
+            ++n;
+        }
+    return (double)(sum / (n + (long double)lambda) + beta / sqrtl(n + (long double)lambda));
+}
+
+static void one_hot_arms(int K, double *X) {
+    int i;
+    memset(X, 0, sizeof(double) * (size_t)(K * K));
+    for (i = 0; i < K; ++i) X[i * K + i] = 1.0;
+}
+
+static void test_linucb_karmed(void) {
+    static const double means[5] = {0.1, 0.5, 0.45, -0.2, 0.3};
+    double X[25], scores[5];
+    int mode;
+    one_hot_arms(5, X);
+    for (mode = ISDB_WIDTH_LOGDET; mode <= ISDB_WIDTH_CONSTANT; ++mode) {
+        isdb_linucb pol;
+        isdb_linucb_config c = isdb_linucb_config_init(5, 5);
+        isdb_rng noise;
+        int t, k, worst_ok = 1;
+        c.lambda = 0.7;
+        c.delta = 0.05;
+        c.R = 0.5;
+        c.S = 2.0;
+        c.alpha = 1.3;
+        c.width = (isdb_width)mode;
+        CHECK_OK(isdb_linucb_init(&c, NULL, &pol));
+        isdb_rng_seed(&noise, 100 + (uint64_t)mode);
+        for (t = 0; t < 300; ++t) {
+            long double logdet = 0;
+            double beta;
+            int arm, counts[5] = {0};
+            for (k = 0; k < t; ++k) counts[hist_arm[k]]++;
+            for (k = 0; k < 5; ++k) logdet += logl(counts[k] + (long double)c.lambda);
+            beta = c.alpha * ref_width(c.width, 5, t, c.lambda, c.delta, c.R, c.S, c.L, logdet);
+            CHECK_OK(isdb_policy_scores(&pol.base, X, 5, scores));
+            for (k = 0; k < 5; ++k) {
+                double want = ref_karmed_index(k, 0, t, c.lambda, beta);
+                if (fabs(scores[k] - want) > 1e-12 * fmax(1.0, fabs(want))) worst_ok = 0;
+            }
+            CHECK_NEAR(isdb_linucb_beta(&pol), beta, 1e-12 * beta);
+            CHECK_OK(isdb_policy_select(&pol.base, X, 5, &arm));
+            CHECK(arm == isdb__argmax(scores, 5));
+            hist_arm[t] = arm;
+            hist_y[t] = means[arm] + 0.5 * isdb_rng_normal(&noise);
+            CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * 5, hist_y[t]));
+        }
+        CHECK_MSG(worst_ok, "width mode %d: a score left the closed form by more than 1e-12", mode);
+        isdb_policy_uninit(&pol.base);
+    }
+}
+
+static void test_swucb_karmed(void) {
+    static const double means[4] = {0.2, 0.6, 0.4, 0.1};
+    static const int windows[] = {1, 3, 7, 50};
+    double X[16], scores[4];
+    int wi;
+    one_hot_arms(4, X);
+    for (wi = 0; wi < 4; ++wi) {
+        isdb_swucb pol;
+        isdb_swucb_config c = isdb_swucb_config_init(4, 4, windows[wi]);
+        isdb_rng noise;
+        int t, k, scores_ok = 1;
+        double beta;
+        c.lambda = 0.3;
+        c.R = 0.2;
+        c.delta = 0.1;
+        CHECK_OK(isdb_swucb_init(&c, NULL, &pol));
+        beta = ref_width(ISDB_WIDTH_SIMPLE, 4, c.window, c.lambda, c.delta, c.R, c.S, c.L, 0);
+        isdb_rng_seed(&noise, 200 + (uint64_t)wi);
+        for (t = 0; t < 400; ++t) {
+            int arm, from = t > c.window ? t - c.window : 0;
+            /* Means drift, so the window matters. */
+            double shift = t > 200 ? 0.5 : 0.0;
+            CHECK_OK(isdb_policy_scores(&pol.base, X, 4, scores));
+            for (k = 0; k < 4; ++k) {
+                double want = ref_karmed_index(k, from, t, c.lambda, beta);
+                if (fabs(scores[k] - want) > 1e-11 * fmax(1.0, fabs(want))) scores_ok = 0;
+            }
+            CHECK_OK(isdb_policy_select(&pol.base, X, 4, &arm));
+            CHECK(arm == isdb__argmax(scores, 4));
+            hist_arm[t] = arm;
+            hist_y[t] = means[arm] + (arm == 3 ? shift : 0.0) + 0.2 * isdb_rng_normal(&noise);
+            CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * 4, hist_y[t]));
+            CHECK(pol.count == (t + 1 < c.window ? t + 1 : c.window));
+        }
+        CHECK_MSG(scores_ok, "window %d: a score left the closed form", windows[wi]);
+        CHECK_NEAR(isdb_swucb_beta(&pol), beta, 1e-13 * beta);
+        isdb_policy_uninit(&pol.base);
+    }
+}
+
+static void random_unit(isdb_rng *rng, int d, double *x) {
+    double n = 0.0;
+    int i;
+    for (i = 0; i < d; ++i) {
+        x[i] = isdb_rng_normal(rng);
+        n += x[i] * x[i];
+    }
+    for (i = 0; i < d; ++i) x[i] /= sqrt(n);
+}
+
+/* Ridge regression over history entries [from, to): V (and its log-det)
+   and theta, from scratch in long double. */
+static long double ridge_from_scratch(int d, int from, int to, double lambda, double *V, double *theta) {
+    static double b[MAXD];
+    static long double Lref[REF_MAXN * REF_MAXN];
+    long double logdet = 0;
+    int i, j, s;
+    for (i = 0; i < d; ++i) {
+        long double bi = 0;
+        for (j = 0; j < d; ++j) {
+            long double v = i == j ? lambda : 0;
+            for (s = from; s < to; ++s) v += (long double)hist_x[s * d + i] * hist_x[s * d + j];
+            V[i * d + j] = (double)v;
+        }
+        for (s = from; s < to; ++s) bi += (long double)hist_y[s] * hist_x[s * d + i];
+        b[i] = (double)bi;
+    }
+    ref_solve(d, V, b, theta);
+    ref_chol(d, V, Lref);
+    for (i = 0; i < d; ++i) logdet += 2.0L * logl(Lref[i * d + i]);
+    return logdet;
+}
+
+/* LinUCB (and SW-UCB with a window longer than the run, its LinUCB limit)
+   against ridge regression refitted from scratch every step. */
+static void test_linucb_from_scratch(void) {
+    enum { D = 6, K = 10, T = 300 };
+    static const int refreshes[] = {0, 1000};
+    double X[K * D], theta_star[D], V[D * D], theta[D], got[D], vx[D];
+    int ri;
+    for (ri = 0; ri < 2; ++ri) {
+        isdb_linucb pol;
+        isdb_linucb_config c = isdb_linucb_config_init(D, K);
+        isdb_rng rng;
+        int t, k, i, theta_ok = 1, width_ok = 1, choice_ok = 1;
+        c.lambda = 0.5;
+        c.refresh = refreshes[ri];
+        CHECK_OK(isdb_linucb_init(&c, NULL, &pol));
+        isdb_rng_seed(&rng, 300);
+        random_unit(&rng, D, theta_star);
+        for (t = 0; t < T; ++t) {
+            long double logdet = ridge_from_scratch(D, 0, t, c.lambda, V, theta);
+            double beta = ref_width(c.width, D, t, c.lambda, c.delta, c.R, c.S, c.L, logdet), best = -1e300;
+            double ref_score[K];
+            int arm;
+            isdb_linucb_theta(&pol, got);
+            for (i = 0; i < D; ++i)
+                if (fabs(got[i] - theta[i]) > 1e-11 * (1.0 + fabs(theta[i]))) theta_ok = 0;
+            for (k = 0; k < K; ++k) {
+                double mean = 0.0, bonus = 0.0, ref_bonus;
+                random_unit(&rng, D, X + k * D);
+                CHECK_OK(isdb_linucb_explain(&pol, X + k * D, &mean, &bonus));
+                ref_solve(D, V, X + k * D, vx);
+                ref_bonus = beta * sqrt(isdb__dot(D, X + k * D, vx));
+                if (fabs(bonus - ref_bonus) > 1e-11 * ref_bonus) width_ok = 0;
+                ref_score[k] = isdb__dot(D, X + k * D, theta) + ref_bonus;
+                if (ref_score[k] > best) best = ref_score[k];
+            }
+            /* The choice must be a reference argmax up to rounding (exact
+               ties occur: at t = 0 every unit arm scores the same). */
+            CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
+            if (ref_score[arm] < best - 1e-12 * fmax(1.0, fabs(best))) choice_ok = 0;
+            memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
+            hist_y[t] = isdb__dot(D, X + arm * D, theta_star) + 0.3 * isdb_rng_normal(&rng);
+            CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
+        }
+        CHECK_MSG(theta_ok, "refresh %d: theta left the from-scratch ridge estimate", refreshes[ri]);
+        CHECK_MSG(width_ok, "refresh %d: a width left the from-scratch value", refreshes[ri]);
+        CHECK_MSG(choice_ok, "refresh %d: a choice differed from the from-scratch argmax", refreshes[ri]);
+        isdb_policy_uninit(&pol.base);
+    }
+}
+
+/* SW-UCB on general arms against the from-scratch refit of its window,
+   including a regime (window 2 < d, lambda 1e-6, features of very
+   different scales) where the checked downdate is refused and the window
+   is rebuilt. The tolerance is 10 eps kappa, with kappa = 1 + w max|x|^2 /
+   lambda the bound on the window's condition number: rounding V's entries
+   alone moves the exact solution by that much. */
+static void test_swucb_refit(void) {
+    static const int windows[] = {2, 9, 40};
+    enum { D = 5, K = 6, T = 400 };
+    double X[K * D], V[D * D], theta[D], got[D], vx[D];
+    int wi;
+    for (wi = 0; wi < 3; ++wi) {
+        isdb_swucb pol;
+        isdb_swucb_config c = isdb_swucb_config_init(D, K, windows[wi]);
+        isdb_rng rng;
+        int t, k, i, ok = 1;
+        double tol;
+        c.lambda = wi == 0 ? 1e-6 : 1.0;
+        tol = fmax(1e-13, 10.0 * DBL_EPSILON * (1.0 + c.window * 900.0 / c.lambda));
+        c.width = ISDB_WIDTH_LOGDET;
+        c.refresh = 100000; /* only refusals rebuild */
+        CHECK_OK(isdb_swucb_init(&c, NULL, &pol));
+        isdb_rng_seed(&rng, 400 + (uint64_t)wi);
+        for (t = 0; t < T; ++t) {
+            int from = t > c.window ? t - c.window : 0, arm;
+            long double logdet = ridge_from_scratch(D, from, t, c.lambda, V, theta);
+            double beta = ref_width(c.width, D, 0, c.lambda, c.delta, c.R, c.S, c.L, logdet);
+            isdb_swucb_theta(&pol, got);
+            for (i = 0; i < D; ++i)
+                if (fabs(got[i] - theta[i]) > tol * (1.0 + fabs(theta[i]))) ok = 0;
+            if (fabs(isdb_swucb_beta(&pol) - beta) > tol * beta) ok = 0;
+            for (k = 0; k < K; ++k) {
+                double bonus = 0.0;
+                random_unit(&rng, D, X + k * D);
+                for (i = 0; i < D; ++i) X[k * D + i] *= pow(30.0, (double)((i + t) % D) / (D - 1));
+                CHECK_OK(isdb_swucb_explain(&pol, X + k * D, NULL, &bonus));
+                ref_solve(D, V, X + k * D, vx);
+                if (fabs(bonus - beta * sqrt(isdb__dot(D, X + k * D, vx))) > tol * bonus) ok = 0;
+            }
+            CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
+            memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
+            hist_y[t] = sin(0.05 * t) * X[arm * D] + 0.1 * isdb_rng_normal(&rng);
+            CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
+        }
+        CHECK_MSG(ok, "window %d: estimate or width left the refit of the window", windows[wi]);
+        if (wi == 0) CHECK_MSG(pol.refusals > 0, "the ill-conditioned run never refused a downdate");
+        CHECK(pol.rebuilds == pol.refusals);
+        isdb_policy_uninit(&pol.base);
+    }
+}
+
+/* D-LinUCB against the closed forms V = lambda I + sum gamma^(t-s) a a^T,
+   Vt = lambda I + sum gamma^(2(t-s)) a a^T, b = sum gamma^(t-s) r a,
+   recomputed from the whole history at every step. */
+static void test_dlinucb_closed_form(void) {
+    enum { D = 4, K = 8, T = 500 };
+    static const double gammas[] = {0.97, 0.9995};
+    double X[K * D], V[D * D], Vt[D * D], b[D], theta[D], got[D], u[D], theta_star[D];
+    int gi;
+    for (gi = 0; gi < 2; ++gi) {
+        isdb_dlinucb pol;
+        isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, gammas[gi]);
+        isdb_rng rng;
+        int t, s, i, j, k, ok = 1;
+        c.lambda = 0.4;
+        c.sigma = 0.7;
+        c.delta = 0.02;
+        CHECK_OK(isdb_dlinucb_init(&c, NULL, &pol));
+        isdb_rng_seed(&rng, 500 + (uint64_t)gi);
+        random_unit(&rng, D, theta_star);
+        for (t = 0; t < T; ++t) {
+            long double g = c.gamma, fading = 1.0L - powl(g, 2.0L * t), radius;
+            double beta;
+            int arm;
+            for (i = 0; i < D; ++i) {
+                long double bi = 0;
+                for (j = 0; j < D; ++j) {
+                    long double v = i == j ? c.lambda : 0, vt = v;
+                    for (s = 0; s < t; ++s) {
+                        long double xx = (long double)hist_x[s * D + i] * hist_x[s * D + j];
+                        v += powl(g, t - 1 - s) * xx;
+                        vt += powl(g, 2.0L * (t - 1 - s)) * xx;
+                    }
+                    V[i * D + j] = (double)v;
+                    Vt[i * D + j] = (double)vt;
+                }
+                for (s = 0; s < t; ++s) bi += powl(g, t - 1 - s) * hist_y[s] * hist_x[s * D + i];
+                b[i] = (double)bi;
+            }
+            ref_solve(D, V, b, theta);
+            radius = 2.0L * logl(1.0L / c.delta) + D * logl(1.0L + fading / (c.lambda * D * (1.0L - g * g)));
+            beta = (double)(sqrtl(c.lambda) * c.S + c.sigma * sqrtl(radius));
+            if (fabs(isdb_dlinucb_beta(&pol) - beta) > 1e-12 * beta) ok = 0;
+            isdb_dlinucb_theta(&pol, got);
+            for (i = 0; i < D; ++i)
+                if (fabs(got[i] - theta[i]) > 1e-10 * (1.0 + fabs(theta[i]))) ok = 0;
+            for (k = 0; k < K; ++k) {
+                double bonus = 0.0, q;
+                random_unit(&rng, D, X + k * D);
+                CHECK_OK(isdb_dlinucb_explain(&pol, X + k * D, NULL, &bonus));
+                ref_solve(D, V, X + k * D, u);
+                q = 0.0;
+                for (i = 0; i < D; ++i)
+                    for (j = 0; j < D; ++j) q += u[i] * Vt[i * D + j] * u[j];
+                if (fabs(bonus - beta * sqrt(q)) > 1e-10 * bonus) ok = 0;
+            }
+            CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
+            memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
+            hist_y[t] = isdb__dot(D, X + arm * D, theta_star) * (t < T / 2 ? 1.0 : -1.0) + 0.5 * isdb_rng_normal(&rng);
+            CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
+        }
+        CHECK_MSG(ok, "gamma %g: D-LinUCB left its closed form", c.gamma);
+        isdb_policy_uninit(&pol.base);
+    }
+}
+
+/* beta near gamma = 1: 1 - gamma^2 and 1 - gamma^(2n) without cancellation. */
+static void test_dlinucb_beta_near_one(void) {
+    isdb_dlinucb pol;
+    isdb_dlinucb_config c = isdb_dlinucb_config_init(3, 2, 1.0 - 1e-9);
+    double x[3] = {1, 0, 0};
+    long double g = c.gamma, fading, radius;
+    int t;
+    CHECK_OK(isdb_dlinucb_init(&c, NULL, &pol));
+    for (t = 0; t < 10; ++t) CHECK_OK(isdb_policy_update(&pol.base, 0, x, 1.0));
+    /* 1 - g^20 = 20 (1-g) + O((1-g)^2); exact in long double to ~1e-10 relative here. */
+    fading = -expm1l(20.0L * log1pl(-(1.0L - g)));
+    radius = 2.0L * logl(1.0L / c.delta) + 3 * logl(1.0L + fading / (3.0L * (1.0L - g) * (1.0L + g)));
+    CHECK_NEAR(isdb_dlinucb_beta(&pol), (double)(1.0L + sqrtl(radius)), 1e-12);
+    isdb_policy_uninit(&pol.base);
+}
+
+static void test_tuned_parameters(void) {
+    /* Cheung et al. section 7, d = 2 (the spec's table). */
+    static const double T[5] = {30000, 60000, 90000, 120000, 240000};
+    static const int agnostic[5] = {1532, 2432, 3187, 3861, 6130};
+    static const int eq12[5] = {965, 1532, 2008, 2432, 3861};
+    double gamma;
+    int i, w;
+    for (i = 0; i < 5; ++i) {
+        CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 2, T[i], 0.0, &w));
+        CHECK_MSG(w == agnostic[i], "T=%g agnostic window %d, expected %d", T[i], w, agnostic[i]);
+        CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_KNOWN, 2, T[i], 1.0, &w));
+        CHECK_MSG(w == agnostic[i], "T=%g known window (B=1) %d, expected %d", T[i], w, agnostic[i]);
+        CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_EQ12, 2, T[i], 1.0, &w));
+        CHECK_MSG(w == eq12[i], "T=%g eq.12 window %d, expected %d", T[i], w, eq12[i]);
+    }
+    CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_KNOWN, 2, 30000, cbrt(30000.0), &w));
+    CHECK(w == 155);
+    CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_KNOWN, 2, 240000, cbrt(240000.0), &w));
+    CHECK(w == 390);
+    /* Exact powers stay whole: (d T)^(2/3) = 100 for d T = 1000. */
+    CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 1, 1000, 0.0, &w));
+    CHECK(w == 100);
+    /* Clamped to [1, T]. */
+    CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 50, 3, 0.0, &w));
+    CHECK(w == 3);
+    CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_KNOWN, 1, 10, 1e9, &w));
+    CHECK(w == 1);
+    CHECK_RESULT(isdb_swucb_tuned_window(ISDB_WINDOW_KNOWN, 2, 100, 0.0, &w), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 0, 100, 0.0, &w), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 2, T_NAN, 0.0, &w), ISDB_ERR_INVALID_ARG);
+    /* Russac et al. abrupt experiment: B_T = 4 + sqrt 2, d = 2, T = 6000. */
+    CHECK_OK(isdb_dlinucb_tuned_gamma(2, 6000, 4.0 + sqrt(2.0), &gamma));
+    CHECK_NEAR(gamma, 0.99412, 5e-6);
+    CHECK_RESULT(isdb_dlinucb_tuned_gamma(2, 6000, 0.0, &gamma), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_dlinucb_tuned_gamma(2, 10, 25.0, &gamma), ISDB_ERR_INVALID_ARG);
+}
+
+/* LinTS draws theta~ ~ N(theta, v^2 V^-1): sample mean and covariance of
+   20000 draws against theta and v^2 V^-1 (tolerances of 6 standard errors;
+   fixed seeds, so the outcome is fixed). */
+static void test_lints_distribution(void) {
+    enum { D = 3, N = 20000 };
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        isdb_lints pol;
+        isdb_lints_config c = isdb_lints_config_init(D, 4);
+        isdb_rng rng;
+        double V[D * D], Vinv[D * D], e[D], col[D], theta[D], sample[D], X[4 * D];
+        double mean[D] = {0}, cov[D * D] = {0}, v;
+        int t, i, j, s, arm;
+        c.inflation = mode ? ISDB_LINTS_NONE : ISDB_LINTS_THEORY;
+        c.R = 0.2;
+        c.seed = 77;
+        CHECK_OK(isdb_lints_init(&c, NULL, &pol));
+        v = mode ? c.R : c.R * sqrt(24.0 / c.epsilon * D * log(1.0 / c.delta));
+        CHECK_NEAR(pol.v, v, 1e-15 * v);
+        isdb_rng_seed(&rng, 600);
+        for (t = 0; t < 30; ++t) {
+            random_unit(&rng, D, hist_x + t * D);
+            hist_y[t] = hist_x[t * D] + 0.2 * isdb_rng_normal(&rng);
+            CHECK_OK(isdb_policy_update(&pol.base, 0, hist_x + t * D, hist_y[t]));
+        }
+        ridge_from_scratch(D, 0, 30, c.lambda, V, theta);
+        for (j = 0; j < D; ++j) {
+            for (i = 0; i < D; ++i) e[i] = i == j ? 1.0 : 0.0;
+            ref_solve(D, V, e, col);
+            for (i = 0; i < D; ++i) Vinv[i * D + j] = v * v * col[i];
+        }
+        random_matrix(&rng, 4, D, X);
+        for (s = 0; s < N; ++s) {
+            CHECK_OK(isdb_policy_select(&pol.base, X, 4, &arm));
+            isdb_lints_last_sample(&pol, sample);
+            CHECK(arm == isdb__best_dot(X, 4, D, sample));
+            for (i = 0; i < D; ++i) {
+                mean[i] += sample[i] / N;
+                for (j = 0; j < D; ++j) cov[i * D + j] += (sample[i] - theta[i]) * (sample[j] - theta[j]) / N;
+            }
+        }
+        for (i = 0; i < D; ++i) {
+            CHECK_NEAR(mean[i], theta[i], 6.0 * sqrt(Vinv[i * D + i] / N));
+            for (j = 0; j < D; ++j) {
+                double se = sqrt((Vinv[i * D + i] * Vinv[j * D + j] + Vinv[i * D + j] * Vinv[i * D + j]) / N);
+                CHECK_NEAR(cov[i * D + j], Vinv[i * D + j], 6.0 * se);
+            }
+        }
+        isdb_policy_uninit(&pol.base);
+    }
+}
+
+/* probs estimates what select does: frequencies of 4000 selects (no
+   updates) against probs, within 5 standard errors plus the probs' own
+   Monte Carlo error. */
+static void test_lints_probs(void) {
+    enum { D = 2, K = 3, N = 4000 };
+    isdb_lints pol;
+    isdb_lints_config c = isdb_lints_config_init(D, K);
+    double X[K * D] = {1, 0, 0, 1, 0.7, 0.7}, probs[K], again[K], freq[K] = {0}, sum = 0.0;
+    int s, k, arm;
+    c.inflation = ISDB_LINTS_NONE;
+    c.mc_samples = 20000;
+    CHECK_OK(isdb_lints_init(&c, NULL, &pol));
+    CHECK_OK(isdb_policy_update(&pol.base, 0, X, 0.5));
+    CHECK_OK(isdb_policy_update(&pol.base, 1, X + 2, 0.4));
+    CHECK_OK(isdb_policy_probs(&pol.base, X, K, probs));
+    CHECK_OK(isdb_policy_probs(&pol.base, X, K, again));
+    CHECK(memcmp(probs, again, sizeof probs) == 0);
+    for (k = 0; k < K; ++k) sum += probs[k];
+    CHECK_NEAR(sum, 1.0, 1e-12);
+    for (s = 0; s < N; ++s) {
+        CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
+        freq[arm] += 1.0 / N;
+    }
+    for (k = 0; k < K; ++k) {
+        double se = sqrt(probs[k] * (1 - probs[k]) * (1.0 / N + 1.0 / c.mc_samples));
+        CHECK_NEAR(freq[k], probs[k], 5.0 * se + 1e-3);
+    }
+    isdb_policy_uninit(&pol.base);
+}
+
+/* Degenerate but valid inputs on every policy of this file. */
+static isdb_policy *make_policy(int which, int d, int K, void *storage) {
+    isdb_result r = ISDB_ERR_INVALID_ARG;
+    if (which == 0) {
+        isdb_linucb_config c = isdb_linucb_config_init(d, K);
+        r = isdb_linucb_init(&c, NULL, (isdb_linucb *)storage);
+    } else if (which == 1) {
+        isdb_swucb_config c = isdb_swucb_config_init(d, K, 2);
+        r = isdb_swucb_init(&c, NULL, (isdb_swucb *)storage);
+    } else if (which == 2) {
+        isdb_dlinucb_config c = isdb_dlinucb_config_init(d, K, 0.9);
+        r = isdb_dlinucb_init(&c, NULL, (isdb_dlinucb *)storage);
+    } else {
+        isdb_lints_config c = isdb_lints_config_init(d, K);
+        r = isdb_lints_init(&c, NULL, (isdb_lints *)storage);
+    }
+    return r == ISDB_OK ? (isdb_policy *)storage : NULL;
+}
+
+static void test_degenerate_inputs(void) {
+    static union {
+        isdb_linucb a;
+        isdb_swucb b;
+        isdb_dlinucb c;
+        isdb_lints e;
+    } storage;
+    int which;
+    for (which = 0; which < 4; ++which) {
+        isdb_policy *p;
+        double x1[1] = {0.7}, X[3 * 5], probs[3], scores[3], big = 1e60, tiny = 1e-300;
+        int t, arm, k;
+        size_t n1, n2;
+        static unsigned char snap1[8192], snap2[8192];
+        /* d = 1, one arm: always arm 0. */
+        p = make_policy(which, 1, 1, &storage);
+        CHECK(p != NULL);
+        if (!p) continue;
+        for (t = 0; t < 50; ++t) {
+            CHECK_OK(isdb_policy_select(p, x1, 1, &arm));
+            CHECK(arm == 0);
+            CHECK_OK(isdb_policy_update(p, 0, x1, 0.3 * t));
+        }
+        CHECK_OK(isdb_policy_probs(p, x1, 1, probs));
+        CHECK(probs[0] == 1.0);
+        isdb_policy_uninit(p);
+        /* Repeated arms: identical rows tie, the lowest index wins. */
+        p = make_policy(which, 5, 3, &storage);
+        for (k = 0; k < 3; ++k)
+            for (t = 0; t < 5; ++t) X[k * 5 + t] = 0.1 * (t + 1);
+        if (which != 3) {
+            CHECK_OK(isdb_policy_select(p, X, 3, &arm));
+            CHECK(arm == 0);
+            CHECK_OK(isdb_policy_probs(p, X, 3, probs));
+            CHECK(probs[0] == 1.0 && probs[1] == 0.0 && probs[2] == 0.0);
+        } else {
+            CHECK_OK(isdb_policy_select(p, X, 3, &arm));
+            CHECK(arm == 0); /* equal x.theta~ for every arm */
+        }
+        /* Huge and tiny rewards stay finite; beyond ISDB_INPUT_MAX is
+           rejected and changes nothing. The window (2) is shorter than d (5). */
+        for (t = 0; t < 20; ++t) {
+            CHECK_OK(isdb_policy_update(p, t % 3, X + (t % 3) * 5, t % 2 ? big : tiny));
+            CHECK_OK(isdb_policy_scores(p, X, 3, scores));
+            CHECK(isdb__all_finite(scores, 3));
+        }
+        CHECK_OK(isdb_policy_save(p, snap1, sizeof snap1, &n1));
+        CHECK_RESULT(isdb_policy_update(p, 0, X, 1e65), ISDB_ERR_RANGE);
+        X[2] = -1e65;
+        CHECK_RESULT(isdb_policy_update(p, 0, X, 1.0), ISDB_ERR_RANGE);
+        CHECK_RESULT(isdb_policy_select(p, X, 3, &arm), ISDB_ERR_RANGE);
+        X[2] = 0.3;
+        CHECK_OK(isdb_policy_save(p, snap2, sizeof snap2, &n2));
+        CHECK(n1 == n2 && memcmp(snap1, snap2, n1) == 0);
+        isdb_policy_uninit(p);
+    }
+}
+
+int main(void) {
+    test_linucb_karmed();
+    test_swucb_karmed();
+    test_linucb_from_scratch();
+    test_swucb_refit();
+    test_dlinucb_closed_form();
+    test_dlinucb_beta_near_one();
+    test_tuned_parameters();
+    test_lints_distribution();
+    test_lints_probs();
+    test_degenerate_inputs();
+    return test_report();
+}
