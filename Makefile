@@ -58,6 +58,8 @@ SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES))
 
 EXAMPLE_SRC = $(wildcard examples/*.c)
 EXAMPLE_BINS = $(addprefix $(BUILD)/examples/,$(notdir $(EXAMPLE_SRC:.c=)))
+BENCH_SRC = $(wildcard bench/bench_*.c)
+BENCH_BINS = $(addprefix $(BUILD)/bench/,$(notdir $(BENCH_SRC:.c=)))
 REPRO_SRC = $(wildcard bench/repro_*.c)
 REPRO_BINS = $(addprefix $(BUILD)/bench/,$(notdir $(REPRO_SRC:.c=)))
 BENCH_DEPS = $(HEADER) $(wildcard bench/*.h)
@@ -133,8 +135,8 @@ $(BUILD)/bench/%: bench/%.c $(BENCH_DEPS)
 
 examples: $(EXAMPLE_BINS)
 
-bench: $(BUILD)/bench/bench_policies
-	./$(BUILD)/bench/bench_policies
+bench: $(BENCH_BINS)
+	@set -e; for b in $(BENCH_BINS); do ./$$b; done
 
 soak: $(BUILD)/bench/soak
 	./$(BUILD)/bench/soak

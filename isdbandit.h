@@ -154,6 +154,16 @@
       generator, so they do not change the state. Cost: select O(d^2 + K d),
       update O(d^2). Memory as LinUCB.
 
+   [doc:bob]
+
+   [doc:isd]
+
+   [doc:opkb]
+
+   [doc:oam]
+
+   [doc:traceucb]
+
    SNAPSHOT FORMAT (version 1; all integers little-endian)
       offset 0   4 bytes  "ISDB"
       offset 4   u32      format version (1)
@@ -344,6 +354,8 @@ ISDB_API void isdb_lu_solve(int n, const double *LU, const int *piv, int nrhs, d
 ISDB_API isdb_result isdb_polar(int n, const double *A, double *Q, double *work);
 ISDB_API size_t isdb_polar_work_size(int n);
 
+/* [decl:jbd] */
+
 /* ---------------------------------------------------------------------------
    The policy interface. Every policy struct starts with `isdb_policy base`;
    pass &pol.base to the generic functions below.
@@ -355,6 +367,11 @@ typedef enum isdb_policy_kind {
     ISDB_POLICY_SWUCB = 2,
     ISDB_POLICY_DLINUCB = 3,
     ISDB_POLICY_LINTS = 4,
+    ISDB_POLICY_BOB = 5,
+    ISDB_POLICY_ISD = 6,
+    ISDB_POLICY_OPKB = 7,
+    ISDB_POLICY_OAM = 8,
+    ISDB_POLICY_TRACEUCB = 9,
     ISDB__POLICY_FORCE_INT = 0x7fffffff
 } isdb_policy_kind;
 
@@ -608,6 +625,16 @@ ISDB_API void isdb_lints_theta(const isdb_lints *pol, double *theta);
 /* The theta~ drawn by the last select (zeros before the first). */
 ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, double *theta);
 
+/* [decl:bob] */
+
+/* [decl:isd] */
+
+/* [decl:opkb] */
+
+/* [decl:oam] */
+
+/* [decl:traceucb] */
+
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
    Simulation environments and the regret harness.
@@ -719,6 +746,16 @@ typedef struct isdb_sim_result {
    rounds played). Allocates nothing. */
 ISDB_API isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_regret,
                                   isdb_sim_result *res);
+
+/* [decl:env-bob] */
+
+/* [decl:env-isd] */
+
+/* [decl:env-opkb] */
+
+/* [decl:env-oam] */
+
+/* [decl:env-traceucb] */
 #endif /* ISDB_NO_SIM */
 
 #ifdef __cplusplus
@@ -1369,6 +1406,8 @@ isdb_result isdb_polar(int n, const double *A, double *Q, double *work) {
     return rotated ? ISDB_MAXITER_REACHED : ISDB_OK;
 }
 
+/* [impl:jbd] */
+
 /* ---------------------------------------------------------------------------
    Heap layout: every object carves its arrays out of one block. Called with
    base NULL it only measures; sizes are rounded to 64 bytes.
@@ -1562,6 +1601,16 @@ const char *isdb_policy_kind_name(isdb_policy_kind kind) {
         return "dlinucb";
     case ISDB_POLICY_LINTS:
         return "lints";
+    case ISDB_POLICY_BOB:
+        return "bob";
+    case ISDB_POLICY_ISD:
+        return "isd";
+    case ISDB_POLICY_OPKB:
+        return "opkb";
+    case ISDB_POLICY_OAM:
+        return "oam";
+    case ISDB_POLICY_TRACEUCB:
+        return "traceucb";
     default:
         break;
     }
@@ -2588,6 +2637,16 @@ void isdb_lints_theta(const isdb_lints *pol, double *theta) { isdb__copy(pol->cf
 
 void isdb_lints_last_sample(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
 
+/* [impl:bob] */
+
+/* [impl:isd] */
+
+/* [impl:opkb] */
+
+/* [impl:oam] */
+
+/* [impl:traceucb] */
+
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
    Environments and the regret harness
@@ -2845,6 +2904,16 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_re
     res->seconds = (double)(clock() - start) / (double)CLOCKS_PER_SEC;
     return r < 0 ? r : ISDB_OK;
 }
+
+/* [impl:env-bob] */
+
+/* [impl:env-isd] */
+
+/* [impl:env-opkb] */
+
+/* [impl:env-oam] */
+
+/* [impl:env-traceucb] */
 #endif /* ISDB_NO_SIM */
 
 #endif /* ISDB__IMPL_DONE */

@@ -118,12 +118,27 @@ static isdb_result pre_lints(int d, int max_arms, void *heap, size_t *bytes, voi
     return heap ? isdb_lints_init_preallocated(&c, heap, (isdb_lints *)mem) : isdb_lints_heap_size(&c, bytes);
 }
 
+/* [cases:bob] */
+
+/* [cases:isd] */
+
+/* [cases:opkb] */
+
+/* [cases:oam] */
+
+/* [cases:traceucb] */
+
 static const policy_case cases[] = {
     {"linucb", make_linucb, pre_linucb, 4, 6},
     {"swucb", make_swucb, pre_swucb, 4, 6},
     {"dlinucb", make_dlinucb, pre_dlinucb, 4, 6},
     {"lints theory", make_lints, pre_lints, 4, 6},
     {"lints plain", make_lints_plain, pre_lints, 3, 5},
+    /* [rows:bob] */
+    /* [rows:isd] */
+    /* [rows:opkb] */
+    /* [rows:oam] */
+    /* [rows:traceucb] */
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
