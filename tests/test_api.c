@@ -12,7 +12,9 @@
    - an allocator failing at each allocation in turn gives
      ISDB_ERR_OUT_OF_MEMORY and leaks nothing;
    - init_preallocated works on a caller buffer of heap_size bytes, refuses
-     a misaligned one, and uninit leaves the buffer to the caller. */
+     a misaligned one, and uninit leaves the buffer to the caller.
+   Policies flagged ISDB_POLICY_X_OPTIONAL may take X (and x) as NULL;
+   a case's `round` supplies its arms when random rows do not fit. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
@@ -62,6 +64,10 @@ typedef struct policy_case {
        otherwise init_preallocated with that config on heap. */
     isdb_result (*make_pre)(int d, int max_arms, void *heap, size_t *bytes, void *mem);
     int d, max_arms;
+    /* The arms of a round (n_arms x d into X); NULL: n_arms uniform in
+       1..max_arms, Gaussian features. Policies with a fixed arm set give
+       that set here. */
+    void (*round)(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X);
 } policy_case;
 
 static isdb_result make_linucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
@@ -129,11 +135,11 @@ static isdb_result pre_lints(int d, int max_arms, void *heap, size_t *bytes, voi
 /* [cases:traceucb] */
 
 static const policy_case cases[] = {
-    {"linucb", make_linucb, pre_linucb, 4, 6},
-    {"swucb", make_swucb, pre_swucb, 4, 6},
-    {"dlinucb", make_dlinucb, pre_dlinucb, 4, 6},
-    {"lints theory", make_lints, pre_lints, 4, 6},
-    {"lints plain", make_lints_plain, pre_lints, 3, 5},
+    {"linucb", make_linucb, pre_linucb, 4, 6, NULL},
+    {"swucb", make_swucb, pre_swucb, 4, 6, NULL},
+    {"dlinucb", make_dlinucb, pre_dlinucb, 4, 6, NULL},
+    {"lints theory", make_lints, pre_lints, 4, 6, NULL},
+    {"lints plain", make_lints_plain, pre_lints, 3, 5, NULL},
     /* [rows:bob] */
     /* [rows:isd] */
     /* [rows:opkb] */
@@ -157,12 +163,18 @@ static int same_state(isdb_policy *p, const unsigned char *before, size_t n_befo
     return n == n_before && memcmp(snap_b, before, n) == 0;
 }
 
-/* A round: n_arms rows of Gaussian features. */
+/* A round: the case's own generator, or n_arms rows of Gaussian features. */
 static void make_round(isdb_rng *rng, const policy_case *pc, int *n_arms, double *X) {
     int i;
+    if (pc->round) {
+        pc->round(rng, pc->d, pc->max_arms, n_arms, X);
+        return;
+    }
     *n_arms = 1 + (int)isdb_rng_below(rng, (uint64_t)pc->max_arms);
     for (i = 0; i < *n_arms * pc->d; ++i) X[i] = isdb_rng_normal(rng);
 }
+
+static int x_optional(const isdb_policy *p) { return (p->vt->flags & ISDB_POLICY_X_OPTIONAL) != 0; }
 
 /* One select + update on a fresh round; returns the arm. */
 static int step(isdb_policy *p, const policy_case *pc, isdb_rng *rng, double *X) {
@@ -192,7 +204,10 @@ static void check_bad_input(const policy_case *pc) {
     memset(&mem, 0xA5, sizeof mem); /* init must not trust what was there */
     CHECK_OK(pc->make(NULL, d, K, &mem));
     for (t = 0; t < 15; ++t) step(p, pc, &rng, X);
-    for (i = 0; i < K * d; ++i) X[i] = isdb_rng_normal(&rng);
+    make_round(&rng, pc, &i, X);
+    CHECK(i == K || !pc->round); /* the checks below offer all K arms */
+    if (!pc->round)
+        for (i = 0; i < K * d; ++i) X[i] = isdb_rng_normal(&rng);
     for (i = 0; i < d; ++i) x[i] = X[i];
     n = snapshot(p, snap_a);
     for (i = 0; i < 3; ++i) {
@@ -210,12 +225,12 @@ static void check_bad_input(const policy_case *pc) {
     }
     CHECK_RESULT(isdb_policy_update(p, -1, x, 1.0), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_update(p, K, x, 1.0), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_policy_update(p, 0, NULL, 1.0), ISDB_ERR_INVALID_ARG);
+    if (!x_optional(p)) CHECK_RESULT(isdb_policy_update(p, 0, NULL, 1.0), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_update(NULL, 0, x, 1.0), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_select(p, X, 0, &arm), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_select(p, X, -3, &arm), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_select(p, X, K + 1, &arm), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_policy_select(p, NULL, K, &arm), ISDB_ERR_INVALID_ARG);
+    if (!x_optional(p)) CHECK_RESULT(isdb_policy_select(p, NULL, K, &arm), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_select(p, X, K, NULL), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_select(NULL, X, K, &arm), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_scores(p, X, K, NULL), ISDB_ERR_INVALID_ARG);
