@@ -105,9 +105,12 @@
         ISDB_WIDTH_CONSTANT 1 (so the width is alpha, as in Li et al.)
       Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, LOGDET.
       Cost: select O(K d^2) (one triangular solve per arm); update O(d^2)
-      (Cholesky rank-one update, two triangular solves), plus one
-      refactorisation of the exact Gram sum every `refresh` updates
-      (default d, so O(d^2) amortised). Memory 3 d^2 + O(d) doubles.
+      (Cholesky rank-one update by Givens rotations, which also carry
+      z = L^-1 b along), plus one refactorisation of the exact Gram sum
+      every `refresh` updates (default max(4d, 256), so O(d^2) amortised),
+      which removes the rounding the rank-one steps accumulate. Scores use
+      x.theta = (L^-1 x).z, one triangular solve per arm.
+      Memory 3 d^2 + O(d) doubles.
 
    SW-UCB (isdb_swucb): Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
       Ridge regression on the last `window` observations only. Width of
@@ -455,13 +458,15 @@ typedef struct isdb__ridge {
     int refresh;     /* refactorise from V every this many additions; 0: never */
     int since_refresh;
     double lambda;
-    double *L;       /* lower Cholesky factor of V */
-    double *L_next;  /* scratch factor, swapped with L on commit */
-    double *V;       /* exact Gram matrix (lower triangle), or NULL */
-    double *b;       /* sum of reward * x */
-    double *theta;   /* V^-1 b */
-    double *work;    /* 2 d scratch */
-    double logdet;   /* ln det V */
+    double *L;        /* lower Cholesky factor of V */
+    double *L_next;   /* scratch factor, swapped with L on commit */
+    double *inv_diag; /* 1 / L_ii */
+    double *V;        /* exact Gram matrix (lower triangle), or NULL */
+    double *b;        /* sum of reward * x */
+    double *z;        /* L^-1 b: theta = L^-T z, and x.theta = (L^-1 x).z */
+    double *work;     /* 2 d scratch */
+    double *block;    /* 4 d scratch: L^-1 x for four arms */
+    double logdet;    /* ln det V */
 } isdb__ridge;
 
 /* ---------------------------------------------------------------------------
@@ -478,7 +483,7 @@ typedef struct isdb_linucb_config {
     double L;         /* bound on ||x||, > 0; default 1 */
     double alpha;     /* multiplier of the width, >= 0; default 1 */
     isdb_width width; /* default ISDB_WIDTH_LOGDET */
-    int refresh;      /* refactorise every this many updates; 0 means d */
+    int refresh;      /* refactorise every this many updates; 0 means max(4d, 256) */
 } isdb_linucb_config;
 
 typedef struct isdb_linucb {
@@ -568,7 +573,10 @@ typedef struct isdb_dlinucb {
     double *_V, *_V_next;    /* V (lower triangle) and its next value */
     double *_Vt, *_Vt_next;  /* V-tilde (lower triangle) */
     double *_L, *_L_next;    /* Cholesky factor of V */
-    double *_b, *_b_next, *_theta, *_work;
+    double *_inv_diag;       /* 1 / L_ii */
+    double *_b, *_b_next;
+    double *_z;              /* L^-1 b */
+    double *_work;           /* 5 d: L^-1 x of four arms, then V^-1 x */
 } isdb_dlinucb;
 
 ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, double gamma);
@@ -604,7 +612,7 @@ typedef struct isdb_lints_config {
     double delta;                   /* THEORY only, in (0, 1); default 0.01 */
     uint64_t seed;                  /* default 1 */
     int mc_samples;                 /* draws behind probs and scores; default 1000 */
-    int refresh;                    /* as LinUCB; 0 means d */
+    int refresh;                    /* as LinUCB; 0 means max(4d, 256) */
 } isdb_lints_config;
 
 typedef struct isdb_lints {
@@ -997,27 +1005,72 @@ isdb_result isdb_chol(int n, double *A) {
     return ISDB_OK;
 }
 
-void isdb_tri_solve(int n, const double *L, int trans, const double *b, double *x) {
+/* Triangular solve with the lower factor L; divides by L_ii, or multiplies
+   by inv_diag[i] = 1 / L_ii when given (the policies keep it, so their hot
+   loops have no division on the dependency chain). x may alias b. */
+ISDB__PRIVATE void isdb__tri_solve(int n, const double *L, const double *inv_diag, int trans, const double *b,
+                                   double *x) {
     int i, k;
-    ISDB_ASSERT(L && b && x && n >= 1);
-    if (!L || !b || !x || n < 1) return;
     isdb__copy(n, b, x);
     if (!trans) {
         for (i = 0; i < n; ++i) {
             const double *Li = L + i * n;
             double s = x[i];
             for (k = 0; k < i; ++k) s -= Li[k] * x[k];
-            x[i] = s / Li[i];
+            x[i] = inv_diag ? s * inv_diag[i] : s / Li[i];
         }
     } else {
         /* Column-oriented back substitution: row i of L is column i of L^T. */
         for (i = n - 1; i >= 0; --i) {
             const double *Li = L + i * n;
-            double xi = x[i] / Li[i];
+            double xi = inv_diag ? x[i] * inv_diag[i] : x[i] / Li[i];
             x[i] = xi;
             for (k = 0; k < i; ++k) x[k] -= Li[k] * xi;
         }
     }
+}
+
+/* Forward solves L w_a = x_a for four right-hand sides at once (rows of X
+   and W, n apart): their recurrences interleave and each L_ik is loaded
+   once for all four. Each w_a gets the operations isdb__tri_solve would
+   apply, in the same order, so the same bits. */
+ISDB__PRIVATE void isdb__fwd_solve4(int n, const double *L, const double *inv_diag, const double *X, double *W) {
+    double *w0 = W, *w1 = W + n, *w2 = W + 2 * n, *w3 = W + 3 * n;
+    const double *x0 = X, *x1 = X + n, *x2 = X + 2 * n, *x3 = X + 3 * n;
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        const double *Li = L + i * n;
+        double s0 = x0[i], s1 = x1[i], s2 = x2[i], s3 = x3[i];
+        for (k = 0; k < i; ++k) {
+            double l = Li[k];
+            s0 -= l * w0[k];
+            s1 -= l * w1[k];
+            s2 -= l * w2[k];
+            s3 -= l * w3[k];
+        }
+        w0[i] = s0 * inv_diag[i];
+        w1[i] = s1 * inv_diag[i];
+        w2[i] = s2 * inv_diag[i];
+        w3[i] = s3 * inv_diag[i];
+    }
+}
+
+/* W = L^-1 X for arms [k, k + m) of X, m = min(4, n_arms - k), into the
+   4 n scratch W; returns m. */
+ISDB__PRIVATE int isdb__fwd_solve_block(int n, const double *L, const double *inv_diag, const double *X, int n_arms,
+                                        int k, double *W) {
+    int a, m = n_arms - k < 4 ? n_arms - k : 4;
+    if (m == 4)
+        isdb__fwd_solve4(n, L, inv_diag, X + k * n, W);
+    else
+        for (a = 0; a < m; ++a) isdb__tri_solve(n, L, inv_diag, 0, X + (k + a) * n, W + a * n);
+    return m;
+}
+
+void isdb_tri_solve(int n, const double *L, int trans, const double *b, double *x) {
+    ISDB_ASSERT(L && b && x && n >= 1);
+    if (!L || !b || !x || n < 1) return;
+    isdb__tri_solve(n, L, NULL, trans, b, x);
 }
 
 void isdb_chol_solve(int n, const double *L, const double *b, double *x) {
@@ -1036,60 +1089,72 @@ double isdb_chol_logdet(int n, const double *L) {
 
 size_t isdb_chol_update_work_size(int n) { return n > 0 ? 2 * (size_t)n : 0; }
 
-/* dst = factor of src src^T + x x^T by Givens rotations that fold x into
-   the columns of src, row by row (rotation k is fixed once row k is done),
-   so every access runs along rows. dst may equal src. work: 2n.
+/* dst = factor of src src^T + x x^T: Givens rotations fold x into the
+   columns of src one column at a time; within a column the rows are
+   independent, so only the column's own square root and division wait on
+   the previous column. dst may equal src. work: n (2n documented, to leave
+   room). Optionally (pointers not NULL) also:
+     inv_diag  receives 1 / dst_kk;
+     z         holds z = src^-1 b on entry and dst^-1 (b + y x) on return:
+               since b + y x = [src x] (z, y) = [dst 0] G^T (z, y), the same
+               rotations G carry z along in O(n).
    Returns det(new) / det(old). */
-ISDB__PRIVATE double isdb__chol_update_to(int n, const double *src, double *dst, const double *x, double *work) {
-    double *c = work, *s = work + n;
-    double root_ratio = 1.0;
+ISDB__PRIVATE double isdb__chol_update_ex(int n, const double *src, double *dst, const double *x, double *work,
+                                          double *inv_diag, double *z, double y) {
+    double *w = work, prod_c = 1.0;
     int i, k;
-    for (i = 0; i < n; ++i) {
-        const double *Si = src + i * n;
-        double *Di = dst + i * n;
-        double w = x[i], l, r;
-        for (k = 0; k < i; ++k) {
-            l = Si[k];
-            Di[k] = c[k] * l + s[k] * w;
-            w = c[k] * w - s[k] * l;
+    isdb__copy(n, x, w);
+    if (dst != src)
+        for (i = 0; i < n; ++i)
+            for (k = i + 1; k < n; ++k) dst[i * n + k] = 0.0;
+    for (k = 0; k < n; ++k) {
+        double l = src[k * n + k], r = sqrt(l * l + w[k] * w[k]), inv = 1.0 / r;
+        double c = l * inv, s = w[k] * inv;
+        dst[k * n + k] = r;
+        prod_c *= c;
+        if (inv_diag) inv_diag[k] = inv;
+        if (z) {
+            double zk = z[k];
+            z[k] = c * zk + s * y;
+            y = c * y - s * zk;
         }
-        l = Si[i];
-        r = sqrt(l * l + w * w);
-        c[i] = l / r;
-        s[i] = w / r;
-        Di[i] = r;
-        root_ratio *= r / l;
-        if (dst != src)
-            for (k = i + 1; k < n; ++k) Di[k] = 0.0;
+        for (i = k + 1; i < n; ++i) {
+            double lik = src[i * n + k];
+            dst[i * n + k] = c * lik + s * w[i];
+            w[i] = c * w[i] - s * lik;
+        }
     }
-    return root_ratio * root_ratio;
+    /* prod_c^2 = det(old) / det(new) >= 1 / (1 + |x|^2 / lambda_min), far
+       from underflow for bounded inputs. */
+    return 1.0 / (prod_c * prod_c);
+}
+
+ISDB__PRIVATE double isdb__chol_update_to(int n, const double *src, double *dst, const double *x, double *work) {
+    return isdb__chol_update_ex(n, src, dst, x, work, NULL, NULL, 0.0);
 }
 
 /* In-place downdate L L^T - x x^T (the LINPACK scheme: p = L^-1 x, then
-   rotations that map (p, sqrt(1 - p.p)) to (0, 1), applied to L). Returns
-   0 and leaves L unchanged when r = 1 - p.p <= sqrt(DBL_EPSILON);
-   otherwise applies it and stores r = det(new) / det(old). work: 2n. */
+   rotations that map (p, sqrt(1 - p.p)) to (0, 1), applied to the columns
+   of L from the last to the first). Returns 0 and leaves L unchanged when
+   r = 1 - p.p <= sqrt(DBL_EPSILON); otherwise applies it and stores
+   r = det(new) / det(old). work: 2n. */
 ISDB__PRIVATE int isdb__chol_downdate(int n, double *L, const double *x, double *work, double *ratio) {
-    double *c = work, *s = work + n;
+    double *p = work, *v = work + n;
     double r, alpha;
     int j, k;
-    isdb_tri_solve(n, L, 0, x, s);
-    r = 1.0 - isdb__dot(n, s, s);
+    isdb__tri_solve(n, L, NULL, 0, x, p);
+    r = 1.0 - isdb__dot(n, p, p);
     if (!(r > sqrt(DBL_EPSILON))) return 0;
     alpha = sqrt(r);
+    isdb__zero(n, v);
     for (k = n - 1; k >= 0; --k) {
-        double pk = s[k], a = sqrt(alpha * alpha + pk * pk);
-        c[k] = alpha / a;
-        s[k] = pk / a;
+        double a = sqrt(alpha * alpha + p[k] * p[k]), inv = 1.0 / a;
+        double c = alpha * inv, s = p[k] * inv;
         alpha = a;
-    }
-    for (j = 0; j < n; ++j) {
-        double *Lj = L + j * n;
-        double v = 0.0;
-        for (k = j; k >= 0; --k) {
-            double l = Lj[k];
-            Lj[k] = c[k] * l - s[k] * v;
-            v = s[k] * l + c[k] * v;
+        for (j = k; j < n; ++j) {
+            double l = L[j * n + k];
+            L[j * n + k] = c * l - s * v[j];
+            v[j] = s * l + c * v[j];
         }
     }
     *ratio = r;
@@ -1820,72 +1885,112 @@ ISDB__PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d, int
     r->d = d;
     r->L = isdb__take_f64(a, dd);
     r->L_next = isdb__take_f64(a, dd);
+    r->inv_diag = isdb__take_f64(a, d);
     r->V = with_gram ? isdb__take_f64(a, dd) : NULL;
     r->b = isdb__take_f64(a, d);
-    r->theta = isdb__take_f64(a, d);
+    r->z = isdb__take_f64(a, d);
     r->work = isdb__take_f64(a, 2 * d);
+    r->block = isdb__take_f64(a, 4 * d);
 }
 
 ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
-    int d = r->d;
+    int i, d = r->d;
     isdb__identity(d, r->L, sqrt(r->lambda));
     isdb__identity(d, r->L_next, sqrt(r->lambda));
+    for (i = 0; i < d; ++i) r->inv_diag[i] = 1.0 / sqrt(r->lambda);
     if (r->V) isdb__identity(d, r->V, r->lambda);
     isdb__zero(d, r->b);
-    isdb__zero(d, r->theta);
+    isdb__zero(d, r->z);
     isdb__zero(2 * d, r->work);
+    isdb__zero(4 * d, r->block);
     r->logdet = (double)d * log(r->lambda);
     r->since_refresh = 0;
 }
 
-ISDB__PRIVATE void isdb__ridge_swap(isdb__ridge *r) {
+/* Makes L_next the factor (after it was filled) and derives what depends
+   on it: the reciprocal diagonal and z = L^-1 b. */
+ISDB__PRIVATE void isdb__ridge_commit(isdb__ridge *r) {
     double *tmp = r->L;
+    int i, d = r->d;
     r->L = r->L_next;
     r->L_next = tmp;
+    for (i = 0; i < d; ++i) r->inv_diag[i] = 1.0 / r->L[i * d + i];
+    isdb__tri_solve(d, r->L, r->inv_diag, 0, r->b, r->z);
 }
 
-/* Refactorises the exact Gram sum into L (kept if it does not factor). */
-ISDB__PRIVATE void isdb__ridge_refactor(isdb__ridge *r) {
-    int d = r->d;
-    isdb__copy(d * d, r->V, r->L_next);
-    if (isdb_chol(d, r->L_next) == ISDB_OK) {
-        isdb__ridge_swap(r);
-        r->logdet = isdb_chol_logdet(d, r->L);
-    }
-    r->since_refresh = 0;
+/* Refactorises the exact Gram sum into L_next; 0 if it does not factor. */
+ISDB__PRIVATE int isdb__ridge_refactor(isdb__ridge *r) {
+    isdb__copy(r->d * r->d, r->V, r->L_next);
+    return isdb_chol(r->d, r->L_next) == ISDB_OK;
 }
 
 /* Adds (x, y). Cannot fail: inputs are bounded by ISDB_INPUT_MAX and
-   lambda by ISDB__LAMBDA_MIN, so every value stays finite. */
+   lambda by ISDB__LAMBDA_MIN, so every value stays finite. The rank-one
+   step carries z and the reciprocal diagonal along; every `refresh`
+   additions the factor is rebuilt from the exact Gram sum instead, which
+   removes the rounding the rank-one steps accumulate. */
 ISDB__PRIVATE void isdb__ridge_add(isdb__ridge *r, const double *x, double y) {
+    double *tmp;
     int i, j, d = r->d;
-    double ratio = isdb__chol_update_to(d, r->L, r->L_next, x, r->work);
-    isdb__ridge_swap(r);
-    r->logdet += log(ratio);
     if (r->V)
         for (i = 0; i < d; ++i)
             for (j = 0; j <= i; ++j) r->V[i * d + j] += x[i] * x[j];
     for (i = 0; i < d; ++i) r->b[i] += y * x[i];
-    if (r->V && r->refresh > 0 && ++r->since_refresh >= r->refresh) isdb__ridge_refactor(r);
-    isdb_chol_solve(d, r->L, r->b, r->theta);
+    if (r->V && r->refresh > 0 && ++r->since_refresh >= r->refresh) {
+        r->since_refresh = 0;
+        /* V >= lambda I always factors; should rounding say otherwise, the
+           rank-one step below still applies. */
+        if (isdb__ridge_refactor(r)) {
+            isdb__ridge_commit(r);
+            r->logdet = isdb_chol_logdet(d, r->L);
+            return;
+        }
+    }
+    r->logdet += log(isdb__chol_update_ex(d, r->L, r->L_next, x, r->work, r->inv_diag, r->z, y));
+    tmp = r->L;
+    r->L = r->L_next;
+    r->L_next = tmp;
 }
 
-/* ||x||^2 in the metric V^-1, by one triangular solve into work. */
+/* w = L^-1 x into work; returns |w|^2 = ||x||^2 in the metric V^-1. */
 ISDB__PRIVATE double isdb__ridge_norm2(isdb__ridge *r, const double *x) {
-    isdb_tri_solve(r->d, r->L, 0, x, r->work);
+    isdb__tri_solve(r->d, r->L, r->inv_diag, 0, x, r->work);
     return isdb__dot(r->d, r->work, r->work);
 }
 
-ISDB__PRIVATE double isdb__ridge_ucb(isdb__ridge *r, const double *x, double beta) {
-    return isdb__dot(r->d, x, r->theta) + beta * sqrt(isdb__ridge_norm2(r, x));
+/* UCB x.theta + beta ||x||_{V^-1} of every arm, with w = L^-1 x:
+   x.theta = w.z and ||x||_{V^-1} = |w|. Writes out[k] if out is not NULL
+   and returns the first arm of largest UCB: select and scores share it. */
+ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const double *X, int n_arms, double beta, double *out) {
+    int k, a, m, d = r->d, best = 0;
+    double best_value = 0.0;
+    for (k = 0; k < n_arms; k += m) {
+        m = isdb__fwd_solve_block(d, r->L, r->inv_diag, X, n_arms, k, r->block);
+        for (a = 0; a < m; ++a) {
+            const double *w = r->block + a * d;
+            double v = isdb__dot(d, w, r->z) + beta * sqrt(isdb__dot(d, w, w));
+            if (out) out[k + a] = v;
+            if (k + a == 0 || v > best_value) {
+                best_value = v;
+                best = k + a;
+            }
+        }
+    }
+    return best;
+}
+
+/* theta = V^-1 b = L^-T z. */
+ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, double *theta) {
+    isdb__tri_solve(r->d, r->L, r->inv_diag, 1, r->z, theta);
 }
 
 ISDB__PRIVATE void isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refresh_max) {
     int dd = r->d * r->d;
     isdb__ser_f64(s, r->L, dd);
+    isdb__ser_f64(s, r->inv_diag, r->d);
     if (r->V) isdb__ser_f64(s, r->V, dd);
     isdb__ser_f64(s, r->b, r->d);
-    isdb__ser_f64(s, r->theta, r->d);
+    isdb__ser_f64(s, r->z, r->d);
     isdb__ser_f64(s, &r->logdet, 1);
     isdb__ser_int(s, &r->since_refresh, 0, refresh_max);
 }
@@ -1957,17 +2062,15 @@ double isdb_linucb_beta(const isdb_linucb *p) {
            isdb__width(c->width, c->d, (double)p->base.t, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
 }
 
-ISDB__PRIVATE double isdb__linucb_index(isdb_policy *p, const double *x, double beta) {
-    return isdb__ridge_ucb(&((isdb_linucb *)p)->_ridge, x, beta);
-}
-
 ISDB__PRIVATE isdb_result isdb__linucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
-    *arm = isdb__index_argmax(p, X, n_arms, isdb__linucb_index, isdb_linucb_beta((isdb_linucb *)p));
+    isdb_linucb *pol = (isdb_linucb *)p;
+    *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_beta(pol), NULL);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__linucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
-    isdb__index_all(p, X, n_arms, isdb__linucb_index, isdb_linucb_beta((isdb_linucb *)p), out);
+    isdb_linucb *pol = (isdb_linucb *)p;
+    isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_beta(pol), out);
     return ISDB_OK;
 }
 
@@ -2011,7 +2114,7 @@ isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *h
     if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
-    if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
     isdb__linucb_layout(cfg, pol, heap);
     pol->_ridge.lambda = cfg->lambda;
     pol->_ridge.refresh = pol->cfg.refresh;
@@ -2034,14 +2137,16 @@ isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator
 
 const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
 
-void isdb_linucb_theta(const isdb_linucb *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_ridge.theta, theta); }
+void isdb_linucb_theta(const isdb_linucb *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
 isdb_result isdb_linucb_explain(isdb_linucb *pol, const double *x, double *mean, double *bonus) {
     isdb_result r;
+    double n2;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    if (mean) *mean = isdb__dot(pol->cfg.d, x, pol->_ridge.theta);
-    if (bonus) *bonus = isdb_linucb_beta(pol) * sqrt(isdb__ridge_norm2(&pol->_ridge, x));
+    n2 = isdb__ridge_norm2(&pol->_ridge, x);
+    if (mean) *mean = isdb__dot(pol->cfg.d, pol->_ridge.work, pol->_ridge.z);
+    if (bonus) *bonus = isdb_linucb_beta(pol) * sqrt(n2);
     return ISDB_OK;
 }
 
@@ -2090,17 +2195,15 @@ double isdb_swucb_beta(const isdb_swucb *p) {
     return c->alpha * isdb__width(c->width, c->d, n, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
 }
 
-ISDB__PRIVATE double isdb__swucb_index(isdb_policy *p, const double *x, double beta) {
-    return isdb__ridge_ucb(&((isdb_swucb *)p)->_ridge, x, beta);
-}
-
 ISDB__PRIVATE isdb_result isdb__swucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
-    *arm = isdb__index_argmax(p, X, n_arms, isdb__swucb_index, isdb_swucb_beta((isdb_swucb *)p));
+    isdb_swucb *pol = (isdb_swucb *)p;
+    *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_beta(pol), NULL);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
-    isdb__index_all(p, X, n_arms, isdb__swucb_index, isdb_swucb_beta((isdb_swucb *)p), out);
+    isdb_swucb *pol = (isdb_swucb *)p;
+    isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_beta(pol), out);
     return ISDB_OK;
 }
 
@@ -2156,14 +2259,13 @@ ISDB__PRIVATE isdb_result isdb__swucb_update(isdb_policy *bp, int arm, const dou
         r->logdet += log(ratio * down);
         ++r->since_refresh;
     }
-    isdb__ridge_swap(r);
+    isdb__ridge_commit(r);
     isdb__copy(d, x, z);
     p->_ring_y[slot] = y;
     if (full)
         p->head = (p->head + 1) % w;
     else
         ++p->count;
-    isdb_chol_solve(d, r->L, r->b, r->theta);
     return ISDB_OK;
 }
 
@@ -2239,14 +2341,16 @@ isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *
 
 const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
 
-void isdb_swucb_theta(const isdb_swucb *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_ridge.theta, theta); }
+void isdb_swucb_theta(const isdb_swucb *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
 isdb_result isdb_swucb_explain(isdb_swucb *pol, const double *x, double *mean, double *bonus) {
     isdb_result r;
+    double n2;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    if (mean) *mean = isdb__dot(pol->cfg.d, x, pol->_ridge.theta);
-    if (bonus) *bonus = isdb_swucb_beta(pol) * sqrt(isdb__ridge_norm2(&pol->_ridge, x));
+    n2 = isdb__ridge_norm2(&pol->_ridge, x);
+    if (mean) *mean = isdb__dot(pol->cfg.d, pol->_ridge.work, pol->_ridge.z);
+    if (bonus) *bonus = isdb_swucb_beta(pol) * sqrt(n2);
     return ISDB_OK;
 }
 
@@ -2312,10 +2416,11 @@ ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dli
     p->_Vt_next = isdb__take_f64(&a, dd);
     p->_L = isdb__take_f64(&a, dd);
     p->_L_next = isdb__take_f64(&a, dd);
+    p->_inv_diag = isdb__take_f64(&a, d);
     p->_b = isdb__take_f64(&a, d);
     p->_b_next = isdb__take_f64(&a, d);
-    p->_theta = isdb__take_f64(&a, d);
-    p->_work = isdb__take_f64(&a, d);
+    p->_z = isdb__take_f64(&a, d);
+    p->_work = isdb__take_f64(&a, 5 * d);
     return a.overflow ? 0 : a.used;
 }
 
@@ -2330,28 +2435,50 @@ double isdb_dlinucb_beta(const isdb_dlinucb *p) {
     return c->alpha * (sqrt(c->lambda) * c->S + c->sigma * sqrt(radius));
 }
 
-ISDB__PRIVATE double isdb__dlinucb_index(isdb_policy *bp, const double *x, double beta) {
-    isdb_dlinucb *p = (isdb_dlinucb *)bp;
-    const double *Vt = p->_Vt, *u = p->_work;
+/* Width of one arm from w = L^-1 x: u = L^-T w = V^-1 x, then
+   sqrt(u^T Vt u) from Vt's lower triangle. u goes to _work + 4 d. */
+ISDB__PRIVATE double isdb__dlinucb_width(isdb_dlinucb *p, const double *w) {
+    const double *Vt = p->_Vt;
+    double *u = p->_work + 4 * p->cfg.d, q = 0.0;
     int i, j, d = p->cfg.d;
-    double q = 0.0;
-    isdb_chol_solve(d, p->_L, x, p->_work);
-    /* u^T Vt u from the lower triangle. */
+    isdb__tri_solve(d, p->_L, p->_inv_diag, 1, w, u);
     for (i = 0; i < d; ++i) {
         double off = 0.0;
         for (j = 0; j < i; ++j) off += Vt[i * d + j] * u[j];
         q += u[i] * (Vt[i * d + i] * u[i] + 2.0 * off);
     }
-    return isdb__dot(d, x, p->_theta) + beta * sqrt(q > 0.0 ? q : 0.0);
+    return sqrt(q > 0.0 ? q : 0.0);
+}
+
+/* UCB w.z + beta width of every arm (w = L^-1 x, four arms per forward
+   solve); out[k] if out is not NULL; returns the first arm of largest UCB. */
+ISDB__PRIVATE int isdb__dlinucb_ucb_all(isdb_dlinucb *p, const double *X, int n_arms, double beta, double *out) {
+    int k, a, m, d = p->cfg.d, best = 0;
+    double best_value = 0.0;
+    for (k = 0; k < n_arms; k += m) {
+        m = isdb__fwd_solve_block(d, p->_L, p->_inv_diag, X, n_arms, k, p->_work);
+        for (a = 0; a < m; ++a) {
+            const double *w = p->_work + a * d;
+            double v = isdb__dot(d, w, p->_z) + beta * isdb__dlinucb_width(p, w);
+            if (out) out[k + a] = v;
+            if (k + a == 0 || v > best_value) {
+                best_value = v;
+                best = k + a;
+            }
+        }
+    }
+    return best;
 }
 
 ISDB__PRIVATE isdb_result isdb__dlinucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
-    *arm = isdb__index_argmax(p, X, n_arms, isdb__dlinucb_index, isdb_dlinucb_beta((isdb_dlinucb *)p));
+    isdb_dlinucb *pol = (isdb_dlinucb *)p;
+    *arm = isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_beta(pol), NULL);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__dlinucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
-    isdb__index_all(p, X, n_arms, isdb__dlinucb_index, isdb_dlinucb_beta((isdb_dlinucb *)p), out);
+    isdb_dlinucb *pol = (isdb_dlinucb *)p;
+    isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_beta(pol), out);
     return ISDB_OK;
 }
 
@@ -2384,7 +2511,8 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const d
     isdb__swap_ptr(&p->_Vt, &p->_Vt_next);
     isdb__swap_ptr(&p->_L, &p->_L_next);
     isdb__swap_ptr(&p->_b, &p->_b_next);
-    isdb_chol_solve(d, p->_L, p->_b, p->_theta);
+    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1.0 / p->_L[i * d + i];
+    isdb__tri_solve(d, p->_L, p->_inv_diag, 0, p->_b, p->_z);
     return ISDB_OK;
 }
 
@@ -2402,13 +2530,14 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_f64(s, p->_V, dd);
     isdb__ser_f64(s, p->_Vt, dd);
     isdb__ser_f64(s, p->_L, dd);
+    isdb__ser_f64(s, p->_inv_diag, c->d);
     isdb__ser_f64(s, p->_b, c->d);
-    isdb__ser_f64(s, p->_theta, c->d);
+    isdb__ser_f64(s, p->_z, c->d);
 }
 
 ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
-    int d = p->cfg.d;
+    int i, d = p->cfg.d;
     double lam = p->cfg.lambda;
     isdb__identity(d, p->_V, lam);
     isdb__identity(d, p->_V_next, lam);
@@ -2416,10 +2545,11 @@ ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb__identity(d, p->_Vt_next, lam);
     isdb__identity(d, p->_L, sqrt(lam));
     isdb__identity(d, p->_L_next, sqrt(lam));
+    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1.0 / sqrt(lam);
     isdb__zero(d, p->_b);
     isdb__zero(d, p->_b_next);
-    isdb__zero(d, p->_theta);
-    isdb__zero(d, p->_work);
+    isdb__zero(d, p->_z);
+    isdb__zero(5 * d, p->_work);
 }
 
 static const isdb_policy_vtable isdb__dlinucb_vt = {
@@ -2460,16 +2590,17 @@ isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocat
 
 const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
 
-void isdb_dlinucb_theta(const isdb_dlinucb *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_theta, theta); }
+void isdb_dlinucb_theta(const isdb_dlinucb *pol, double *theta) {
+    isdb__tri_solve(pol->cfg.d, pol->_L, pol->_inv_diag, 1, pol->_z, theta);
+}
 
 isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const double *x, double *mean, double *bonus) {
     isdb_result r;
-    double beta;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    beta = isdb_dlinucb_beta(pol);
-    if (mean) *mean = isdb__dot(pol->cfg.d, x, pol->_theta);
-    if (bonus) *bonus = isdb__dlinucb_index(&pol->base, x, beta) - isdb__dot(pol->cfg.d, x, pol->_theta);
+    isdb__tri_solve(pol->cfg.d, pol->_L, pol->_inv_diag, 0, x, pol->_work);
+    if (mean) *mean = isdb__dot(pol->cfg.d, pol->_work, pol->_z);
+    if (bonus) *bonus = isdb_dlinucb_beta(pol) * isdb__dlinucb_width(pol, pol->_work);
     return ISDB_OK;
 }
 
@@ -2518,12 +2649,12 @@ ISDB__PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *
     return a.overflow ? 0 : a.used;
 }
 
-/* theta~ = theta + v L^-T z with z ~ N(0, I), so Cov(theta~) = v^2 V^-1. */
+/* theta~ = L^-T (L^-1 b + v e) = theta + v L^-T e with e ~ N(0, I), so
+   Cov(theta~) = v^2 V^-1. */
 ISDB__PRIVATE void isdb__lints_draw(isdb_lints *p, isdb_rng *rng, double *out) {
     int i, d = p->cfg.d;
-    for (i = 0; i < d; ++i) out[i] = isdb_rng_normal(rng);
-    isdb_tri_solve(d, p->_ridge.L, 1, out, out);
-    for (i = 0; i < d; ++i) out[i] = p->_ridge.theta[i] + p->v * out[i];
+    for (i = 0; i < d; ++i) out[i] = p->_ridge.z[i] + p->v * isdb_rng_normal(rng);
+    isdb__tri_solve(d, p->_ridge.L, p->_ridge.inv_diag, 1, out, out);
 }
 
 /* The arm of largest x.theta, the lowest index on ties. */
@@ -2607,7 +2738,7 @@ isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *hea
     if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
-    if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
     isdb__lints_layout(cfg, pol, heap);
     pol->_ridge.lambda = cfg->lambda;
     pol->_ridge.refresh = pol->cfg.refresh;
@@ -2633,7 +2764,7 @@ isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *
 
 const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
 
-void isdb_lints_theta(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_ridge.theta, theta); }
+void isdb_lints_theta(const isdb_lints *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
 void isdb_lints_last_sample(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
 

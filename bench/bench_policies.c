@@ -1,0 +1,329 @@
+/* bench_policies.c - nanoseconds per select and per update of LinUCB,
+   SW-UCB, D-LinUCB and LinTS over d in {2, 5, 10, 20, 50, 100} and K in
+   {5, 50}, each beside, in the same run:
+   - two naive references that refit from scratch every step: by a
+     Cholesky factorisation of the policy's Gram matrix (the window's,
+     rebuilt, for SW-UCB), and by its explicit inverse (Gauss-Jordan), as
+     most published code does;
+   - the floor kernel: the bare K x d^2 multiply-adds a step cannot avoid
+     (K products of a d x d matrix with a vector);
+   - one Cholesky factorisation of a d x d matrix (D-LinUCB must refactorise).
+   Each figure is the best of 3 repetitions (the machine may be shared).
+
+   usage: bench_policies [--quick] */
+#define _POSIX_C_SOURCE 199309L
+#define ISDB_IMPLEMENTATION
+#include "../isdbandit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POOL 64
+#define MAXD 100
+#define MAXK 50
+#define WINDOW 500
+
+static double pool[POOL * MAXK * MAXD], rewards[POOL];
+static volatile double sink;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void fill_pool(int d, int K) {
+    isdb_rng rng;
+    int i;
+    isdb_rng_seed(&rng, 3);
+    for (i = 0; i < POOL * K * d; ++i) pool[i] = isdb_rng_normal(&rng) / sqrt((double)d);
+    for (i = 0; i < POOL; ++i) rewards[i] = isdb_rng_normal(&rng);
+}
+
+/* ---- the policies through the generic interface ---- */
+
+typedef union any_policy {
+    isdb_linucb a;
+    isdb_swucb b;
+    isdb_dlinucb c;
+    isdb_lints e;
+} any_policy;
+
+static const char *policy_names[4] = {"linucb", "swucb", "dlinucb", "lints"};
+
+static isdb_policy *make(int which, int d, int K, any_policy *mem) {
+    isdb_result r;
+    if (which == 0) {
+        isdb_linucb_config c = isdb_linucb_config_init(d, K);
+        r = isdb_linucb_init(&c, NULL, &mem->a);
+    } else if (which == 1) {
+        isdb_swucb_config c = isdb_swucb_config_init(d, K, WINDOW);
+        r = isdb_swucb_init(&c, NULL, &mem->b);
+    } else if (which == 2) {
+        isdb_dlinucb_config c = isdb_dlinucb_config_init(d, K, 0.99);
+        r = isdb_dlinucb_init(&c, NULL, &mem->c);
+    } else {
+        isdb_lints_config c = isdb_lints_config_init(d, K);
+        r = isdb_lints_init(&c, NULL, &mem->e);
+    }
+    if (r != ISDB_OK) {
+        fprintf(stderr, "init %s: %s\n", policy_names[which], isdb_result_string(r));
+        exit(1);
+    }
+    return (isdb_policy *)mem;
+}
+
+/* Seconds per step of `steps` selects (update 0) or select+update pairs. */
+static double time_policy(isdb_policy *p, int d, int K, long steps, int update) {
+    double t0 = now();
+    long s;
+    int arm = 0;
+    for (s = 0; s < steps; ++s) {
+        const double *X = pool + (s % POOL) * K * d;
+        isdb_policy_select(p, X, K, &arm);
+        if (update) isdb_policy_update(p, arm, X + arm * d, rewards[s % POOL]);
+    }
+    return (now() - t0) / (double)steps;
+}
+
+/* ---- naive references ----
+   The Gram matrix of each policy kept as a plain sum (LinUCB, LinTS),
+   rebuilt from the window (SW-UCB) or discounted (D-LinUCB), then every
+   step either factorised from scratch (Cholesky; arms scored by
+   triangular solves) or inverted from scratch (Gauss-Jordan; arms scored
+   by products with the inverse, as most published code does). */
+
+enum { GRAM_SUM, GRAM_WINDOW, GRAM_DISCOUNT };
+
+typedef struct naive {
+    int d, K, gram, inverse, count, head;
+    double *V, *Vt, *b, *L, *Vinv, *M, *theta, *u, *w, *ring_x, *ring_y;
+} naive;
+
+static double *zeros(int n) { return calloc((size_t)n, sizeof(double)); }
+
+static void naive_init(naive *n, int gram, int inverse, int d, int K) {
+    int i;
+    memset(n, 0, sizeof *n);
+    n->d = d;
+    n->K = K;
+    n->gram = gram;
+    n->inverse = inverse;
+    n->V = zeros(d * d);
+    n->Vt = zeros(d * d);
+    n->L = zeros(d * d);
+    n->Vinv = zeros(d * d);
+    n->M = zeros(2 * d * d);
+    n->b = zeros(d);
+    n->theta = zeros(d);
+    n->u = zeros(d);
+    n->w = zeros(d);
+    n->ring_x = zeros(WINDOW * d);
+    n->ring_y = zeros(WINDOW);
+    for (i = 0; i < d; ++i) n->V[i * d + i] = n->Vt[i * d + i] = 1.0;
+}
+
+static void naive_free(naive *n) {
+    free(n->V);
+    free(n->Vt);
+    free(n->L);
+    free(n->Vinv);
+    free(n->M);
+    free(n->b);
+    free(n->theta);
+    free(n->u);
+    free(n->w);
+    free(n->ring_x);
+    free(n->ring_y);
+}
+
+/* Inverse by Gauss-Jordan with partial pivoting. */
+static void gauss_jordan_inverse(int d, const double *A, double *inv, double *M) {
+    int i, j, k, w = 2 * d;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < w; ++j) M[i * w + j] = j < d ? A[i * d + j] : (j - d == i ? 1.0 : 0.0);
+    for (k = 0; k < d; ++k) {
+        int p = k;
+        double f;
+        for (i = k + 1; i < d; ++i)
+            if (fabs(M[i * w + k]) > fabs(M[p * w + k])) p = i;
+        for (j = 0; j < w; ++j) {
+            double t = M[k * w + j];
+            M[k * w + j] = M[p * w + j];
+            M[p * w + j] = t;
+        }
+        f = 1.0 / M[k * w + k];
+        for (j = 0; j < w; ++j) M[k * w + j] *= f;
+        for (i = 0; i < d; ++i)
+            if (i != k) {
+                double g = M[i * w + k];
+                for (j = 0; j < w; ++j) M[i * w + j] -= g * M[k * w + j];
+            }
+    }
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) inv[i * d + j] = M[i * w + d + j];
+}
+
+static int naive_step(naive *n, const double *X, double y) {
+    int d = n->d, i, j, k, best = 0;
+    double best_v = -1e300;
+    if (n->gram == GRAM_WINDOW) {
+        for (i = 0; i < d; ++i) {
+            for (j = 0; j < d; ++j) {
+                double s = i == j ? 1.0 : 0.0;
+                for (k = 0; k < n->count; ++k) s += n->ring_x[k * d + i] * n->ring_x[k * d + j];
+                n->V[i * d + j] = s;
+            }
+            n->b[i] = 0.0;
+            for (k = 0; k < n->count; ++k) n->b[i] += n->ring_y[k] * n->ring_x[k * d + i];
+        }
+    }
+    if (n->inverse) {
+        gauss_jordan_inverse(d, n->V, n->Vinv, n->M);
+        for (i = 0; i < d; ++i) n->theta[i] = isdb__dot(d, n->Vinv + i * d, n->b);
+    } else {
+        isdb__copy(d * d, n->V, n->L);
+        isdb_chol(d, n->L);
+        isdb_chol_solve(d, n->L, n->b, n->theta);
+    }
+    for (k = 0; k < n->K; ++k) {
+        const double *x = X + k * d;
+        double q = 0.0, v;
+        if (n->inverse)
+            for (i = 0; i < d; ++i) n->u[i] = isdb__dot(d, n->Vinv + i * d, x);
+        else
+            isdb_chol_solve(d, n->L, x, n->u);
+        if (n->gram == GRAM_DISCOUNT)
+            for (i = 0; i < d; ++i) q += n->u[i] * isdb__dot(d, n->Vt + i * d, n->u);
+        else
+            q = isdb__dot(d, x, n->u);
+        v = isdb__dot(d, x, n->theta) + sqrt(q > 0 ? q : 0);
+        if (v > best_v) {
+            best_v = v;
+            best = k;
+        }
+    }
+    if (n->gram == GRAM_WINDOW) {
+        int slot = n->count < WINDOW ? n->count++ : (n->head++ % WINDOW);
+        isdb__copy(d, X + best * d, n->ring_x + slot * d);
+        n->ring_y[slot] = y;
+    } else {
+        double g = n->gram == GRAM_DISCOUNT ? 0.99 : 1.0;
+        for (i = 0; i < d; ++i) {
+            for (j = 0; j < d; ++j) {
+                double xx = X[best * d + i] * X[best * d + j];
+                n->V[i * d + j] = g * n->V[i * d + j] + xx + (i == j ? 1.0 - g : 0.0);
+                n->Vt[i * d + j] = g * g * n->Vt[i * d + j] + xx + (i == j ? 1.0 - g * g : 0.0);
+            }
+            n->b[i] = g * n->b[i] + y * X[best * d + i];
+        }
+    }
+    return best;
+}
+
+static double time_naive(int gram, int inverse, int d, int K, long steps) {
+    naive n;
+    long s;
+    double t0;
+    naive_init(&n, gram, inverse, d, K);
+    for (s = 0; s < (gram == GRAM_WINDOW ? WINDOW : 10); ++s)
+        naive_step(&n, pool + (s % POOL) * K * d, rewards[s % POOL]);
+    t0 = now();
+    for (s = 0; s < steps; ++s) sink = naive_step(&n, pool + (s % POOL) * K * d, rewards[s % POOL]);
+    t0 = (now() - t0) / (double)steps;
+    naive_free(&n);
+    return t0;
+}
+
+/* ---- floors ---- */
+
+/* K products of a d x d matrix with a vector: K d^2 multiply-adds. */
+static double time_floor(int d, int K, long steps) {
+    double *A = malloc(sizeof(double) * (size_t)(d * d)), t0, acc = 0.0;
+    long s;
+    int i, k;
+    for (i = 0; i < d * d; ++i) A[i] = pool[i % (POOL * d)];
+    t0 = now();
+    for (s = 0; s < steps; ++s) {
+        const double *X = pool + (s % POOL) * K * d;
+        for (k = 0; k < K; ++k) {
+            const double *x = X + k * d;
+            for (i = 0; i < d; ++i) acc += isdb__dot(d, A + i * d, x);
+        }
+    }
+    sink = acc;
+    t0 = (now() - t0) / (double)steps;
+    free(A);
+    return t0;
+}
+
+/* Copy an SPD matrix and factorise it: what D-LinUCB must do per update. */
+static double time_chol(int d, long steps) {
+    double *A = malloc(sizeof(double) * (size_t)(d * d)), *L = malloc(sizeof(double) * (size_t)(d * d)), t0;
+    long s;
+    int i, j;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) A[i * d + j] = (i == j ? (double)d : 0.0) + 1.0 / (1.0 + i + j);
+    t0 = now();
+    for (s = 0; s < steps; ++s) {
+        isdb__copy(d * d, A, L);
+        isdb_chol(d, L);
+        sink = L[d * d - 1];
+    }
+    t0 = (now() - t0) / (double)steps;
+    free(A);
+    free(L);
+    return t0;
+}
+
+static double best_of_3(double a, double b, double c) { return fmin(a, fmin(b, c)); }
+
+int main(int argc, char **argv) {
+    static const int dims[6] = {2, 5, 10, 20, 50, 100};
+    static const int arms[2] = {5, 50};
+    static const int grams[4] = {GRAM_SUM, GRAM_WINDOW, GRAM_DISCOUNT, GRAM_SUM};
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0, which, di, ki, rep;
+    printf("ns per step, best of 3. floor: K d^2 multiply-adds; chol: one d x d Cholesky; naive chol / naive inv:\n"
+           "refit by Cholesky / by Gauss-Jordan inverse every step. SW-UCB window %d, D-LinUCB gamma 0.99.\n",
+           WINDOW);
+    printf("%-8s %4s %3s %9s %9s %9s %9s %9s %11s %11s %8s %8s %8s\n", "policy", "d", "K", "select", "update",
+           "step", "floor", "chol", "naive chol", "naive inv", "st/flr", "nc/st", "ni/st");
+    for (which = 0; which < 4; ++which)
+        for (di = 0; di < 6; ++di)
+            for (ki = 0; ki < 2; ++ki) {
+                int d = dims[di], K = arms[ki];
+                /* About 3e7 multiply-adds per measurement. */
+                long steps = (long)(3e7 / ((double)K * d * d + (double)d * d * d / 6 + 200.0)), slow_steps;
+                double sel[3], tot[3], nc[3], ni[3], flo[3], cho[3], s_sel, s_tot, s_nc, s_ni, s_flo, s_cho;
+                any_policy mem;
+                if (quick) steps /= 10;
+                if (steps < 200) steps = 200;
+                slow_steps = steps / (which == 1 ? 1 + WINDOW / K : (d < 10 ? 1 : d / 10)) + 20;
+                fill_pool(d, K);
+                for (rep = 0; rep < 3; ++rep) {
+                    isdb_policy *p = make(which, d, K, &mem);
+                    time_policy(p, d, K, which == 1 ? WINDOW + 10 : 10, 1); /* fill the window */
+                    sel[rep] = time_policy(p, d, K, steps, 0);
+                    tot[rep] = time_policy(p, d, K, steps, 1);
+                    isdb_policy_uninit(p);
+                    nc[rep] = time_naive(grams[which], 0, d, K, slow_steps);
+                    ni[rep] = time_naive(grams[which], 1, d, K, slow_steps / 2 + 10);
+                    flo[rep] = time_floor(d, K, steps);
+                    cho[rep] = time_chol(d, steps / 4 + 10);
+                }
+                s_sel = 1e9 * best_of_3(sel[0], sel[1], sel[2]);
+                s_tot = 1e9 * best_of_3(tot[0], tot[1], tot[2]);
+                s_nc = 1e9 * best_of_3(nc[0], nc[1], nc[2]);
+                s_ni = 1e9 * best_of_3(ni[0], ni[1], ni[2]);
+                s_flo = 1e9 * best_of_3(flo[0], flo[1], flo[2]);
+                s_cho = 1e9 * best_of_3(cho[0], cho[1], cho[2]);
+                printf("%-8s %4d %3d %9.0f %9.0f %9.0f %9.0f %9.0f %11.0f %11.0f %8.2f %8.1f %8.1f\n",
+                       policy_names[which], d, K, s_sel, s_tot - s_sel, s_tot, s_flo, s_cho, s_nc, s_ni,
+                       s_tot / s_flo, s_nc / s_tot, s_ni / s_tot);
+                fflush(stdout);
+            }
+    return 0;
+}
