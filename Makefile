@@ -74,7 +74,8 @@ demo: $(BUILD)/examples/demo
 	@mkdir -p $(OUT)
 	./$(BUILD)/examples/demo --out $(OUT)
 
-test: $(TEST_BINS)
+# The examples are built too, so they stay warning-free.
+test: $(TEST_BINS) $(EXAMPLE_BINS)
 	@echo "compilers: $(CC)$(if $(CLANG), clang)$(if $(HAVE_CXX), $(CXX))$(if $(CLANGXX), clang++)"
 	@sh tests/run.sh $(TEST_BINS)
 
