@@ -126,7 +126,10 @@
       refused, and the factor and b are rebuilt exactly from the stored
       window (O(w d^2 + d^3)); they are also rebuilt every `refresh`
       updates (default max(w, d), so O(d^2) amortised), which removes the
-      drift of the running sums. isdb_swucb_tuned_window gives the paper's
+      drift of the running sums. Should the window's Gram matrix be
+      numerically singular (a feature vector dwarfing lambda), the rebuild
+      applies one Givens update per stored observation instead, so an
+      update never fails. isdb_swucb_tuned_window gives the paper's
       window sizes. Note: the T^(2/3) regret of the revised paper holds under
       its Assumption 1 (arms along orthogonal directions, e.g. K-armed);
       Zhao et al. (2020) showed the original general-case argument flawed.
@@ -142,7 +145,10 @@
       The Vt recursion is the paper's, not the one of the authors' public
       code (which multiplies the updated V, not the previous Vt, by gamma^2).
       The (1 - gamma) lambda I term makes the update full rank, so V is
-      refactorised every update: update O(d^3), select O(K d^2).
+      refactorised every update: update O(d^3), select O(K d^2). An update
+      that would make V numerically singular (a feature vector dwarfing
+      lambda: condition beyond ~1e15) is refused with ISDB_ERR_NOT_SPD and
+      changes nothing.
       isdb_dlinucb_tuned_gamma gives gamma = 1 - (B_T/(d T))^(2/3).
       Memory 5 d^2 + O(d) doubles.
 
@@ -2210,24 +2216,31 @@ ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const double *X, in
 /* Factor (into L_next) and b (into work) of the window that (x, y) makes
    when it enters: the oldest observation leaves if the window is full.
    Sums run from the oldest observation to the newest. The ring is not
-   touched. Returns 0 if the Gram matrix does not factor. */
-ISDB__PRIVATE int isdb__swucb_rebuild(isdb_swucb *p, const double *x, double y) {
+   touched. The Gram matrix is formed and factorised; if it is numerically
+   singular (a feature vector dwarfing lambda), the factor is built instead
+   by one Givens update per observation from sqrt(lambda) I, which cannot
+   fail, so the window always moves on. */
+ISDB__PRIVATE void isdb__swucb_rebuild(isdb_swucb *p, const double *x, double y) {
     isdb__ridge *r = &p->_ridge;
-    int d = p->cfg.d, w = p->cfg.window, i, j, k;
+    int d = p->cfg.d, w = p->cfg.window, i, j, k, pass;
     int full = p->count == w, kept = full ? w - 1 : p->count, first = full ? (p->head + 1) % w : p->head;
     double *G = r->L_next, *b = r->work;
-    isdb__identity(d, G, r->lambda);
-    isdb__zero(d, b);
-    for (k = 0; k <= kept; ++k) {
-        int slot = (first + k) % w;
-        const double *z = k < kept ? p->_ring_x + slot * d : x;
-        double yz = k < kept ? p->_ring_y[slot] : y;
-        for (i = 0; i < d; ++i) {
-            for (j = 0; j <= i; ++j) G[i * d + j] += z[i] * z[j];
-            b[i] += yz * z[i];
+    for (pass = 0; pass < 2; ++pass) {
+        isdb__identity(d, G, pass ? sqrt(r->lambda) : r->lambda);
+        isdb__zero(d, b);
+        for (k = 0; k <= kept; ++k) {
+            int slot = (first + k) % w;
+            const double *v = k < kept ? p->_ring_x + slot * d : x;
+            double yv = k < kept ? p->_ring_y[slot] : y;
+            for (i = 0; i < d; ++i) b[i] += yv * v[i];
+            if (pass)
+                isdb__chol_update_to(d, G, G, v, r->block);
+            else
+                for (i = 0; i < d; ++i)
+                    for (j = 0; j <= i; ++j) G[i * d + j] += v[i] * v[j];
         }
+        if (pass || isdb_chol(d, G) == ISDB_OK) return;
     }
-    return isdb_chol(d, G) == ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__swucb_update(isdb_policy *bp, int arm, const double *x, double y) {
@@ -2248,7 +2261,7 @@ ISDB__PRIVATE isdb_result isdb__swucb_update(isdb_policy *bp, int arm, const dou
         }
     }
     if (rebuild) {
-        if (!isdb__swucb_rebuild(p, x, y)) return ISDB_ERR_NOT_SPD;
+        isdb__swucb_rebuild(p, x, y);
         ++p->rebuilds;
         isdb__copy(d, r->work, r->b);
         r->logdet = isdb_chol_logdet(d, r->L_next);
