@@ -12,7 +12,7 @@
    What the paper leaves open, chosen as the spec suggests (our inference):
    arms e1, e2 (d = 2, L = 1), S = 1, lambda = 1, delta = 1/T, noise
    N(0, 0.1^2), regret = pseudo-regret sum_t max_k theta_tk - theta_t,arm,
-   20 seeds (common random numbers: seed s drives the same noise for
+   50 seeds (common random numbers: seed s drives the same noise for
    every algorithm).
 
    EXP3.S (Auer et al. 2002, section 8): p_i = (1 - gamma) w_i / W +
@@ -28,7 +28,7 @@
 #include "repro_common.h"
 
 #define N_T 8
-#define MAX_SEEDS 20
+#define MAX_SEEDS 50
 #define EULER 2.718281828459045
 
 static const double horizons[N_T] = {3e4, 6e4, 9e4, 12e4, 15e4, 18e4, 21e4, 24e4};
