@@ -2915,20 +2915,22 @@ ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const double *X, int n_
     return ISDB_OK;
 }
 
+/* The block's SW-UCB is called through its vtable: the arguments were
+   checked once already, by the generic function that called BOB. */
 ISDB__PRIVATE isdb_result isdb__bob_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
     isdb_bob *p = (isdb_bob *)bp;
     if (!p->drawn) isdb__bob_draw(p);
-    return isdb_policy_select(&p->sw.base, X, n_arms, arm);
+    return p->sw.base.vt->select(&p->sw.base, X, n_arms, arm);
 }
 
 ISDB__PRIVATE isdb_result isdb__bob_scores(isdb_policy *bp, const double *X, int n_arms, double *out) {
     isdb_bob *p = (isdb_bob *)bp;
-    return p->drawn ? isdb_policy_scores(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
+    return p->drawn ? p->sw.base.vt->scores(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
 }
 
 ISDB__PRIVATE isdb_result isdb__bob_probs(isdb_policy *bp, const double *X, int n_arms, double *out) {
     isdb_bob *p = (isdb_bob *)bp;
-    return p->drawn ? isdb_policy_probs(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
+    return p->drawn ? p->sw.base.vt->probs(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
 }
 
 ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const double *x, double y) {
@@ -2939,7 +2941,7 @@ ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const doubl
     /* An update before any select of the block (an action chosen by the
        caller) draws the window first. */
     if (drew) isdb__bob_draw(p);
-    r = isdb_policy_update(&p->sw.base, arm, x, y);
+    r = p->sw.base.vt->update(&p->sw.base, arm, x, y);
     if (r < 0) {
         if (drew) {
             p->base.rng = rng;
@@ -2949,6 +2951,7 @@ ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const doubl
         }
         return r;
     }
+    p->sw.base.t++;
     p->block_sum += y;
     if (++p->in_block == p->block_len) isdb__bob_end_block(p);
     return r;
