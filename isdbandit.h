@@ -163,7 +163,43 @@
       generator, so they do not change the state. Cost: select O(d^2 + K d),
       update O(d^2). Memory as LinUCB.
 
-   [doc:bob]
+   BOB (isdb_bob): Cheung, Simchi-Levi, Zhu, Algorithm 2 (bandit over bandit).
+      Tunes SW-UCB's window online, without knowing the variation budget.
+      The horizon T is cut into blocks of H = floor(d^(2/3) T^(1/2)) rounds
+      (H clamped to [1, T]; the last block may be shorter). Each block
+      draws a window w = floor(H^(j/Delta)) from J (j = 0..Delta, Delta =
+      ceil(ln H); duplicate windows are kept as separate EXP3 arms; J = {1}
+      when H = 1) and plays a fresh SW-UCB with it: V = lambda I, nothing
+      carried over, delta = 1/T, so beta = R sqrt(d ln(T (1 + w L^2/lambda)))
+      + sqrt(lambda) S. EXP3 (eq. 23-25): p_j = (1 - gamma) s_j / sum s +
+      gamma/|J|, gamma = min(1, sqrt(|J| ln|J| / ((e - 1) ceil(T/H)))); at a
+      block's end the played window's weight s_j is multiplied by
+      exp(gamma r / (|J| p_j)), r = 1/2 + (sum of the block's rewards) /
+      (2 H b + 4 R sqrt(H ln(T / sqrt H))), b = reward_bound (1 in the
+      paper, which assumes |x.theta| <= 1); clip = 1 clips r to [0, 1] (the
+      paper does not). Weights are kept as logarithms shifted so the largest
+      is 0: nothing overflows however many blocks. isdb_bob_tuned_params
+      gives H, Delta, J, gamma and the normaliser without an object.
+      The window is drawn at the block's first select (or update, for an
+      action the caller chose). From then on the choices are SW-UCB's and
+      deterministic: probs is one-hot and scores are SW-UCB's indices.
+      Before the draw, probs (and scores) give the mixture sum_j p_j
+      [the arm a fresh SW-UCB with window J_j plays]; a fresh SW-UCB plays
+      the arm of largest ||x|| whatever its window (lowest index on ties,
+      arm 0 if the width is 0), so this is one-hot as well: BOB's
+      propensities are degenerate (no use for inverse-propensity
+      weighting), and the randomness lives in the window, whose
+      distribution isdb_bob_master_probs returns.
+      Past T, BOB goes on with the same H, J, gamma and normaliser, in
+      blocks of H rounds after the horizon's last block; the paper defines
+      nothing past T, and no doubling trick is applied.
+      Regret O~(d^(2/3) (B_T + 1)^(1/4) T^(3/4)) (Thm 4; the same
+      Assumption 1 caveat as SW-UCB).
+      Defaults: lambda 1, R 1, S 1, L 1, alpha 1, reward_bound 1, clip 0,
+      seed 1; T (>= 2) is required. Cost: select O(K d^2), plus O(H d) to
+      start a block's SW-UCB (O(d) per round amortised) and O(|J|) for the
+      draw; update O(d^2) amortised; probs before the draw O(|J| K d^2).
+      Memory (d + 1) H + 2 d^2 + O(d + |J|) doubles.
 
    [doc:isd]
 
@@ -639,7 +675,80 @@ ISDB_API void isdb_lints_theta(const isdb_lints *pol, double *theta);
 /* The theta~ drawn by the last select (zeros before the first). */
 ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, double *theta);
 
-/* [decl:bob] */
+/* ---------------------------------------------------------------------------
+   BOB (bandit over bandit: EXP3 over the window of a restarted SW-UCB)
+   ------------------------------------------------------------------------ */
+
+/* Most windows BOB can have: H <= INT_MAX gives Delta = ceil(ln H) <= 22. */
+#define ISDB_BOB_MAX_WINDOWS 24
+
+/* The parameters of Cheung et al. eq. 22-25; they depend on d, T, R and
+   reward_bound only (never on B_T). */
+typedef struct isdb_bob_params {
+    int H;             /* block length floor(d^(2/3) T^(1/2)), clamped to [1, T] */
+    int Delta;         /* ceil(ln H); 0 when H = 1 */
+    int n_windows;     /* |J| = Delta + 1 */
+    int windows[ISDB_BOB_MAX_WINDOWS]; /* J: floor(H^(j/Delta)), j = 0..Delta (duplicates kept); {1} if H = 1 */
+    uint64_t blocks;   /* ceil(T / H), the blocks of the horizon */
+    double gamma;      /* EXP3 rate min(1, sqrt(n ln n / ((e - 1) blocks))), n = Delta + 1; 0 if n = 1 */
+    double normaliser; /* 2 H reward_bound + 4 R sqrt(H ln(T / sqrt(H))) */
+} isdb_bob_params;
+
+/* The parameters for dimension d, horizon T >= 1, noise scale R >= 0 and
+   reward bound > 0 (1 in the paper). ISDB_ERR_INVALID_ARG if H would
+   exceed INT_MAX. */
+ISDB_API isdb_result isdb_bob_tuned_params(int d, uint64_t T, double R, double reward_bound, isdb_bob_params *par);
+
+typedef struct isdb_bob_config {
+    int d, max_arms;
+    uint64_t T;          /* horizon, >= 2: H, J, gamma and delta = 1/T depend on it */
+    double lambda;       /* ridge of each block's SW-UCB; default 1 */
+    double R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
+    double alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
+    double reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]; default 1 */
+    int clip;            /* 1: clip each rescaled block reward to [0, 1]; default 0 (the paper does not) */
+    uint64_t seed;       /* generator of the window draws; default 1 */
+    int refresh;         /* SW-UCB rebuild period; 0 means max(w, d), as SW-UCB */
+} isdb_bob_config;
+
+typedef struct isdb_bob {
+    isdb_policy base;
+    isdb_bob_config cfg;
+    isdb_bob_params par;
+    uint64_t block;   /* index of the current block, from 0 */
+    int block_len;    /* its length: H, or what is left of the horizon */
+    int in_block;     /* rounds of it already updated */
+    int drawn;        /* 1 once its window has been drawn */
+    int j;            /* window index of the current block (of the last one before the draw) */
+    double block_sum; /* sum of the rewards of the current block */
+    double *_logw;    /* EXP3 log-weights (n_windows), shifted so the largest is 0 */
+    double *_p;       /* the master distribution of the current block (n_windows) */
+    void *_sw_heap;   /* heap of the block's SW-UCB, sized for window H */
+    isdb_swucb sw;    /* the current block's SW-UCB (fresh until the block's first update) */
+} isdb_bob;
+
+ISDB_API isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T);
+ISDB_API isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol);
+ISDB_API isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol);
+ISDB_API const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol);
+/* H, Delta, J, the block count, the EXP3 rate and the normaliser. */
+ISDB_API const isdb_bob_params *isdb_bob_get_params(const isdb_bob *pol);
+/* Index of the current block, from 0 (block i of the paper is index i - 1). */
+ISDB_API uint64_t isdb_bob_block(const isdb_bob *pol);
+/* Window of the current block, or 0 if it has not been drawn yet (the
+   block's first select or update draws it). */
+ISDB_API int isdb_bob_window(const isdb_bob *pol);
+/* Index j of that window in J (windows[j]), or -1 before the draw. */
+ISDB_API int isdb_bob_window_index(const isdb_bob *pol);
+/* The EXP3 distribution (n_windows values) the current block's window is,
+   or was, drawn from: p_j = (1 - gamma) s_j / sum s + gamma / n_windows. */
+ISDB_API void isdb_bob_master_probs(const isdb_bob *pol, double *p);
+/* The EXP3 log-weights ln s_j (n_windows values), shifted so the largest
+   is 0 (p does not change under a common shift). */
+ISDB_API void isdb_bob_log_weights(const isdb_bob *pol, double *logw);
+/* The current block's SW-UCB, for its getters (theta, beta). */
+ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
 
 /* [decl:isd] */
 
@@ -2781,7 +2890,372 @@ void isdb_lints_theta(const isdb_lints *pol, double *theta) { isdb__ridge_theta(
 
 void isdb_lints_last_sample(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
 
-/* [impl:bob] */
+/* ---------------------------------------------------------------------------
+   BOB
+   ------------------------------------------------------------------------ */
+
+isdb_result isdb_bob_tuned_params(int d, uint64_t T, double R, double reward_bound, isdb_bob_params *par) {
+    double Tf, h, n;
+    int j;
+    if (!par || d < 1 || T < 1 || !isdb__nonneg(R) || !isdb__positive(reward_bound)) return ISDB_ERR_INVALID_ARG;
+    memset(par, 0, sizeof *par);
+    Tf = (double)T;
+    /* The epsilon keeps whole products whole: pow(8, 2/3) = 3.999... */
+    h = floor(pow((double)d, 2.0 / 3.0) * sqrt(Tf) + 1e-9);
+    if (h > Tf) h = floor(Tf);
+    if (h < 1.0) h = 1.0;
+    if (h > (double)INT_MAX) return ISDB_ERR_INVALID_ARG;
+    par->H = (int)h;
+    par->Delta = par->H > 1 ? (int)ceil(log(h)) : 0;
+    par->n_windows = par->Delta + 1;
+    par->windows[0] = 1;
+    for (j = 1; j <= par->Delta; ++j) {
+        double w = j == par->Delta ? h : floor(pow(h, (double)j / (double)par->Delta) + 1e-9);
+        par->windows[j] = w < 1.0 ? 1 : (w > h ? par->H : (int)w);
+    }
+    par->blocks = T / (uint64_t)par->H + (T % (uint64_t)par->H != 0);
+    n = (double)par->n_windows;
+    /* One window: n ln n = 0, and EXP3 has nothing to learn. */
+    par->gamma = par->n_windows > 1 ? fmin(1.0, sqrt(n * log(n) / (expm1(1.0) * (double)par->blocks))) : 0.0;
+    /* h <= T, so T / sqrt(h) >= 1 and the logarithm is not negative. */
+    par->normaliser = 2.0 * h * reward_bound + 4.0 * R * sqrt(h * log(Tf / sqrt(h)));
+    return ISDB_OK;
+}
+
+isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
+    isdb_bob_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.max_arms = max_arms;
+    c.T = T;
+    c.lambda = 1.0;
+    c.R = 1.0;
+    c.S = 1.0;
+    c.L = 1.0;
+    c.alpha = 1.0;
+    c.reward_bound = 1.0;
+    c.clip = 0;
+    c.seed = 1;
+    c.refresh = 0;
+    return c;
+}
+
+ISDB__PRIVATE int isdb__bob_config_ok(const isdb_bob_config *c) {
+    /* delta = 1/T is in (0, 1/2] once T >= 2. */
+    return c && isdb__sizes_ok(c->d, c->max_arms) && c->T >= 2 &&
+           isdb__ucb_params_ok(c->lambda, 0.5, c->R, c->S, c->L, c->alpha, ISDB_WIDTH_SIMPLE) &&
+           c->reward_bound >= 1e-30 && c->reward_bound <= 1e30 && (c->clip == 0 || c->clip == 1) &&
+           c->refresh >= 0;
+}
+
+/* The SW-UCB of a block with window w (Algorithm 2 lines 9-13): delta =
+   1/T, the width of eq. 5 with n = w, and the refresh period resolved. */
+ISDB__PRIVATE isdb_swucb_config isdb__bob_sw_config(const isdb_bob_config *c, int w) {
+    isdb_swucb_config s = isdb_swucb_config_init(c->d, c->max_arms, w);
+    s.lambda = c->lambda;
+    s.delta = 1.0 / (double)c->T;
+    s.R = c->R;
+    s.S = c->S;
+    s.L = c->L;
+    s.alpha = c->alpha;
+    s.width = ISDB_WIDTH_SIMPLE;
+    s.refresh = c->refresh > 0 ? c->refresh : isdb__max_int(w, c->d);
+    return s;
+}
+
+/* A SW-UCB's heap grows with its window, so the block for window H holds
+   the SW-UCB of any window in J. */
+ISDB__PRIVATE size_t isdb__bob_layout(const isdb_bob_config *c, const isdb_bob_params *par, isdb_bob *p,
+                                      void *heap) {
+    isdb__arena a;
+    isdb_swucb_config sc = isdb__bob_sw_config(c, par->H);
+    size_t sw_bytes;
+    if (isdb_swucb_heap_size(&sc, &sw_bytes) != ISDB_OK) return 0;
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = 0;
+    p->_logw = isdb__take_f64(&a, par->n_windows);
+    p->_p = isdb__take_f64(&a, par->n_windows);
+    p->_sw_heap = isdb__take(&a, 1, sw_bytes);
+    return a.overflow ? 0 : a.used;
+}
+
+/* Eq. 24 from the log-weights: s_j = exp(logw_j - max), so the largest
+   term is 1 and neither the sum nor a term can overflow. */
+ISDB__PRIVATE void isdb__bob_distribution(isdb_bob *p) {
+    int j, n = p->par.n_windows;
+    double top = p->_logw[0], sum = 0.0, g = p->par.gamma;
+    for (j = 1; j < n; ++j)
+        if (p->_logw[j] > top) top = p->_logw[j];
+    for (j = 0; j < n; ++j) {
+        p->_p[j] = exp(p->_logw[j] - top);
+        sum += p->_p[j];
+    }
+    for (j = 0; j < n; ++j) p->_p[j] = (1.0 - g) * (p->_p[j] / sum) + g / (double)n;
+}
+
+/* Starts the block's SW-UCB afresh with window windows[j]: V = lambda I, an
+   empty window, nothing carried over (Algorithm 2 line 7). */
+ISDB__PRIVATE void isdb__bob_fresh(isdb_bob *p) {
+    isdb_swucb_config sc = isdb__bob_sw_config(&p->cfg, p->par.windows[p->j]);
+    isdb_result r = isdb_swucb_init_preallocated(&sc, p->_sw_heap, &p->sw);
+    ISDB_ASSERT(r == ISDB_OK);
+    (void)r;
+}
+
+/* Draws the block's window from p by inverse CDF (the last index if
+   rounding leaves u past the total) and starts its SW-UCB. */
+ISDB__PRIVATE void isdb__bob_draw(isdb_bob *p) {
+    int j, n = p->par.n_windows;
+    double u = isdb_rng_uniform(&p->base.rng), c = 0.0;
+    for (j = 0; j < n - 1; ++j) {
+        c += p->_p[j];
+        if (u < c) break;
+    }
+    p->j = j;
+    p->drawn = 1;
+    isdb__bob_fresh(p);
+}
+
+/* Blocks 0 .. blocks-2 have H rounds, block blocks-1 what is left of T;
+   past the horizon, blocks of H rounds again. */
+ISDB__PRIVATE int isdb__bob_block_len(const isdb_bob *p, uint64_t block) {
+    return block + 1 == p->par.blocks ? (int)(p->cfg.T - (p->par.blocks - 1) * (uint64_t)p->par.H) : p->par.H;
+}
+
+/* Eq. 25: the played window's weight is multiplied by exp(gamma r /
+   (n p_j)), r = 1/2 + (block reward sum) / normaliser; then the next
+   block begins, its window not drawn yet. */
+ISDB__PRIVATE void isdb__bob_end_block(isdb_bob *p) {
+    int j, n = p->par.n_windows;
+    double r = 0.5 + p->block_sum / p->par.normaliser, top;
+    if (p->cfg.clip) r = r < 0.0 ? 0.0 : (r > 1.0 ? 1.0 : r);
+    p->_logw[p->j] += p->par.gamma / ((double)n * p->_p[p->j]) * r;
+    top = p->_logw[0];
+    for (j = 1; j < n; ++j)
+        if (p->_logw[j] > top) top = p->_logw[j];
+    for (j = 0; j < n; ++j) p->_logw[j] -= top;
+    isdb__bob_distribution(p);
+    p->block++;
+    p->block_len = isdb__bob_block_len(p, p->block);
+    p->in_block = 0;
+    p->block_sum = 0.0;
+    p->drawn = 0;
+    isdb__bob_fresh(p);
+}
+
+/* Before the draw: window j would start a fresh SW-UCB, which plays the
+   argmax of beta_j ||x||_{(lambda I)^-1}; p_j goes to that arm. The
+   block's SW-UCB is fresh until the draw, so its ridge state is the one
+   every window starts from; only beta depends on the window. */
+ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const double *X, int n_arms, double *out) {
+    isdb_swucb probe = p->sw; /* shares the fresh ridge arrays */
+    int j;
+    isdb__zero(n_arms, out);
+    for (j = 0; j < p->par.n_windows; ++j) {
+        probe.cfg.window = p->par.windows[j];
+        out[isdb__index_argmax(&probe.base, X, n_arms, isdb__swucb_index, isdb_swucb_beta(&probe))] += p->_p[j];
+    }
+    return ISDB_OK;
+}
+
+/* The block's SW-UCB is called through its vtable: the arguments were
+   checked once already, by the generic function that called BOB. */
+ISDB__PRIVATE isdb_result isdb__bob_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+    isdb_bob *p = (isdb_bob *)bp;
+    if (!p->drawn) isdb__bob_draw(p);
+    return p->sw.base.vt->select(&p->sw.base, X, n_arms, arm);
+}
+
+ISDB__PRIVATE isdb_result isdb__bob_scores(isdb_policy *bp, const double *X, int n_arms, double *out) {
+    isdb_bob *p = (isdb_bob *)bp;
+    return p->drawn ? p->sw.base.vt->scores(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
+}
+
+ISDB__PRIVATE isdb_result isdb__bob_probs(isdb_policy *bp, const double *X, int n_arms, double *out) {
+    isdb_bob *p = (isdb_bob *)bp;
+    return p->drawn ? p->sw.base.vt->probs(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
+}
+
+ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const double *x, double y) {
+    isdb_bob *p = (isdb_bob *)bp;
+    isdb_rng rng = p->base.rng;
+    int j = p->j, drew = !p->drawn;
+    isdb_result r;
+    /* An update before any select of the block (an action chosen by the
+       caller) draws the window first. */
+    if (drew) isdb__bob_draw(p);
+    r = p->sw.base.vt->update(&p->sw.base, arm, x, y);
+    if (r < 0) {
+        if (drew) {
+            p->base.rng = rng;
+            p->j = j;
+            p->drawn = 0;
+            isdb__bob_fresh(p);
+        }
+        return r;
+    }
+    p->sw.base.t++;
+    p->block_sum += y;
+    if (++p->in_block == p->block_len) isdb__bob_end_block(p);
+    return r;
+}
+
+/* Serializer steps whose value is needed later in the walk (the
+   SW-UCB's layout depends on j): they return the stream's value when
+   checking or reading (lo, or 0, if the stream ran out). */
+ISDB__PRIVATE int isdb__bob_ser_int(isdb_ser *s, int *v, int lo, int hi) {
+    uint64_t x = (uint64_t)(uint32_t)*v;
+    int value;
+    if (!isdb__ser_raw(s, &x, 4)) return lo;
+    value = (int)(int32_t)(uint32_t)x;
+    if (value < lo || value > hi) {
+        s->failed = 1;
+        return lo;
+    }
+    if (isdb__ser_storing(s)) *v = value;
+    return value;
+}
+
+ISDB__PRIVATE uint64_t isdb__bob_ser_u64(isdb_ser *s, uint64_t *v) {
+    uint64_t x = *v;
+    if (!isdb__ser_raw(s, &x, 8)) return 0;
+    if (isdb__ser_storing(s)) *v = x;
+    return x;
+}
+
+/* n doubles, each in [lo, hi]. */
+ISDB__PRIVATE void isdb__bob_ser_f64_in(isdb_ser *s, double *v, int n, double lo, double hi) {
+    int i;
+    for (i = 0; i < n; ++i) {
+        uint64_t x;
+        double value;
+        memcpy(&x, &v[i], sizeof x);
+        if (!isdb__ser_raw(s, &x, 8)) return;
+        memcpy(&value, &x, sizeof value);
+        if (!(value >= lo && value <= hi))
+            s->failed = 1;
+        else if (isdb__ser_storing(s))
+            v[i] = value;
+    }
+}
+
+ISDB__PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_bob *p = (isdb_bob *)bp;
+    const isdb_bob_config *c = &p->cfg;
+    int n = p->par.n_windows, len, in_block, j;
+    uint64_t block;
+    double bound;
+    isdb_swucb_config sc;
+    isdb__ser_cfg_u64(s, c->T);
+    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_f64(s, c->R);
+    isdb__ser_cfg_f64(s, c->S);
+    isdb__ser_cfg_f64(s, c->L);
+    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_cfg_f64(s, c->reward_bound);
+    isdb__ser_cfg_int(s, c->clip);
+    isdb__ser_cfg_int(s, c->refresh);
+    block = isdb__bob_ser_u64(s, &p->block);
+    len = isdb__bob_block_len(p, block);
+    in_block = isdb__bob_ser_int(s, &p->in_block, 0, len - 1);
+    /* A block with updates has drawn its window. */
+    isdb__bob_ser_int(s, &p->drawn, in_block > 0, 1);
+    j = isdb__bob_ser_int(s, &p->j, 0, n - 1);
+    bound = (double)len * ISDB_INPUT_MAX;
+    isdb__bob_ser_f64_in(s, &p->block_sum, 1, -bound, bound);
+    isdb__bob_ser_f64_in(s, p->_logw, n, -1e300, 0.0);
+    sc = isdb__bob_sw_config(c, p->par.windows[j]);
+    if (s->mode == ISDB__SER_CHECK) {
+        /* Checked against the layout of the snapshot's window; the object
+           is not touched (the probe only reads the heap). */
+        isdb_swucb probe = p->sw;
+        probe.cfg = sc;
+        isdb__swucb_layout(&sc, &probe, p->_sw_heap);
+        isdb__ser_u64(s, &probe.base.t);
+        isdb__swucb_serialize(&probe.base, s);
+        return;
+    }
+    if (isdb__ser_storing(s)) isdb__bob_fresh(p); /* lays the SW-UCB out for window j */
+    isdb__ser_u64(s, &p->sw.base.t);
+    isdb__swucb_serialize(&p->sw.base, s);
+    if (isdb__ser_storing(s)) {
+        p->block_len = len;
+        isdb__bob_distribution(p);
+    }
+}
+
+ISDB__PRIVATE void isdb__bob_reset(isdb_policy *bp) {
+    isdb_bob *p = (isdb_bob *)bp;
+    p->block = 0;
+    p->block_len = isdb__bob_block_len(p, 0);
+    p->in_block = 0;
+    p->drawn = 0;
+    p->j = 0;
+    p->block_sum = 0.0;
+    isdb__zero(p->par.n_windows, p->_logw);
+    isdb__bob_distribution(p);
+    isdb__bob_fresh(p);
+}
+
+static const isdb_policy_vtable isdb__bob_vt = {ISDB_POLICY_BOB,  "bob",           0, isdb__bob_select,
+                                                isdb__bob_update, isdb__bob_scores, isdb__bob_probs,
+                                                isdb__bob_serialize, isdb__bob_reset};
+
+isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes) {
+    isdb_bob probe;
+    isdb_bob_params par;
+    if (!bytes || !isdb__bob_config_ok(cfg) ||
+        isdb_bob_tuned_params(cfg->d, cfg->T, cfg->R, cfg->reward_bound, &par) != ISDB_OK)
+        return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__bob_layout(cfg, &par, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol) {
+    size_t bytes;
+    isdb_result r = isdb_bob_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    isdb_bob_tuned_params(cfg->d, cfg->T, cfg->R, cfg->reward_bound, &pol->par);
+    isdb__bob_layout(cfg, &pol->par, pol, heap);
+    /* Every byte defined: checking a snapshot reads the heap laid out for
+       the snapshot's window, which may be longer than any used so far. */
+    memset(heap, 0, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__bob_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes);
+    isdb__bob_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__bob_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_bob_init_preallocated((const isdb_bob_config *)cfg, heap, (isdb_bob *)pol);
+}
+
+isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol) {
+    size_t bytes;
+    isdb_result r = isdb_bob_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__bob_setup, cfg, pol);
+}
+
+const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol) { return &pol->cfg; }
+
+const isdb_bob_params *isdb_bob_get_params(const isdb_bob *pol) { return &pol->par; }
+
+uint64_t isdb_bob_block(const isdb_bob *pol) { return pol->block; }
+
+int isdb_bob_window(const isdb_bob *pol) { return pol->drawn ? pol->par.windows[pol->j] : 0; }
+
+int isdb_bob_window_index(const isdb_bob *pol) { return pol->drawn ? pol->j : -1; }
+
+void isdb_bob_master_probs(const isdb_bob *pol, double *p) { isdb__copy(pol->par.n_windows, pol->_p, p); }
+
+void isdb_bob_log_weights(const isdb_bob *pol, double *logw) { isdb__copy(pol->par.n_windows, pol->_logw, logw); }
+
+const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
 
 /* [impl:isd] */
 

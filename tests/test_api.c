@@ -124,7 +124,28 @@ static isdb_result pre_lints(int d, int max_arms, void *heap, size_t *bytes, voi
     return heap ? isdb_lints_init_preallocated(&c, heap, (isdb_lints *)mem) : isdb_lints_heap_size(&c, bytes);
 }
 
-/* [cases:bob] */
+/* BOB with a short horizon, so the generic runs (up to 100 rounds) cross
+   several block ends and go past T. */
+static isdb_result make_bob(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_bob_config c = isdb_bob_config_init(d, max_arms, 60);
+    c.lambda = 0.5;
+    c.R = 0.3;
+    c.clip = 1;
+    c.seed = 7;
+    return isdb_bob_init(&c, alloc, (isdb_bob *)mem);
+}
+
+static isdb_result make_bob_long(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_bob_config c = isdb_bob_config_init(d, max_arms, 2000);
+    c.refresh = 3;
+    c.seed = 8;
+    return isdb_bob_init(&c, alloc, (isdb_bob *)mem);
+}
+
+static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_bob_config c = isdb_bob_config_init(d, max_arms, 300);
+    return heap ? isdb_bob_init_preallocated(&c, heap, (isdb_bob *)mem) : isdb_bob_heap_size(&c, bytes);
+}
 
 /* [cases:isd] */
 
@@ -140,7 +161,8 @@ static const policy_case cases[] = {
     {"dlinucb", make_dlinucb, pre_dlinucb, 4, 6, NULL},
     {"lints theory", make_lints, pre_lints, 4, 6, NULL},
     {"lints plain", make_lints_plain, pre_lints, 3, 5, NULL},
-    /* [rows:bob] */
+    {"bob", make_bob, pre_bob, 4, 6, NULL},
+    {"bob long", make_bob_long, pre_bob, 3, 5, NULL},
     /* [rows:isd] */
     /* [rows:opkb] */
     /* [rows:oam] */
