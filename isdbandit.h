@@ -217,7 +217,8 @@
       offset 16  u64      total size in bytes, this header and checksum included
       offset 24  ...      the config, then the state: doubles as IEEE-754
                           binary64 bit patterns (u64), integers as i32 or u64,
-                          in an order fixed by the config alone
+                          in an order fixed by the config and by values
+                          earlier in the stream (BOB: the window index)
       last 8     u64      FNV-1a 64 hash of every byte before it
       load rejects (ISDB_ERR_FORMAT, object unchanged) a wrong magic,
       version, kind, size or checksum, a config different from the
@@ -225,7 +226,7 @@
 
    HISTORY
       0.1.0  first release: linear algebra, LinUCB/OFUL, SW-UCB, D-LinUCB,
-             LinTS, linear environments and the regret harness.
+             LinTS, BOB, linear environments and the regret harness.
 */
 
 #ifndef ISDBANDIT_H
@@ -1653,7 +1654,9 @@ ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintpt
      CHECK  read and validate, store nothing
      READ   read and store (only after a CHECK pass succeeded)
    Config values are written, and on CHECK/READ compared with the object's
-   own. A layout depends on the config alone, so CHECK needs no state.
+   own. A layout depends on the config and on values read before it
+   (which the steps return), never on the object's state, so CHECK can
+   validate a snapshot without touching the object.
    ------------------------------------------------------------------------ */
 
 enum { ISDB__SER_SIZE, ISDB__SER_WRITE, ISDB__SER_CHECK, ISDB__SER_READ };
@@ -1716,23 +1719,33 @@ ISDB__PRIVATE int isdb__ser_raw(isdb_ser *s, uint64_t *v, int bytes) {
 
 ISDB__PRIVATE int isdb__ser_storing(const isdb_ser *s) { return s->mode == ISDB__SER_READ && !s->failed; }
 
-ISDB__PRIVATE void isdb__ser_u64(isdb_ser *s, uint64_t *v) {
+/* The steps below return the value they moved (the object's when
+   measuring or writing, the stream's when checking or reading), so a
+   value that decides the layout of what follows can steer the walk in
+   every mode. */
+ISDB__PRIVATE uint64_t isdb__ser_u64(isdb_ser *s, uint64_t *v) {
     uint64_t x = *v;
-    if (isdb__ser_raw(s, &x, 8) && isdb__ser_storing(s)) *v = x;
+    if (!isdb__ser_raw(s, &x, 8)) return 0;
+    if (isdb__ser_storing(s)) *v = x;
+    return x;
 }
 
-/* An int that must lie in [lo, hi]. */
-ISDB__PRIVATE void isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
+/* An int that must lie in [lo, hi] (lo is returned on failure). */
+ISDB__PRIVATE int isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
     uint64_t x = (uint64_t)(uint32_t)*v;
     int value;
-    if (!isdb__ser_raw(s, &x, 4)) return;
+    if (!isdb__ser_raw(s, &x, 4)) return lo;
     value = (int)(int32_t)(uint32_t)x;
-    if (s->mode >= ISDB__SER_CHECK && (value < lo || value > hi)) s->failed = 1;
+    if (s->mode >= ISDB__SER_CHECK && (value < lo || value > hi)) {
+        s->failed = 1;
+        return lo;
+    }
     if (isdb__ser_storing(s)) *v = value;
+    return value;
 }
 
-/* n doubles, each of which must be finite. */
-ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) {
+/* n doubles, each in [lo, hi] (so finite). */
+ISDB__PRIVATE void isdb__ser_f64_range(isdb_ser *s, double *v, int n, double lo, double hi) {
     int i;
     for (i = 0; i < n; ++i) {
         uint64_t x;
@@ -1740,10 +1753,13 @@ ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) {
         memcpy(&x, &v[i], sizeof x);
         if (!isdb__ser_raw(s, &x, 8)) return;
         memcpy(&value, &x, sizeof value);
-        if (s->mode >= ISDB__SER_CHECK && !isdb__finite(value)) s->failed = 1;
+        if (s->mode >= ISDB__SER_CHECK && !(value >= lo && value <= hi)) s->failed = 1;
         if (isdb__ser_storing(s)) v[i] = value;
     }
 }
+
+/* n doubles, each of which must be finite. */
+ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) { isdb__ser_f64_range(s, v, n, -DBL_MAX, DBL_MAX); }
 
 /* Config values: written, and on reading required to equal the object's
    own (bit for bit). */
@@ -3054,7 +3070,7 @@ ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const double *X, int n_
     isdb__zero(n_arms, out);
     for (j = 0; j < p->par.n_windows; ++j) {
         probe.cfg.window = p->par.windows[j];
-        out[isdb__index_argmax(&probe.base, X, n_arms, isdb__swucb_index, isdb_swucb_beta(&probe))] += p->_p[j];
+        out[isdb__ridge_ucb_all(&probe._ridge, X, n_arms, isdb_swucb_beta(&probe), NULL)] += p->_p[j];
     }
     return ISDB_OK;
 }
@@ -3101,45 +3117,6 @@ ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const doubl
     return r;
 }
 
-/* Serializer steps whose value is needed later in the walk (the
-   SW-UCB's layout depends on j): they return the stream's value when
-   checking or reading (lo, or 0, if the stream ran out). */
-ISDB__PRIVATE int isdb__bob_ser_int(isdb_ser *s, int *v, int lo, int hi) {
-    uint64_t x = (uint64_t)(uint32_t)*v;
-    int value;
-    if (!isdb__ser_raw(s, &x, 4)) return lo;
-    value = (int)(int32_t)(uint32_t)x;
-    if (value < lo || value > hi) {
-        s->failed = 1;
-        return lo;
-    }
-    if (isdb__ser_storing(s)) *v = value;
-    return value;
-}
-
-ISDB__PRIVATE uint64_t isdb__bob_ser_u64(isdb_ser *s, uint64_t *v) {
-    uint64_t x = *v;
-    if (!isdb__ser_raw(s, &x, 8)) return 0;
-    if (isdb__ser_storing(s)) *v = x;
-    return x;
-}
-
-/* n doubles, each in [lo, hi]. */
-ISDB__PRIVATE void isdb__bob_ser_f64_in(isdb_ser *s, double *v, int n, double lo, double hi) {
-    int i;
-    for (i = 0; i < n; ++i) {
-        uint64_t x;
-        double value;
-        memcpy(&x, &v[i], sizeof x);
-        if (!isdb__ser_raw(s, &x, 8)) return;
-        memcpy(&value, &x, sizeof value);
-        if (!(value >= lo && value <= hi))
-            s->failed = 1;
-        else if (isdb__ser_storing(s))
-            v[i] = value;
-    }
-}
-
 ISDB__PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_bob *p = (isdb_bob *)bp;
     const isdb_bob_config *c = &p->cfg;
@@ -3156,15 +3133,15 @@ ISDB__PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_f64(s, c->reward_bound);
     isdb__ser_cfg_int(s, c->clip);
     isdb__ser_cfg_int(s, c->refresh);
-    block = isdb__bob_ser_u64(s, &p->block);
+    block = isdb__ser_u64(s, &p->block);
     len = isdb__bob_block_len(p, block);
-    in_block = isdb__bob_ser_int(s, &p->in_block, 0, len - 1);
+    in_block = isdb__ser_int(s, &p->in_block, 0, len - 1);
     /* A block with updates has drawn its window. */
-    isdb__bob_ser_int(s, &p->drawn, in_block > 0, 1);
-    j = isdb__bob_ser_int(s, &p->j, 0, n - 1);
+    isdb__ser_int(s, &p->drawn, in_block > 0, 1);
+    j = isdb__ser_int(s, &p->j, 0, n - 1);
     bound = (double)len * ISDB_INPUT_MAX;
-    isdb__bob_ser_f64_in(s, &p->block_sum, 1, -bound, bound);
-    isdb__bob_ser_f64_in(s, p->_logw, n, -1e300, 0.0);
+    isdb__ser_f64_range(s, &p->block_sum, 1, -bound, bound);
+    isdb__ser_f64_range(s, p->_logw, n, -1e300, 0.0);
     sc = isdb__bob_sw_config(c, p->par.windows[j]);
     if (s->mode == ISDB__SER_CHECK) {
         /* Checked against the layout of the snapshot's window; the object
