@@ -769,7 +769,7 @@ typedef enum isdb_opkb_preset {
 
 typedef struct isdb_opkb_config {
     int d;                     /* feature dimension of the arms (1..ISDB_MAX_DIM) */
-    int n_arms;                /* N, the size of the fixed arm set; n_arms^2 must fit an int */
+    int n_arms;                /* N, the size of the fixed arm set, 1..4096 */
     const double *arms;        /* N x d arm features, copied at init; required unless GRAM */
     isdb_kernel kernel;        /* default ISDB_KERNEL_LINEAR */
     double length_scale;       /* RBF, MATERN52; default 1 */
