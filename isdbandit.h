@@ -203,7 +203,57 @@
 
    [doc:isd]
 
-   [doc:opkb]
+   OPKB / ADA-OPKB (isdb_opkb): Hong, Li, Tewari, AISTATS 2023, "An
+   Optimization-based Algorithm for Non-stationary Kernel Bandits without
+   Prior Knowledge", Algorithms 1-4.
+      A fixed set of N arms (n_arms = N): select, scores and probs take
+      X == NULL or X equal to the arm set given at init (anything else is
+      ISDB_ERR_INVALID_ARG); update takes x == NULL or the played arm's row.
+      Kernel: linear (on the raw features, p = d), RBF, Matern 5/2, or a
+      Gram matrix; an equivalent feature map phi with p <= N dimensions by
+      Cholesky, or by eigendecomposition with rank truncation when K is
+      singular (isdb_feature_map_build). The paper's theory assumes
+      k(x, x) <= 1 and |y| <= 1: rewards are divided by reward_scale.
+      Blocks of 2^j E rounds. Block 0 samples from the regularised optimal
+      design pi(X) = argmax_P ln det S(P), S(P) = sum_x P(x) phi phi^T +
+      lambda I, lambda = sigma / T. When block j - 1 ends, the gaps
+      D = max R - R of the IPS estimates R(x) = mean_t phi(x)^T S(P_t)^-1
+      phi(x_t) y_t over the epoch so far give OP: P* = argmin_P sum_x P D -
+      (2 / beta_j) ln det S(P) (isdb_opkb_solve), A = {x: D(x) <= set_scale
+      2 alpha gamma / beta_j}, Q = (1 - mix) P* + mix pi(A), and block j
+      samples from P(j) = (1 - mu_j) Q + mu_j pi(X).
+      ADA-OPKB (adaptive = 1) also replays its past strategies: in block j
+      each aligned slot of 2^m E rounds, j_star <= m < j, replays P(m) with
+      probability 2^(-(j - m)/2) (Algorithm 4; each slot is drawn when it
+      begins), and a round plays the smallest scheduled index m_t. When a
+      replay ends, test (8) compares its gaps with those of each C(k),
+      j_star <= k < j: a side above 4 c0 mu restarts the epoch (block 0,
+      history dropped), unless max_restarts restarts happened already.
+      Constants: gamma = gamma_factor ln det(I + T/sigma sum pi(x) phi
+      phi^T), C0 = 8 T log2 T, L = ln(C0 N / delta), E = ceil(c3 gamma L),
+      alpha = c4 sigma / L, mu_j = c1 2^(-j/2), beta_j = beta_scale gamma
+      2^(j/2) / (10 + 4 sqrt(alpha)), c0 = c0_scale (40 + 16 sqrt(alpha)),
+      and in the test mu = 2^(-min(m, k)/2) / 2 (test_mean 0) or the mean
+      of 2^(-m/2) / 2 and 2^(-k/2) / 2 (test_mean 1).
+        ISDB_OPKB_THEORY  the paper's App. D.1: gamma_factor 1, c1 1/2,
+                          c3 4, c4 1/4, beta_scale 1, set_scale 1, mix 1/2,
+                          c0_scale 1, j_star 0, the block's own interval
+                          tested, no restart limit. At T = 1e4 E exceeds T
+                          unless gamma is small: all of T is block 0.
+        ISDB_OPKB_TUNED   (default) the scales of the authors' experiment
+                          code: gamma_factor 1/2, c1 0.1, c3 0.04, beta_scale
+                          50, set_scale 2.5, mix 0.2, c0_scale 0.005 with
+                          test_mean 1, j_star 4, no block test, at most 100
+                          restarts.
+      Defaults sigma 100, delta 1e-4, adaptive 0 (OPKB), linear kernel.
+      Cost: select O(N) (one uniform), update O(j), probs O(N), except the
+      update of a block's last round, which estimates the gaps (O(j (N p^2
+      + p^3))) and solves OP and pi(A) (about 10-30 Newton steps of
+      O(N p^2 + N^2 p + N^3) each, warm-started; ~10 ms at N = p = 100),
+      and the update ending a replay, which tests it (O(j (N p^2 + p^3))).
+      Init factors K and solves pi(X). Memory: N (p + d) + the solver's
+      2 p^2 + 3 N p + N^2 + 20 N + (J^2/2 + 5 J) N doubles, J = log2 T
+      (N^2 more for a Gram matrix). Past T the last block goes on.
 
    [doc:oam]
 
@@ -753,7 +803,189 @@ ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
 
 /* [decl:isd] */
 
-/* [decl:opkb] */
+/* ---------------------------------------------------------------------------
+   Kernels on a fixed arm set, the log-det optimisation problem of OPKB
+   and the OPKB / ADA-OPKB policy (Hong, Li, Tewari, AISTATS 2023)
+   ------------------------------------------------------------------------ */
+
+typedef enum isdb_kernel {
+    ISDB_KERNEL_LINEAR = 0,   /* k(x, y) = x.y */
+    ISDB_KERNEL_RBF = 1,      /* exp(-r^2 / (2 l^2)), r = ||x - y|| */
+    ISDB_KERNEL_MATERN52 = 2, /* (1 + sqrt(5) r / l + 5 r^2 / (3 l^2)) exp(-sqrt(5) r / l) */
+    ISDB_KERNEL_GRAM = 3,     /* a Gram matrix given by the caller */
+    ISDB__KERNEL_FORCE_INT = 0x7fffffff
+} isdb_kernel;
+
+/* K (n x n) = k(X_i, X_j) for the n rows of X (n x d). length_scale (> 0)
+   is used by RBF and MATERN52 only. ISDB_KERNEL_GRAM is refused. */
+ISDB_API isdb_result isdb_kernel_gram(isdb_kernel kernel, double length_scale, int n, int d, const double *X,
+                                      double *K);
+
+/* How an equivalent feature map Phi (Phi Phi^T = K) is built from a Gram
+   matrix. */
+typedef enum isdb_feature_map {
+    ISDB_FEATURES_AUTO = 0,     /* Cholesky; the eigen map if K does not factor. The
+                                   OPKB policy uses the raw features for the linear kernel */
+    ISDB_FEATURES_CHOLESKY = 1, /* Phi = the Cholesky factor of K (p = n) */
+    ISDB_FEATURES_EIGEN = 2,    /* Phi = U diag(sqrt(w)) over the eigenvalues w > rank_tol max(w) */
+    ISDB__FEATURES_FORCE_INT = 0x7fffffff
+} isdb_feature_map;
+
+/* Feature map of the symmetric positive semi-definite K (n x n; the lower
+   triangle is read, the matrix must be symmetric to 1e-10 of its largest
+   diagonal entry). Phi needs room for n * n doubles; it receives the n x *p
+   map, row i = phi(arm i), row stride *p. rank_tol in [0, 1) (the EIGEN
+   cut-off; 0 keeps every positive eigenvalue). Errors: ISDB_ERR_NOT_SPD
+   (CHOLESKY on a K that does not factor; or an eigenvalue below
+   -sqrt(DBL_EPSILON) times the largest), ISDB_ERR_SINGULAR (K = 0).
+   work: isdb_feature_map_work_size(n) doubles. */
+ISDB_API isdb_result isdb_feature_map_build(int n, const double *K, isdb_feature_map how, double rank_tol, double *Phi,
+                                            int *p, double *work);
+ISDB_API size_t isdb_feature_map_work_size(int n);
+
+/* What a solve of the log-det problem reports. */
+typedef struct isdb_opkb_solve_info {
+    isdb_result status; /* ISDB_OK, ISDB_MAXITER_REACHED (usable), or an error */
+    int iterations;     /* Newton steps taken */
+    double kkt;         /* KKT residual of the result (isdb_opkb_kkt) */
+    double gap;         /* duality gap x.z at the end */
+    double objective;   /* c.x - ln det S(x, lambda) */
+} isdb_opkb_solve_info;
+
+/* The problem behind OPKB's OP (eq. 1 of the paper, scaled by beta/2) and
+   the regularised optimal designs pi(A):
+       minimise  f(x) = c.x - ln det S(x, lambda),
+                 S(x, lambda) = sum_i x_i phi_i phi_i^T + lambda I (p x p),
+       over the probability simplex (x >= 0, sum x = 1),
+   phi_i the n rows of Phi (n x p). c = NULL means c = 0: the design
+   maximising ln det S. f is convex; the minimiser is unique in S(x).
+   Primal-dual interior-point method (Boyd and Vandenberghe, sec. 11.7):
+   Newton steps on the perturbed KKT system, with the Newton matrix
+   (Phi S^-1 Phi^T)o(Phi S^-1 Phi^T) + diag(z / x) and S factored by
+   Cholesky (no inverse is formed), a backtracking line search on the
+   residual norm, and barrier parameter t = 10 n / (x.z). Stops when the
+   KKT residual (below) is at most tol. x0 (n, or NULL for uniform) warm-
+   starts the solve: the start is 0.99 x0 / sum(x0) + 0.01 / n. x (n)
+   receives the solution; info (may be NULL) what happened. Returns
+   ISDB_MAXITER_REACHED if max_iter Newton steps did not reach tol (x is
+   the last iterate, a distribution). Cost per step O(n p^2 + n^2 p + n^3).
+   work: isdb_opkb_solve_work_size(n, p) doubles. Allocates nothing. */
+ISDB_API isdb_result isdb_opkb_solve(int n, int p, const double *Phi, const double *c, double lambda, const double *x0,
+                                     double tol, int max_iter, double *x, isdb_opkb_solve_info *info, double *work);
+ISDB_API size_t isdb_opkb_solve_work_size(int n, int p);
+
+/* KKT residual of any x (n) for the problem above: with g = c - v,
+   v_i = phi_i^T S(x, lambda)^-1 phi_i, nu = -sum x_i g_i / sum x_i and
+   z = g + nu, the largest of |sum x - 1|, max(-x_i), max(-z_i) and
+   sum |x_i z_i|; 0 exactly at the minimiser. Negative x_i count as 0 in
+   S. v (n, or NULL) receives the v_i, *objective (or NULL) f(x). work:
+   isdb_opkb_solve_work_size(n, p). */
+ISDB_API isdb_result isdb_opkb_kkt(int n, int p, const double *Phi, const double *c, double lambda, const double *x,
+                                   double *kkt, double *v, double *objective, double *work);
+
+/* Constants of the policy: the paper's theory values (App. D.1) or the
+   scales the authors' public code uses in the experiments (the default). */
+typedef enum isdb_opkb_preset {
+    ISDB_OPKB_TUNED = 0,
+    ISDB_OPKB_THEORY = 1,
+    ISDB__OPKB_PRESET_FORCE_INT = 0x7fffffff
+} isdb_opkb_preset;
+
+typedef struct isdb_opkb_config {
+    int d;                     /* feature dimension of the arms (1..ISDB_MAX_DIM) */
+    int n_arms;                /* N, the size of the fixed arm set, 1..4096 */
+    const double *arms;        /* N x d arm features, copied at init; required unless GRAM */
+    isdb_kernel kernel;        /* default ISDB_KERNEL_LINEAR */
+    double length_scale;       /* RBF, MATERN52; default 1 */
+    const double *gram;        /* GRAM: N x N symmetric positive semi-definite, copied */
+    isdb_feature_map features; /* default ISDB_FEATURES_AUTO */
+    double rank_tol;           /* eigen map cut-off, in [0, 1); default 1e-12 */
+    int adaptive;              /* 0: OPKB (default), 1: ADA-OPKB */
+    double horizon;            /* T, 2..1e15 */
+    double sigma;              /* lambda = sigma / T; default 100 */
+    double delta;              /* confidence, in (0, 1); default 1e-4 */
+    double reward_scale;       /* rewards are divided by it (the paper's S + B); default 1 */
+    /* Constants; isdb_opkb_config_preset sets them all. tuned / theory: */
+    double gamma_factor;       /* gamma = gamma_factor max ln det(I + T/sigma sum P phi phi^T):  0.5 / 1 */
+    double c1;                 /* mu_j = c1 2^(-j/2):                                          0.1 / 0.5 */
+    double c3;                 /* E = ceil(c3 gamma ln(C0 N / delta)), C0 = 8 T log2 T:       0.04 / 4 */
+    double c4;                 /* alpha = c4 sigma / ln(C0 N / delta):                        0.25 / 0.25 */
+    double beta_scale;         /* beta_j = beta_scale gamma 2^(j/2) / (10 + 4 sqrt(alpha)):    50 / 1 */
+    double set_scale;          /* A = {x: gap(x) <= set_scale 2 alpha gamma / beta_j}:         2.5 / 1 */
+    double mix;                /* Q = (1 - mix) P* + mix pi(A):                                0.2 / 0.5 */
+    double c0_scale;           /* c0 = c0_scale (40 + 16 sqrt(alpha)):                       0.005 / 1 */
+    int test_mean;             /* test threshold 4 c0 mu with mu = 2^(-min(m,k)/2) / 2 (0) or
+                                  the mean of 2^(-m/2) / 2 and 2^(-k/2) / 2 (1):                  1 / 0 */
+    int j_star;                /* replays of index < j_star are not scheduled, C(k) with
+                                  k < j_star is not tested:                                       4 / 0 */
+    int test_block;            /* the block's own interval (j, B(j)) is tested at its end:       0 / 1 */
+    int max_restarts;          /* detections after this many restarts are ignored:    100 / INT_MAX */
+    /* Solver */
+    double solver_tol;         /* KKT residual target of every solve; default 1e-9 */
+    int solver_max_iter;       /* Newton steps per solve; default 200 */
+    uint64_t seed;             /* default 1 */
+} isdb_opkb_config;
+
+typedef struct isdb_opkb {
+    isdb_policy base;
+    isdb_opkb_config cfg;      /* resolved: arms and gram point into the heap */
+    /* Derived at init from the config alone */
+    int p;                     /* feature dimension of the map */
+    int j_max;                 /* last block index the heap holds (the block with round T) */
+    uint64_t E;                /* length of block 0 */
+    double lambda, gamma, alpha, log_term;
+    isdb_opkb_solve_info design_info; /* the solve of pi(X) at init */
+    /* State */
+    int epoch;                 /* 1, 2, ...: one plus the restarts so far */
+    int block;                 /* j */
+    int m_cur;                 /* strategy index of the coming round */
+    uint64_t epoch_start, block_start, block_len;
+    uint64_t tests, last_restart;
+    double last_stat;          /* ratio of (8)'s left side to its threshold in the last test */
+    isdb_opkb_solve_info op_info, set_info; /* last OP solve, last pi(A) solve */
+    double *_arms, *_gram;     /* N x d, N x N (GRAM only) */
+    double *_phi;              /* N x p feature map */
+    double *_pi;               /* pi(X) */
+    double *_P;                /* (j_max + 1) x N strategies of this epoch */
+    double *_D;                /* j_max x N gap estimates of C(0), C(1), ... */
+    double *_wC, *_wB;         /* (j_max + 1) x N reward sums per strategy: epoch, block */
+    double *_wR;               /* per replay index m: (m + 1) x N reward sums */
+    double *_xstar;            /* last P* (warm start) */
+    int *_active;              /* j_max flags: replay slot of index m in progress */
+    double *_work;             /* solver and estimator scratch */
+} isdb_opkb;
+
+ISDB_API isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon);
+/* Sets the constants of a preset (the fields marked above); leaves the rest. */
+ISDB_API void isdb_opkb_config_preset(isdb_opkb_config *cfg, isdb_opkb_preset preset);
+ISDB_API isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol);
+ISDB_API isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol);
+ISDB_API const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol);
+/* Epoch (1-based), block j, and the strategy index m_t of the coming round. */
+ISDB_API int isdb_opkb_epoch(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_block(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_replay_index(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_restarts(const isdb_opkb *pol);
+/* Round (0-based) at which the current epoch began. */
+ISDB_API uint64_t isdb_opkb_epoch_start(const isdb_opkb *pol);
+/* The largest ratio of a left side of test (8) to its threshold in the last
+   test (a restart when above 1), and the number of tests run. */
+ISDB_API double isdb_opkb_last_test(const isdb_opkb *pol);
+ISDB_API uint64_t isdb_opkb_tests(const isdb_opkb *pol);
+/* gamma, E, alpha, the feature dimension p, and lambda = sigma / T. */
+ISDB_API double isdb_opkb_gamma(const isdb_opkb *pol);
+ISDB_API uint64_t isdb_opkb_block_length(const isdb_opkb *pol);
+ISDB_API double isdb_opkb_alpha(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_feature_dim(const isdb_opkb *pol);
+/* pi(X) (N), strategy P(m) of this epoch (m <= block), and the gap estimate
+   of C(block - 1) that made the current strategy (zeros in block 0). */
+ISDB_API void isdb_opkb_design(const isdb_opkb *pol, double *out);
+ISDB_API isdb_result isdb_opkb_strategy(const isdb_opkb *pol, int m, double *out);
+ISDB_API void isdb_opkb_gaps(const isdb_opkb *pol, double *out);
+/* Reports of the solves: pi(X) at init, the last OP, the last pi(A). */
+ISDB_API void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
+                                      isdb_opkb_solve_info *set);
 
 /* [decl:oam] */
 
@@ -875,7 +1107,61 @@ ISDB_API isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, doubl
 
 /* [decl:env-isd] */
 
-/* [decl:env-opkb] */
+/* Fixed-arm kernel environments (Hong, Li, Tewari, AISTATS 2023, sec. 6 and
+   App. J). The arms (given, or drawn uniformly on the unit sphere from the
+   seed) are the same every round. The expected reward of arm x at round t:
+     ISDB_KENV_GP_SWITCH  s(t) m(x): m ~ N(0, K) on the arms (K of `kernel`,
+                          factored by eigendecomposition, so a singular K
+                          is fine), rescaled so that max |m| = amplitude;
+                          s(t) = +1, and changes sign at each round of
+                          switch_at (Env 1: {3000}, Env 2: {1500, 5000}).
+     ISDB_KENV_COSINE     amplitude cos(freq x.theta + phase(t)), theta
+                          uniform on the unit sphere; phase piecewise linear
+                          through the knots (phase_at[k], phase[k]), constant
+                          before the first and after the last (0 without
+                          knots).
+   Noise: Gaussian with sd noise_sd; with y_bound > 0 it is truncated
+   symmetrically to [-(y_bound - |r|), y_bound - |r|] (mean still r), so
+   |y| <= y_bound as the paper's analysis needs (its authors' code does
+   this with y_bound 1). The arms, m and theta come from `seed` at init;
+   noise from the base noise stream. */
+typedef enum isdb_kernel_env_kind {
+    ISDB_KENV_GP_SWITCH = 0,
+    ISDB_KENV_COSINE = 1,
+    ISDB__KENV_FORCE_INT = 0x7fffffff
+} isdb_kernel_env_kind;
+
+typedef struct isdb_kernel_env_config {
+    int d, n_arms;              /* n_arms <= 4096 */
+    uint64_t seed;              /* default 1 */
+    const double *arms;         /* n_arms x d, copied; NULL (default): drawn on the sphere */
+    isdb_kernel_env_kind kind;  /* default ISDB_KENV_GP_SWITCH */
+    isdb_kernel kernel;         /* GP_SWITCH prior; default ISDB_KERNEL_RBF */
+    double length_scale;        /* default 0.2 */
+    const double *gram;         /* GP_SWITCH with ISDB_KERNEL_GRAM: n_arms x n_arms */
+    double amplitude;           /* largest |expected reward|; default 0.8 */
+    int n_switches;             /* GP_SWITCH; default 0 */
+    const uint64_t *switch_at;  /* n_switches increasing rounds, copied */
+    double freq;                /* COSINE; default 3 */
+    int n_phase;                /* COSINE knots; default 0 */
+    const uint64_t *phase_at;   /* n_phase non-decreasing rounds, copied */
+    const double *phase;        /* n_phase phases (radians), copied */
+    double noise_sd;            /* default 0.1 */
+    double y_bound;             /* default 1; 0: no truncation */
+} isdb_kernel_env_config;
+
+typedef struct isdb_kernel_env {
+    isdb_env base;
+    isdb_kernel_env_config cfg; /* pointers replaced by the env's copies (gram: NULL) */
+    double *f;                  /* GP_SWITCH: m (n_arms); COSINE: x.theta per arm */
+    double *theta;              /* COSINE: d */
+} isdb_kernel_env;
+
+ISDB_API isdb_kernel_env_config isdb_kernel_env_config_init(int d, int n_arms);
+ISDB_API isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
+                                          isdb_kernel_env *env);
+/* The phase (COSINE) or the sign s(t) (GP_SWITCH) at round t. */
+ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
 
 /* [decl:env-oam] */
 
@@ -3236,7 +3522,994 @@ const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
 
 /* [impl:isd] */
 
-/* [impl:opkb] */
+/* ---------------------------------------------------------------------------
+   Kernels, feature maps and the log-det problem of OPKB
+   ------------------------------------------------------------------------ */
+
+isdb_result isdb_kernel_gram(isdb_kernel kernel, double length_scale, int n, int d, const double *X, double *K) {
+    isdb_result r;
+    int i, j, k;
+    if (!isdb__dim_ok(n) || !isdb__dim_ok(d) || n > INT_MAX / n || n > INT_MAX / d || !X || !K)
+        return ISDB_ERR_INVALID_ARG;
+    if (kernel != ISDB_KERNEL_LINEAR && kernel != ISDB_KERNEL_RBF && kernel != ISDB_KERNEL_MATERN52)
+        return ISDB_ERR_INVALID_ARG;
+    if (kernel != ISDB_KERNEL_LINEAR && !isdb__positive(length_scale)) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(X, n * d)) != ISDB_OK) return r;
+    for (i = 0; i < n; ++i) {
+        const double *xi = X + i * d;
+        for (j = 0; j <= i; ++j) {
+            const double *xj = X + j * d;
+            double s, r2 = 0.0, a;
+            if (kernel == ISDB_KERNEL_LINEAR) {
+                s = isdb__dot(d, xi, xj);
+            } else {
+                for (k = 0; k < d; ++k) r2 += (xi[k] - xj[k]) * (xi[k] - xj[k]);
+                if (kernel == ISDB_KERNEL_RBF) {
+                    s = exp(-r2 / (2.0 * length_scale * length_scale));
+                } else {
+                    a = sqrt(5.0 * r2) / length_scale;
+                    s = isdb__finite(a) ? (1.0 + a + a * a / 3.0) * exp(-a) : 0.0;
+                }
+            }
+            if (!isdb__finite(s)) return ISDB_ERR_NONFINITE;
+            K[i * n + j] = K[j * n + i] = s;
+        }
+    }
+    return ISDB_OK;
+}
+
+size_t isdb_feature_map_work_size(int n) { return n > 0 ? 2 * (size_t)n * (size_t)n + (size_t)n : 0; }
+
+/* Phi from the eigendecomposition of K (read from its lower triangle):
+   columns U_k sqrt(w_k), largest eigenvalue first, over w_k > rank_tol
+   max(w) (and w_k > 0). */
+ISDB__PRIVATE isdb_result isdb__feature_map_eigen(int n, const double *K, double rank_tol, double *Phi, int *p,
+                                                  double *work) {
+    double *A = work, *V = work + n * n, *w = work + 2 * n * n, wmax, cut;
+    int i, c, r = 0;
+    isdb_result res;
+    isdb__copy(n * n, K, A);
+    res = isdb_sym_eig(n, A, w, V);
+    if (res < 0) return res;
+    wmax = w[n - 1];
+    if (!(wmax > 0.0)) return ISDB_ERR_SINGULAR;
+    if (w[0] < -sqrt(DBL_EPSILON) * wmax) return ISDB_ERR_NOT_SPD;
+    cut = rank_tol * wmax;
+    for (c = n - 1; c >= 0 && w[c] > cut && w[c] > 0.0; --c) ++r;
+    for (i = 0; i < n; ++i)
+        for (c = 0; c < r; ++c) Phi[i * r + c] = V[i * n + (n - 1 - c)] * sqrt(w[n - 1 - c]);
+    *p = r;
+    return ISDB_OK;
+}
+
+isdb_result isdb_feature_map_build(int n, const double *K, isdb_feature_map how, double rank_tol, double *Phi,
+                                   int *p, double *work) {
+    double dmax = 0.0;
+    int i, j;
+    if (!isdb__dim_ok(n) || n > INT_MAX / n || !K || !Phi || !p || !work) return ISDB_ERR_INVALID_ARG;
+    if (how != ISDB_FEATURES_AUTO && how != ISDB_FEATURES_CHOLESKY && how != ISDB_FEATURES_EIGEN)
+        return ISDB_ERR_INVALID_ARG;
+    if (!(rank_tol >= 0.0 && rank_tol < 1.0)) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(K, n * n)) return ISDB_ERR_NONFINITE;
+    for (i = 0; i < n; ++i) {
+        if (K[i * n + i] < 0.0) return ISDB_ERR_NOT_SPD;
+        if (K[i * n + i] > dmax) dmax = K[i * n + i];
+    }
+    if (dmax == 0.0) {
+        for (i = 0; i < n * n; ++i)
+            if (K[i] != 0.0) return ISDB_ERR_NOT_SPD;
+        return ISDB_ERR_SINGULAR;
+    }
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j)
+            if (!(fabs(K[i * n + j] - K[j * n + i]) <= 1e-10 * dmax)) return ISDB_ERR_INVALID_ARG;
+    if (how != ISDB_FEATURES_EIGEN) {
+        isdb_result r;
+        isdb__copy(n * n, K, Phi);
+        r = isdb_chol(n, Phi);
+        if (r == ISDB_OK && how == ISDB_FEATURES_AUTO) {
+            /* AUTO takes the eigen map when a pivot lost more than half the
+               digits: K is then singular to working precision. */
+            for (i = 0; i < n; ++i)
+                if (!(Phi[i * n + i] * Phi[i * n + i] > sqrt(DBL_EPSILON) * K[i * n + i])) r = ISDB_ERR_NOT_SPD;
+        }
+        if (r == ISDB_OK) {
+            *p = n;
+            return ISDB_OK;
+        }
+        if (how == ISDB_FEATURES_CHOLESKY) return r;
+    }
+    return isdb__feature_map_eigen(n, K, rank_tol, Phi, p, work);
+}
+
+size_t isdb_opkb_solve_work_size(int n, int p) {
+    size_t sn = (size_t)n, sp = (size_t)p;
+    if (n < 1 || p < 1) return 0;
+    return 2 * sp * sp + 2 * sp * sn + sn * sn + 12 * sn;
+}
+
+/* S = sum_i max(x_i, 0) phi_i phi_i^T + lambda I, factored into L (p x p);
+   W = L^-1 Phi^T (p x n); v_i = ||W e_i||^2 = phi_i^T S^-1 phi_i; *logdet
+   = ln det S. Returns 0 if S does not factor. */
+ISDB__PRIVATE int isdb__opkb_eval(int n, int p, const double *Phi, const double *x, double lambda, double *L,
+                                  double *W, double *v, double *logdet) {
+    int i, r, k;
+    isdb__identity(p, L, lambda);
+    for (i = 0; i < n; ++i) {
+        const double *f = Phi + i * p;
+        double xi = x[i] > 0.0 ? x[i] : 0.0;
+        if (xi == 0.0) continue;
+        for (r = 0; r < p; ++r) {
+            double a = xi * f[r], *Lr = L + r * p;
+            for (k = 0; k <= r; ++k) Lr[k] += a * f[k];
+        }
+    }
+    if (isdb_chol(p, L) != ISDB_OK) return 0;
+    *logdet = isdb_chol_logdet(p, L);
+    /* Forward substitution one row of W at a time: inner loops run along
+       rows (length n). */
+    for (r = 0; r < p; ++r) {
+        double *Wr = W + r * n, diag = L[r * p + r];
+        for (i = 0; i < n; ++i) Wr[i] = Phi[i * p + r];
+        for (k = 0; k < r; ++k) {
+            const double *Wk = W + k * n;
+            double l = L[r * p + k];
+            for (i = 0; i < n; ++i) Wr[i] -= l * Wk[i];
+        }
+        for (i = 0; i < n; ++i) Wr[i] /= diag;
+    }
+    isdb__zero(n, v);
+    for (r = 0; r < p; ++r) {
+        const double *Wr = W + r * n;
+        for (i = 0; i < n; ++i) v[i] += Wr[i] * Wr[i];
+    }
+    return 1;
+}
+
+/* The KKT residual of isdb_opkb_kkt from x and the gradient g = c - v. */
+ISDB__PRIVATE double isdb__opkb_residual(int n, const double *x, const double *g) {
+    double s = 0.0, sg = 0.0, nu, res = 0.0, comp = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) {
+        s += x[i];
+        sg += x[i] * g[i];
+        if (-x[i] > res) res = -x[i];
+    }
+    nu = s > 0.0 ? -sg / s : 0.0;
+    for (i = 0; i < n; ++i) {
+        double z = g[i] + nu;
+        if (-z > res) res = -z;
+        comp += fabs(x[i] * z);
+    }
+    if (comp > res) res = comp;
+    if (fabs(s - 1.0) > res) res = fabs(s - 1.0);
+    return res;
+}
+
+/* Checks shared by the solver and the KKT residual. */
+ISDB__PRIVATE isdb_result isdb__opkb_problem_ok(int n, int p, const double *Phi, const double *c, double lambda,
+                                                const double *work) {
+    isdb_result r;
+    if (!isdb__dim_ok(n) || !isdb__dim_ok(p) || n > INT_MAX / n || n > INT_MAX / p || p > INT_MAX / p || !Phi ||
+        !work)
+        return ISDB_ERR_INVALID_ARG;
+    if (!isdb__ridge_ok(lambda)) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(Phi, n * p)) != ISDB_OK) return r;
+    if (c && (r = isdb__check_input(c, n)) != ISDB_OK) return r;
+    return ISDB_OK;
+}
+
+isdb_result isdb_opkb_kkt(int n, int p, const double *Phi, const double *c, double lambda, const double *x,
+                          double *kkt, double *v, double *objective, double *work) {
+    double *L = work, *W = L + 2 * p * p, *vv = W + 2 * p * n + n * n, *g = vv + n, logdet = 0.0;
+    int i;
+    isdb_result r = isdb__opkb_problem_ok(n, p, Phi, c, lambda, work);
+    if (r != ISDB_OK) return r;
+    if (!x || !kkt) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(x, n)) != ISDB_OK) return r;
+    if (!isdb__opkb_eval(n, p, Phi, x, lambda, L, W, vv, &logdet)) return ISDB_ERR_NOT_SPD;
+    for (i = 0; i < n; ++i) g[i] = (c ? c[i] : 0.0) - vv[i];
+    *kkt = isdb__opkb_residual(n, x, g);
+    if (v) isdb__copy(n, vv, v);
+    if (objective) {
+        double s = 0.0;
+        for (i = 0; i < n; ++i) s += (c ? c[i] : 0.0) * x[i];
+        *objective = s - logdet;
+    }
+    return isdb__finite(*kkt) ? ISDB_OK : ISDB_ERR_NONFINITE;
+}
+
+/* Squared norm of the perturbed KKT residual at (x, z, nu) with gradient g
+   and barrier parameter t. */
+ISDB__PRIVATE double isdb__opkb_resnorm(int n, const double *x, const double *z, double nu, const double *g, double t) {
+    double s = 0.0, sx = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) {
+        double rd = g[i] - z[i] + nu, rc = x[i] * z[i] - 1.0 / t;
+        s += rd * rd + rc * rc;
+        sx += x[i];
+    }
+    return s + (sx - 1.0) * (sx - 1.0);
+}
+
+/* M = (W^T W) o (W^T W) + diag(z / x) (lower triangle), factored in
+   place. A factorisation that fails (rank-deficient Hessian on a support
+   larger than p(p+1)/2, at working precision) is retried with a growing
+   diagonal shift. */
+ISDB__PRIVATE int isdb__opkb_newton_matrix(int n, int p, const double *W, const double *x, const double *z,
+                                           double *M) {
+    double top = 0.0, shift = 0.0;
+    int i, j, r, attempt;
+    for (attempt = 0; attempt < 12; ++attempt) {
+        isdb__zero(n * n, M);
+        for (r = 0; r < p; ++r) {
+            const double *Wr = W + r * n;
+            for (i = 0; i < n; ++i) {
+                double a = Wr[i], *Mi = M + i * n;
+                for (j = 0; j <= i; ++j) Mi[j] += a * Wr[j];
+            }
+        }
+        for (i = 0; i < n; ++i) {
+            double *Mi = M + i * n;
+            for (j = 0; j <= i; ++j) Mi[j] *= Mi[j];
+            if (Mi[i] > top) top = Mi[i];
+            Mi[i] += z[i] / x[i] + shift;
+        }
+        if (isdb_chol(n, M) == ISDB_OK) return 1;
+        shift = (shift == 0.0 ? 1e-13 : 100.0 * shift / top) * (top > 0.0 ? top : 1.0);
+    }
+    return 0;
+}
+
+isdb_result isdb_opkb_solve(int n, int p, const double *Phi, const double *c, double lambda, const double *x0,
+                            double tol, int max_iter, double *x, isdb_opkb_solve_info *info, double *work) {
+    double *L0, *L1, *W0, *W1, *M, *v0, *v1, *g, *gt, *z, *zt, *xc, *xt, *dx, *dz, *a, *b;
+    double nu, logdet = 0.0, logdet1 = 0.0, gmin, gmax, sx = 0.0, gap = 0.0, obj = 0.0;
+    int i, it;
+    isdb_opkb_solve_info local;
+    isdb_result r = isdb__opkb_problem_ok(n, p, Phi, c, lambda, work);
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
+    info->status = r;
+    if (r != ISDB_OK) return r;
+    if (!x || !(tol > 0.0) || !isdb__finite(tol) || max_iter < 1) return info->status = ISDB_ERR_INVALID_ARG;
+    if (x0) {
+        if ((r = isdb__check_input(x0, n)) != ISDB_OK) return info->status = r;
+        for (i = 0; i < n; ++i) {
+            if (x0[i] < 0.0) return info->status = ISDB_ERR_INVALID_ARG;
+            sx += x0[i];
+        }
+        if (!(sx > 0.0) || !isdb__finite(sx)) return info->status = ISDB_ERR_INVALID_ARG;
+    }
+    L0 = work;
+    L1 = L0 + p * p;
+    W0 = L1 + p * p;
+    W1 = W0 + p * n;
+    M = W1 + p * n;
+    v0 = M + n * n;
+    v1 = v0 + n;
+    g = v1 + n;
+    gt = g + n;
+    z = gt + n;
+    zt = z + n;
+    xc = zt + n;
+    xt = xc + n;
+    dx = xt + n;
+    dz = dx + n;
+    a = dz + n;
+    b = a + n;
+    for (i = 0; i < n; ++i) xc[i] = x0 ? 0.99 * x0[i] / sx + 0.01 / (double)n : 1.0 / (double)n;
+    if (!isdb__opkb_eval(n, p, Phi, xc, lambda, L0, W0, v0, &logdet)) return info->status = ISDB_ERR_NOT_SPD;
+    for (i = 0; i < n; ++i) g[i] = (c ? c[i] : 0.0) - v0[i];
+    /* Dual start: z = g + nu, dual feasible, its smallest entry a tenth of
+       the spread of g (or 0.1). */
+    gmin = gmax = g[0];
+    for (i = 1; i < n; ++i) {
+        if (g[i] < gmin) gmin = g[i];
+        if (g[i] > gmax) gmax = g[i];
+    }
+    nu = -gmin + (gmax - gmin > 1.0 ? 0.1 * (gmax - gmin) : 0.1);
+    for (i = 0; i < n; ++i) z[i] = g[i] + nu;
+    for (it = 0; n > 1 && it < max_iter; ++it) {
+        double t, r0, step, dnu, sa = 0.0, sb = 0.0, rd = 0.0;
+        int ls, accepted = 0;
+        gap = 0.0;
+        sx = 0.0;
+        for (i = 0; i < n; ++i) {
+            double e = fabs(g[i] - z[i] + nu);
+            gap += xc[i] * z[i];
+            sx += xc[i];
+            if (e > rd) rd = e;
+        }
+        if (gap <= 0.25 * tol && rd <= 0.25 * tol && isdb__opkb_residual(n, xc, g) <= 0.5 * tol) break;
+        t = 10.0 * (double)n / gap;
+        if (!isdb__opkb_newton_matrix(n, p, W0, xc, z, M)) break;
+        /* Reduced system: M dx + dnu 1 = -r_dual - r_cent / x, 1^T dx = -r_pri. */
+        for (i = 0; i < n; ++i) {
+            a[i] = -(g[i] - z[i] + nu) - (z[i] - 1.0 / (t * xc[i]));
+            b[i] = 1.0;
+        }
+        isdb_chol_solve(n, M, a, a);
+        isdb_chol_solve(n, M, b, b);
+        for (i = 0; i < n; ++i) {
+            sa += a[i];
+            sb += b[i];
+        }
+        dnu = (sa + (sx - 1.0)) / sb;
+        step = 1.0;
+        for (i = 0; i < n; ++i) {
+            dx[i] = a[i] - dnu * b[i];
+            dz[i] = -z[i] + 1.0 / (t * xc[i]) - z[i] / xc[i] * dx[i];
+            if (dx[i] < 0.0 && -xc[i] / dx[i] < step) step = -xc[i] / dx[i];
+            if (dz[i] < 0.0 && -z[i] / dz[i] < step) step = -z[i] / dz[i];
+        }
+        if (step < 1.0) step *= 0.99;
+        if (!isdb__finite(dnu) || !isdb__all_finite(dx, n) || !isdb__all_finite(dz, n)) break;
+        r0 = sqrt(isdb__opkb_resnorm(n, xc, z, nu, g, t));
+        for (ls = 0; ls < 60 && !accepted; ++ls) {
+            int inside = 1;
+            for (i = 0; i < n; ++i) {
+                xt[i] = xc[i] + step * dx[i];
+                zt[i] = z[i] + step * dz[i];
+                if (!(xt[i] > 0.0) || !(zt[i] > 0.0)) inside = 0;
+            }
+            if (inside && isdb__opkb_eval(n, p, Phi, xt, lambda, L1, W1, v1, &logdet1)) {
+                for (i = 0; i < n; ++i) gt[i] = (c ? c[i] : 0.0) - v1[i];
+                if (sqrt(isdb__opkb_resnorm(n, xt, zt, nu + step * dnu, gt, t)) <= (1.0 - 0.01 * step) * r0) {
+                    accepted = 1;
+                    nu += step * dnu;
+                    break;
+                }
+            }
+            step *= 0.5;
+        }
+        if (!accepted) break;
+        isdb__swap_ptr(&L0, &L1);
+        isdb__swap_ptr(&W0, &W1);
+        isdb__swap_ptr(&v0, &v1);
+        isdb__swap_ptr(&g, &gt);
+        isdb__swap_ptr(&xc, &xt);
+        isdb__swap_ptr(&z, &zt);
+        logdet = logdet1;
+    }
+    /* The answer: the last iterate, renormalised, and its residual. */
+    sx = 0.0;
+    for (i = 0; i < n; ++i) sx += xc[i];
+    for (i = 0; i < n; ++i) x[i] = xc[i] / sx;
+    if (!isdb__opkb_eval(n, p, Phi, x, lambda, L0, W0, v0, &logdet)) return info->status = ISDB_ERR_NOT_SPD;
+    for (i = 0; i < n; ++i) {
+        g[i] = (c ? c[i] : 0.0) - v0[i];
+        obj += (c ? c[i] : 0.0) * x[i];
+    }
+    info->iterations = it;
+    info->kkt = isdb__opkb_residual(n, x, g);
+    info->gap = gap;
+    info->objective = obj - logdet;
+    if (!isdb__finite(info->kkt) || !isdb__finite(info->objective)) return info->status = ISDB_ERR_NONFINITE;
+    info->status = info->kkt <= tol ? ISDB_OK : ISDB_MAXITER_REACHED;
+    return info->status;
+}
+
+/* ---------------------------------------------------------------------------
+   OPKB / ADA-OPKB
+   Rounds are numbered from 0 by base.t. A block ends inside the update of
+   its last round, which then runs the tests of the intervals that end
+   there, and either restarts the epoch or solves OP for the next block;
+   select, scores and probs only read the current strategy.
+   ------------------------------------------------------------------------ */
+
+#define ISDB__OPKB_MAX_ARMS 4096
+#define ISDB__SQRT2 1.4142135623730951
+
+/* 2^(k/2) for an integer k: a power of two times sqrt(2) or 1, so it is
+   the same on every libm. */
+ISDB__PRIVATE double isdb__pow2_half(int k) {
+    int h = k >= 0 ? k / 2 : -((1 - k) / 2);
+    double r = ldexp(1.0, h);
+    return (k - 2 * h) ? r * ISDB__SQRT2 : r;
+}
+
+ISDB__PRIVATE double *isdb__take_f64_n(isdb__arena *a, size_t count) {
+    if (count > (size_t)INT_MAX) {
+        a->overflow = 1;
+        return NULL;
+    }
+    return isdb__take_f64(a, (int)count);
+}
+
+isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
+    isdb_opkb_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.n_arms = n_arms;
+    c.arms = NULL;
+    c.kernel = ISDB_KERNEL_LINEAR;
+    c.length_scale = 1.0;
+    c.gram = NULL;
+    c.features = ISDB_FEATURES_AUTO;
+    c.rank_tol = 1e-12;
+    c.adaptive = 0;
+    c.horizon = horizon;
+    c.sigma = 100.0;
+    c.delta = 1e-4;
+    c.reward_scale = 1.0;
+    c.solver_tol = 1e-9;
+    c.solver_max_iter = 200;
+    c.seed = 1;
+    isdb_opkb_config_preset(&c, ISDB_OPKB_TUNED);
+    return c;
+}
+
+void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset preset) {
+    if (!c) return;
+    if (preset == ISDB_OPKB_THEORY) {
+        c->gamma_factor = 1.0;
+        c->c1 = 0.5;
+        c->c3 = 4.0;
+        c->c4 = 0.25;
+        c->beta_scale = 1.0;
+        c->set_scale = 1.0;
+        c->mix = 0.5;
+        c->c0_scale = 1.0;
+        c->test_mean = 0;
+        c->j_star = 0;
+        c->test_block = 1;
+        c->max_restarts = INT_MAX;
+    } else {
+        c->gamma_factor = 0.5;
+        c->c1 = 0.1;
+        c->c3 = 0.04;
+        c->c4 = 0.25;
+        c->beta_scale = 50.0;
+        c->set_scale = 2.5;
+        c->mix = 0.2;
+        c->c0_scale = 0.005;
+        c->test_mean = 1;
+        c->j_star = 4;
+        c->test_block = 0;
+        c->max_restarts = 100;
+    }
+}
+
+/* Smallest j with 2^(j+1) - 1 >= T: the last block index any E >= 1 can
+   reach by round T. */
+ISDB__PRIVATE int isdb__opkb_j_bound(double T) {
+    int j = 0;
+    while (ldexp(1.0, j + 1) - 1.0 < T) ++j;
+    return j;
+}
+
+ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
+    if (c->kernel == ISDB_KERNEL_LINEAR)
+        return c->features == ISDB_FEATURES_AUTO ? c->d : isdb__min_int(c->d, c->n_arms);
+    return c->n_arms;
+}
+
+ISDB__PRIVATE int isdb__opkb_config_ok(const isdb_opkb_config *c) {
+    int N;
+    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || c->n_arms > ISDB__OPKB_MAX_ARMS) return 0;
+    N = c->n_arms;
+    if (c->kernel != ISDB_KERNEL_LINEAR && c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52 &&
+        c->kernel != ISDB_KERNEL_GRAM)
+        return 0;
+    if (c->features != ISDB_FEATURES_AUTO && c->features != ISDB_FEATURES_CHOLESKY &&
+        c->features != ISDB_FEATURES_EIGEN)
+        return 0;
+    if (c->kernel == ISDB_KERNEL_GRAM) {
+        if (!c->gram || !isdb__all_finite(c->gram, N * N)) return 0;
+    } else if (!c->arms) {
+        return 0;
+    }
+    if (c->arms && isdb__check_input(c->arms, N * c->d) != ISDB_OK) return 0;
+    if ((c->kernel == ISDB_KERNEL_RBF || c->kernel == ISDB_KERNEL_MATERN52) && !isdb__positive(c->length_scale))
+        return 0;
+    if (!(c->rank_tol >= 0.0 && c->rank_tol < 1.0)) return 0;
+    if ((c->adaptive != 0 && c->adaptive != 1) || (c->test_mean != 0 && c->test_mean != 1) ||
+        (c->test_block != 0 && c->test_block != 1))
+        return 0;
+    if (!(c->horizon >= 2.0 && c->horizon <= 1e15)) return 0;
+    if (!isdb__positive(c->sigma) || !isdb__ridge_ok(c->sigma / c->horizon) || !isdb__open01(c->delta)) return 0;
+    if (!(c->reward_scale >= 1e-30 && c->reward_scale <= 1e30)) return 0;
+    if (!isdb__positive(c->gamma_factor) || !(c->c1 >= 0.0 && c->c1 <= 1.0) || !isdb__positive(c->c3) ||
+        !isdb__nonneg(c->c4) || !isdb__positive(c->beta_scale) || !isdb__nonneg(c->set_scale) ||
+        !(c->mix >= 0.0 && c->mix <= 1.0) || !isdb__positive(c->c0_scale))
+        return 0;
+    if (c->j_star < 0 || c->j_star > 64 || c->max_restarts < 0) return 0;
+    if (!isdb__positive(c->solver_tol) || c->solver_max_iter < 1) return 0;
+    return 1;
+}
+
+/* Doubles of scratch: the feature map at init, then the solver, the rows
+   of a set A and vectors. */
+ISDB__PRIVATE size_t isdb__opkb_work_size(const isdb_opkb_config *c) {
+    size_t N = (size_t)c->n_arms, pm = (size_t)isdb__opkb_pmax(c);
+    size_t init = (c->kernel == ISDB_KERNEL_LINEAR && c->features == ISDB_FEATURES_AUTO) ? 0 : 4 * N * N + N;
+    size_t run = isdb_opkb_solve_work_size(c->n_arms, (int)pm) + N * pm + 8 * N + 2 * pm;
+    return init > run ? init : run;
+}
+
+ISDB__PRIVATE size_t isdb__opkb_layout(const isdb_opkb_config *c, isdb_opkb *p, void *heap) {
+    isdb__arena a;
+    size_t N = (size_t)c->n_arms, J = (size_t)isdb__opkb_j_bound(c->horizon);
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = 0;
+    p->_arms = isdb__take_f64_n(&a, c->arms ? N * (size_t)c->d : 0);
+    p->_gram = isdb__take_f64_n(&a, c->kernel == ISDB_KERNEL_GRAM ? N * N : 0);
+    p->_phi = isdb__take_f64_n(&a, N * (size_t)isdb__opkb_pmax(c));
+    p->_pi = isdb__take_f64_n(&a, N);
+    p->_P = isdb__take_f64_n(&a, (J + 1) * N);
+    p->_D = isdb__take_f64_n(&a, J * N);
+    p->_wC = isdb__take_f64_n(&a, (J + 1) * N);
+    p->_wB = isdb__take_f64_n(&a, (J + 1) * N);
+    p->_wR = isdb__take_f64_n(&a, J * (J + 1) / 2 * N);
+    p->_xstar = isdb__take_f64_n(&a, N);
+    p->_active = (int *)isdb__take(&a, (int)J, sizeof(int));
+    p->_work = isdb__take_f64_n(&a, isdb__opkb_work_size(c));
+    return a.overflow ? 0 : a.used;
+}
+
+/* Reward sums of replay index m: (m + 1) x N from offset m (m + 1) / 2 N. */
+ISDB__PRIVATE double *isdb__opkb_wR(const isdb_opkb *p, int m) {
+    return p->_wR + (size_t)m * (size_t)(m + 1) / 2 * (size_t)p->cfg.n_arms;
+}
+
+ISDB__PRIVATE uint64_t isdb__opkb_len(const isdb_opkb *p, int m) { return p->E << m; }
+
+/* Lowest replay index scheduled (none without change detection). */
+ISDB__PRIVATE int isdb__opkb_m_lo(const isdb_opkb *p) { return p->cfg.adaptive ? p->cfg.j_star : INT_MAX; }
+
+/* Lower Cholesky factor of S(P, lambda) into L (p x p). */
+ISDB__PRIVATE int isdb__opkb_factor(const isdb_opkb *p, const double *P, double *L) {
+    int i, r, k, q = p->p;
+    isdb__identity(q, L, p->lambda);
+    for (i = 0; i < p->cfg.n_arms; ++i) {
+        const double *f = p->_phi + i * q;
+        if (P[i] <= 0.0) continue;
+        for (r = 0; r < q; ++r) {
+            double s = P[i] * f[r], *Lr = L + r * q;
+            for (k = 0; k <= r; ++k) Lr[k] += s * f[k];
+        }
+    }
+    return isdb_chol(q, L) == ISDB_OK;
+}
+
+/* Gap estimate over an interval of `len` rounds whose reward sums per
+   strategy are w (n_strat x N): R = (1/len) Phi sum_m S(P(m))^-1 Phi^T w_m
+   (the IPS estimator, Definition 4.1, summed by strategy), gap = max R - R. */
+ISDB__PRIVATE void isdb__opkb_gaps_of(isdb_opkb *p, const double *w, int n_strat, double len, double *gap) {
+    int N = p->cfg.n_arms, q = p->p, m, i, r;
+    int pm = isdb__opkb_pmax(&p->cfg);
+    double *L = p->_work, *vec = p->_work + isdb_opkb_solve_work_size(N, pm) + (size_t)N * (size_t)pm;
+    double *u = vec + 8 * N, *b = u + pm, best;
+    isdb__zero(q, u);
+    for (m = 0; m < n_strat; ++m) {
+        const double *wm = w + m * N;
+        int any = 0;
+        for (i = 0; i < N; ++i)
+            if (wm[i] != 0.0) any = 1;
+        if (!any || !isdb__opkb_factor(p, p->_P + m * N, L)) continue;
+        isdb__zero(q, b);
+        for (i = 0; i < N; ++i) {
+            const double *f = p->_phi + i * q;
+            if (wm[i] != 0.0)
+                for (r = 0; r < q; ++r) b[r] += f[r] * wm[i];
+        }
+        isdb_chol_solve(q, L, b, b);
+        for (r = 0; r < q; ++r) u[r] += b[r];
+    }
+    for (i = 0; i < N; ++i) gap[i] = isdb__dot(q, p->_phi + i * q, u) / len;
+    best = gap[isdb__argmax(gap, N)];
+    for (i = 0; i < N; ++i) gap[i] = best - gap[i];
+}
+
+/* Test (8) for the interval of index m whose reward sums are w (m + 1
+   strategies) against every stored C(k), j_star <= k < block. Returns the
+   largest ratio of a left side to its threshold, or -1 if nothing was
+   compared. */
+ISDB__PRIVATE double isdb__opkb_test(isdb_opkb *p, const double *w, int m, double len) {
+    int N = p->cfg.n_arms, k, i, pm = isdb__opkb_pmax(&p->cfg);
+    double *gap = p->_work + isdb_opkb_solve_work_size(N, pm) + (size_t)N * (size_t)pm + 5 * N;
+    double c0 = p->cfg.c0_scale * (40.0 + 16.0 * sqrt(p->alpha)), ratio = -DBL_MAX;
+    if (p->cfg.j_star >= p->block) return -1.0;
+    isdb__opkb_gaps_of(p, w, m + 1, len, gap);
+    for (k = p->cfg.j_star; k < p->block; ++k) {
+        const double *Dk = p->_D + k * N;
+        double mu = p->cfg.test_mean ? 0.25 * (isdb__pow2_half(-m) + isdb__pow2_half(-k))
+                                     : 0.5 * isdb__pow2_half(-(m < k ? m : k));
+        double thr = 4.0 * c0 * mu;
+        for (i = 0; i < N; ++i) {
+            double up = gap[i] - 4.0 * Dk[i], down = Dk[i] - 4.0 * gap[i];
+            double lhs = up > down ? up : down;
+            if (lhs / thr > ratio) ratio = lhs / thr;
+        }
+    }
+    p->tests++;
+    p->last_stat = ratio;
+    return ratio;
+}
+
+/* New replay slots for the round starting at t (Schedule, Algorithm 4,
+   drawn slot by slot as each slot begins), then m_t. */
+ISDB__PRIVATE void isdb__opkb_prepare(isdb_opkb *p, uint64_t t) {
+    int m, N = p->cfg.n_arms;
+    uint64_t tau = t - p->block_start;
+    p->m_cur = p->block;
+    for (m = isdb__opkb_m_lo(p); m < p->block; ++m) {
+        if (tau % isdb__opkb_len(p, m) == 0) {
+            p->_active[m] = isdb_rng_uniform(&p->base.rng) < isdb__pow2_half(m - p->block);
+            if (p->_active[m]) isdb__zero((m + 1) * N, isdb__opkb_wR(p, m));
+        }
+        if (p->_active[m] && m < p->m_cur) p->m_cur = m;
+    }
+}
+
+/* Epoch state back to block 0 at round t (P(0) = pi(X) is kept). */
+ISDB__PRIVATE void isdb__opkb_new_epoch(isdb_opkb *p, uint64_t t) {
+    int N = p->cfg.n_arms, J = isdb__opkb_j_bound(p->cfg.horizon);
+    p->block = 0;
+    p->m_cur = 0;
+    p->epoch_start = p->block_start = t;
+    p->block_len = p->E;
+    isdb__copy(N, p->_pi, p->_P);
+    isdb__zero(J * N, p->_P + N);
+    isdb__zero(J * N, p->_D);
+    isdb__zero((J + 1) * N, p->_wC);
+    isdb__zero((J + 1) * N, p->_wB);
+    isdb__zero(J * (J + 1) / 2 * N, p->_wR);
+    memset(p->_active, 0, (size_t)J * sizeof(int));
+}
+
+/* End of block j at round t - 1 without a restart: D_j from C(j), OP with
+   beta_{j+1}, pi(A), and P(j+1) (Algorithm 2 lines 4-6). */
+ISDB__PRIVATE void isdb__opkb_next_block(isdb_opkb *p, uint64_t t) {
+    const isdb_opkb_config *c = &p->cfg;
+    int N = c->n_arms, q = p->p, pm = isdb__opkb_pmax(c), j = p->block, jn = j + 1, i, nA = 0, first = 0;
+    double *ws = p->_work, *phiA = ws + isdb_opkb_solve_work_size(N, pm);
+    double *cost = phiA + (size_t)N * (size_t)pm, *pstar = cost + N, *piA = pstar + N, *xA = piA + N;
+    double *Dj = p->_D + j * N, *Pn = p->_P + jn * N;
+    double beta = c->beta_scale * p->gamma * isdb__pow2_half(jn) / (10.0 + 4.0 * sqrt(p->alpha));
+    double thr = c->set_scale * 2.0 * p->alpha * p->gamma / beta, mu = c->c1 * isdb__pow2_half(-jn), s;
+    isdb_result r;
+    isdb__opkb_gaps_of(p, p->_wC, jn, (double)(t - p->epoch_start), Dj);
+    for (i = 0; i < N; ++i) cost[i] = 0.5 * beta * Dj[i];
+    r = isdb_opkb_solve(N, q, p->_phi, cost, p->lambda, p->_xstar, c->solver_tol, c->solver_max_iter, pstar,
+                        &p->op_info, ws);
+    if (r < 0)
+        isdb__copy(N, p->_pi, pstar);
+    else
+        isdb__copy(N, pstar, p->_xstar);
+    /* pi(A) on A = {x: gap(x) <= thr}, solved on the rows of A. */
+    for (i = 0; i < N; ++i)
+        if (Dj[i] <= thr) {
+            if (nA == 0) first = i;
+            isdb__copy(q, p->_phi + i * q, phiA + nA * q);
+            xA[nA++] = p->_pi[i];
+        }
+    memset(&p->set_info, 0, sizeof p->set_info);
+    if (nA == N) {
+        isdb__copy(N, p->_pi, piA);
+    } else if (nA == 1) {
+        isdb__zero(N, piA);
+        piA[first] = 1.0;
+    } else {
+        double sA = 0.0;
+        for (i = 0; i < nA; ++i) sA += xA[i];
+        r = isdb_opkb_solve(nA, q, phiA, NULL, p->lambda, sA > 0.0 ? xA : NULL, c->solver_tol, c->solver_max_iter,
+                            cost, &p->set_info, ws);
+        if (r < 0)
+            for (i = 0; i < nA; ++i) cost[i] = 1.0 / (double)nA;
+        nA = 0;
+        for (i = 0; i < N; ++i) piA[i] = Dj[i] <= thr ? cost[nA++] : 0.0;
+    }
+    s = 0.0;
+    for (i = 0; i < N; ++i) {
+        double Q = (1.0 - c->mix) * pstar[i] + c->mix * piA[i];
+        Pn[i] = (1.0 - mu) * Q + mu * p->_pi[i];
+        if (Pn[i] < 0.0) Pn[i] = 0.0;
+        s += Pn[i];
+    }
+    for (i = 0; i < N; ++i) Pn[i] /= s;
+    p->block = jn;
+    p->block_start = t;
+    p->block_len = isdb__opkb_len(p, jn);
+    isdb__zero((jn + 1) * N, p->_wB);
+    memset(p->_active, 0, (size_t)jn * sizeof(int));
+}
+
+/* X must be NULL or the arm set itself. */
+ISDB__PRIVATE isdb_result isdb__opkb_check_X(const isdb_opkb *p, const double *X, int n_arms) {
+    int i;
+    if (n_arms != p->cfg.n_arms) return ISDB_ERR_INVALID_ARG;
+    if (!X) return ISDB_OK;
+    if (!p->cfg.arms) return ISDB_ERR_INVALID_ARG;
+    for (i = 0; i < n_arms * p->cfg.d; ++i)
+        if (X[i] != p->_arms[i]) return ISDB_ERR_INVALID_ARG;
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__opkb_probs(isdb_policy *bp, const double *X, int n_arms, double *out) {
+    isdb_opkb *p = (isdb_opkb *)bp;
+    isdb_result r = isdb__opkb_check_X(p, X, n_arms);
+    if (r != ISDB_OK) return r;
+    isdb__copy(n_arms, p->_P + p->m_cur * n_arms, out);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__opkb_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+    isdb_opkb *p = (isdb_opkb *)bp;
+    const double *P = p->_P + p->m_cur * n_arms;
+    double total = 0.0, cum = 0.0, target;
+    int i, last = 0;
+    isdb_result r = isdb__opkb_check_X(p, X, n_arms);
+    if (r != ISDB_OK) return r;
+    for (i = 0; i < n_arms; ++i) {
+        total += P[i];
+        if (P[i] > 0.0) last = i;
+    }
+    target = isdb_rng_uniform(&p->base.rng) * total;
+    *arm = last;
+    for (i = 0; i < n_arms; ++i) {
+        cum += P[i];
+        if (target < cum && P[i] > 0.0) {
+            *arm = i;
+            break;
+        }
+    }
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__opkb_update(isdb_policy *bp, int arm, const double *x, double reward) {
+    isdb_opkb *p = (isdb_opkb *)bp;
+    const isdb_opkb_config *c = &p->cfg;
+    int N = c->n_arms, m = p->m_cur, j = p->block, mm, i, restart = 0;
+    uint64_t t = p->base.t, tau = t - p->block_start;
+    double y = reward / c->reward_scale;
+    if (x) {
+        if (!c->arms) return ISDB_ERR_INVALID_ARG;
+        for (i = 0; i < c->d; ++i)
+            if (x[i] != p->_arms[arm * c->d + i]) return ISDB_ERR_INVALID_ARG;
+    }
+    p->_wC[m * N + arm] += y;
+    p->_wB[m * N + arm] += y;
+    for (mm = isdb__max_int(m, isdb__opkb_m_lo(p)); mm < j; ++mm)
+        if (p->_active[mm]) isdb__opkb_wR(p, mm)[m * N + arm] += y;
+    /* Intervals that end with this round, smallest index first. */
+    for (mm = isdb__opkb_m_lo(p); mm < j; ++mm) {
+        uint64_t len = isdb__opkb_len(p, mm);
+        if (!p->_active[mm] || (tau + 1) % len != 0) continue;
+        p->_active[mm] = 0;
+        if (!restart && isdb__opkb_test(p, isdb__opkb_wR(p, mm), mm, (double)len) > 1.0 &&
+            p->epoch - 1 < c->max_restarts)
+            restart = 1;
+    }
+    if (j < p->j_max && tau + 1 == p->block_len) {
+        if (!restart && c->adaptive && c->test_block &&
+            isdb__opkb_test(p, p->_wB, j, (double)p->block_len) > 1.0 && p->epoch - 1 < c->max_restarts)
+            restart = 1;
+        if (!restart) isdb__opkb_next_block(p, t + 1);
+    }
+    if (restart) {
+        p->epoch++;
+        p->last_restart = t + 1;
+        isdb__opkb_new_epoch(p, t + 1);
+    }
+    isdb__opkb_prepare(p, t + 1);
+    return ISDB_OK;
+}
+
+/* n doubles, each finite and in [lo, hi]. */
+ISDB__PRIVATE void isdb__ser_f64_range(isdb_ser *s, double *v, int n, double lo, double hi) {
+    int i;
+    for (i = 0; i < n; ++i) {
+        uint64_t bits;
+        double value;
+        memcpy(&bits, &v[i], sizeof bits);
+        if (!isdb__ser_raw(s, &bits, 8)) return;
+        memcpy(&value, &bits, sizeof value);
+        if (s->mode >= ISDB__SER_CHECK && !(value >= lo && value <= hi)) s->failed = 1;
+        if (isdb__ser_storing(s)) v[i] = value;
+    }
+}
+
+ISDB__PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) {
+    int status = (int)info->status;
+    isdb__ser_int(s, &status, -64, 64);
+    if (isdb__ser_storing(s)) info->status = (isdb_result)status;
+    isdb__ser_int(s, &info->iterations, 0, INT_MAX);
+    isdb__ser_f64(s, &info->kkt, 1);
+    isdb__ser_f64(s, &info->gap, 1);
+    isdb__ser_f64(s, &info->objective, 1);
+}
+
+ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_opkb *p = (isdb_opkb *)bp;
+    const isdb_opkb_config *c = &p->cfg;
+    int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k;
+    isdb__ser_cfg_int(s, (int)c->kernel);
+    isdb__ser_cfg_f64(s, c->length_scale);
+    isdb__ser_cfg_int(s, (int)c->features);
+    isdb__ser_cfg_f64(s, c->rank_tol);
+    isdb__ser_cfg_u64(s, c->arms ? isdb__fnv1a((const unsigned char *)p->_arms, (size_t)(N * c->d) * sizeof(double))
+                                 : 0);
+    isdb__ser_cfg_u64(s, c->gram ? isdb__fnv1a((const unsigned char *)p->_gram, (size_t)(N * N) * sizeof(double))
+                                 : 0);
+    isdb__ser_cfg_int(s, c->adaptive);
+    isdb__ser_cfg_f64(s, c->horizon);
+    isdb__ser_cfg_f64(s, c->sigma);
+    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_f64(s, c->reward_scale);
+    isdb__ser_cfg_f64(s, c->gamma_factor);
+    isdb__ser_cfg_f64(s, c->c1);
+    isdb__ser_cfg_f64(s, c->c3);
+    isdb__ser_cfg_f64(s, c->c4);
+    isdb__ser_cfg_f64(s, c->beta_scale);
+    isdb__ser_cfg_f64(s, c->set_scale);
+    isdb__ser_cfg_f64(s, c->mix);
+    isdb__ser_cfg_f64(s, c->c0_scale);
+    isdb__ser_cfg_int(s, c->test_mean);
+    isdb__ser_cfg_int(s, c->j_star);
+    isdb__ser_cfg_int(s, c->test_block);
+    isdb__ser_cfg_int(s, c->max_restarts);
+    isdb__ser_cfg_f64(s, c->solver_tol);
+    isdb__ser_cfg_int(s, c->solver_max_iter);
+    isdb__ser_int(s, &p->epoch, 1, INT_MAX);
+    isdb__ser_int(s, &p->block, 0, p->j_max);
+    isdb__ser_int(s, &p->m_cur, 0, p->j_max);
+    isdb__ser_u64(s, &p->epoch_start);
+    isdb__ser_u64(s, &p->block_start);
+    isdb__ser_u64(s, &p->block_len);
+    isdb__ser_u64(s, &p->tests);
+    isdb__ser_u64(s, &p->last_restart);
+    isdb__ser_f64(s, &p->last_stat, 1);
+    isdb__opkb_ser_info(s, &p->op_info);
+    isdb__opkb_ser_info(s, &p->set_info);
+    isdb__ser_f64_range(s, p->_P, (J + 1) * N, 0.0, 1.0);
+    isdb__ser_f64(s, p->_D, J * N);
+    isdb__ser_f64(s, p->_wC, (J + 1) * N);
+    isdb__ser_f64(s, p->_wB, (J + 1) * N);
+    isdb__ser_f64(s, p->_wR, J * (J + 1) / 2 * N);
+    isdb__ser_f64_range(s, p->_xstar, N, 0.0, 1.0);
+    for (k = 0; k < J; ++k) isdb__ser_int(s, &p->_active[k], 0, 1);
+}
+
+ISDB__PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
+    isdb_opkb *p = (isdb_opkb *)bp;
+    p->epoch = 1;
+    p->tests = 0;
+    p->last_restart = 0;
+    p->last_stat = 0.0;
+    memset(&p->op_info, 0, sizeof p->op_info);
+    memset(&p->set_info, 0, sizeof p->set_info);
+    isdb__copy(p->cfg.n_arms, p->_pi, p->_xstar);
+    isdb__opkb_new_epoch(p, 0);
+    isdb__opkb_prepare(p, 0);
+}
+
+static const isdb_policy_vtable isdb__opkb_vt = {
+    ISDB_POLICY_OPKB,     "opkb",           ISDB_POLICY_X_OPTIONAL, isdb__opkb_select, isdb__opkb_update,
+    isdb__opkb_probs,     isdb__opkb_probs, isdb__opkb_serialize,   isdb__opkb_reset};
+
+isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes) {
+    isdb_opkb probe;
+    if (!bytes || !isdb__opkb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__opkb_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+/* The feature map into _phi and p: the raw arms for the linear kernel with
+   AUTO, otherwise built from the Gram matrix in scratch. */
+ISDB__PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
+    const isdb_opkb_config *c = &p->cfg;
+    int N = c->n_arms;
+    double *K = p->_work, *Phi = K + N * N, *fw = Phi + N * N;
+    isdb_result r;
+    if (c->kernel == ISDB_KERNEL_LINEAR && c->features == ISDB_FEATURES_AUTO) {
+        p->p = c->d;
+        isdb__copy(N * c->d, p->_arms, p->_phi);
+        return ISDB_OK;
+    }
+    if (c->kernel == ISDB_KERNEL_GRAM)
+        isdb__copy(N * N, p->_gram, K);
+    else if ((r = isdb_kernel_gram(c->kernel, c->length_scale, N, c->d, p->_arms, K)) != ISDB_OK)
+        return r;
+    if ((r = isdb_feature_map_build(N, K, c->features, c->rank_tol, Phi, &p->p, fw)) != ISDB_OK) return r;
+    isdb__copy(N * p->p, Phi, p->_phi);
+    return ISDB_OK;
+}
+
+isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol) {
+    size_t bytes;
+    double C0, E, kmax = 0.0;
+    int i, N;
+    isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    N = cfg->n_arms;
+    isdb__opkb_layout(cfg, pol, heap);
+    if (cfg->arms) isdb__copy(N * cfg->d, cfg->arms, pol->_arms);
+    if (cfg->kernel == ISDB_KERNEL_GRAM) isdb__copy(N * N, cfg->gram, pol->_gram);
+    pol->cfg.arms = cfg->arms ? pol->_arms : NULL;
+    pol->cfg.gram = cfg->kernel == ISDB_KERNEL_GRAM ? pol->_gram : NULL;
+    if ((r = isdb__opkb_features(pol)) != ISDB_OK) return r;
+    /* lambda must keep S(P, lambda) well conditioned: at least 1e-10 of the
+       largest k(x, x). */
+    pol->lambda = cfg->sigma / cfg->horizon;
+    for (i = 0; i < N; ++i) {
+        double kk = isdb__dot(pol->p, pol->_phi + i * pol->p, pol->_phi + i * pol->p);
+        if (kk > kmax) kmax = kk;
+    }
+    if (!(pol->lambda >= 1e-10 * kmax)) return ISDB_ERR_INVALID_ARG;
+    r = isdb_opkb_solve(N, pol->p, pol->_phi, NULL, pol->lambda, NULL, cfg->solver_tol, cfg->solver_max_iter,
+                        pol->_pi, &pol->design_info, pol->_work);
+    if (r < 0) return r;
+    /* gamma from ln det S(pi, lambda) = -objective:
+       ln det(I + T/sigma M) = ln det S - p ln lambda. */
+    pol->gamma = cfg->gamma_factor * (-pol->design_info.objective - (double)pol->p * log(pol->lambda));
+    C0 = 8.0 * cfg->horizon * (log(cfg->horizon) / log(2.0));
+    pol->log_term = log(C0 * (double)N / cfg->delta);
+    pol->alpha = cfg->c4 * cfg->sigma / pol->log_term;
+    E = ceil(cfg->c3 * pol->gamma * pol->log_term);
+    if (!isdb__finite(E) || !isdb__finite(pol->gamma) || !(pol->gamma > 0.0)) return ISDB_ERR_NONFINITE;
+    if (E < 1.0) E = 1.0;
+    if (E > 4503599627370496.0) E = 4503599627370496.0;
+    pol->E = (uint64_t)E;
+    pol->j_max = 0;
+    while (pol->j_max < isdb__opkb_j_bound(cfg->horizon) && (ldexp(1.0, pol->j_max + 1) - 1.0) * E < cfg->horizon)
+        pol->j_max++;
+    isdb__policy_base_init(&pol->base, &isdb__opkb_vt, cfg->d, N, cfg->seed, heap, bytes);
+    isdb__opkb_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__opkb_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_opkb_init_preallocated((const isdb_opkb_config *)cfg, heap, (isdb_opkb *)pol);
+}
+
+isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__opkb_setup, cfg, pol);
+}
+
+const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol) { return &pol->cfg; }
+int isdb_opkb_epoch(const isdb_opkb *pol) { return pol->epoch; }
+int isdb_opkb_block(const isdb_opkb *pol) { return pol->block; }
+int isdb_opkb_replay_index(const isdb_opkb *pol) { return pol->m_cur; }
+int isdb_opkb_restarts(const isdb_opkb *pol) { return pol->epoch - 1; }
+uint64_t isdb_opkb_epoch_start(const isdb_opkb *pol) { return pol->epoch_start; }
+double isdb_opkb_last_test(const isdb_opkb *pol) { return pol->last_stat; }
+uint64_t isdb_opkb_tests(const isdb_opkb *pol) { return pol->tests; }
+double isdb_opkb_gamma(const isdb_opkb *pol) { return pol->gamma; }
+uint64_t isdb_opkb_block_length(const isdb_opkb *pol) { return pol->E; }
+double isdb_opkb_alpha(const isdb_opkb *pol) { return pol->alpha; }
+int isdb_opkb_feature_dim(const isdb_opkb *pol) { return pol->p; }
+void isdb_opkb_design(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms, pol->_pi, out); }
+
+isdb_result isdb_opkb_strategy(const isdb_opkb *pol, int m, double *out) {
+    if (!pol || !out || m < 0 || m > pol->block) return ISDB_ERR_INVALID_ARG;
+    isdb__copy(pol->cfg.n_arms, pol->_P + m * pol->cfg.n_arms, out);
+    return ISDB_OK;
+}
+
+void isdb_opkb_gaps(const isdb_opkb *pol, double *out) {
+    int N = pol->cfg.n_arms;
+    if (pol->block == 0)
+        isdb__zero(N, out);
+    else
+        isdb__copy(N, pol->_D + (pol->block - 1) * N, out);
+}
+
+void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
+                             isdb_opkb_solve_info *set) {
+    if (design) *design = pol->design_info;
+    if (op) *op = pol->op_info;
+    if (set) *set = pol->set_info;
+}
 
 /* [impl:oam] */
 
@@ -3504,7 +4777,217 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_re
 
 /* [impl:env-isd] */
 
-/* [impl:env-opkb] */
+/* ---------------------------------------------------------------------------
+   Fixed-arm kernel environments (OPKB experiments)
+   ------------------------------------------------------------------------ */
+
+isdb_kernel_env_config isdb_kernel_env_config_init(int d, int n_arms) {
+    isdb_kernel_env_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.n_arms = n_arms;
+    c.seed = 1;
+    c.arms = NULL;
+    c.kind = ISDB_KENV_GP_SWITCH;
+    c.kernel = ISDB_KERNEL_RBF;
+    c.length_scale = 0.2;
+    c.gram = NULL;
+    c.amplitude = 0.8;
+    c.n_switches = 0;
+    c.switch_at = NULL;
+    c.freq = 3.0;
+    c.n_phase = 0;
+    c.phase_at = NULL;
+    c.phase = NULL;
+    c.noise_sd = 0.1;
+    c.y_bound = 1.0;
+    return c;
+}
+
+double isdb_kernel_env_drift(const isdb_kernel_env *e, uint64_t t) {
+    const isdb_kernel_env_config *c = &e->cfg;
+    int k;
+    if (c->kind == ISDB_KENV_GP_SWITCH) {
+        int flips = 0;
+        for (k = 0; k < c->n_switches && t >= c->switch_at[k]; ++k) ++flips;
+        return (flips & 1) ? -1.0 : 1.0;
+    }
+    if (c->n_phase == 0) return 0.0;
+    if (t <= c->phase_at[0]) return c->phase[0];
+    for (k = 1; k < c->n_phase; ++k)
+        if (t < c->phase_at[k]) {
+            double span = (double)(c->phase_at[k] - c->phase_at[k - 1]);
+            return c->phase[k - 1] + (c->phase[k] - c->phase[k - 1]) * (double)(t - c->phase_at[k - 1]) / span;
+        }
+    return c->phase[c->n_phase - 1];
+}
+
+ISDB__PRIVATE isdb_result isdb__kernel_env_next(isdb_env *be) {
+    isdb_kernel_env *e = (isdb_kernel_env *)be;
+    const isdb_kernel_env_config *c = &e->cfg;
+    double drift = isdb_kernel_env_drift(e, be->t);
+    int k;
+    for (k = 0; k < be->n_arms; ++k)
+        be->means[k] = c->kind == ISDB_KENV_GP_SWITCH ? drift * e->f[k] : c->amplitude * cos(c->freq * e->f[k] + drift);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__kernel_env_reward(isdb_env *be, int arm, double *y) {
+    isdb_kernel_env *e = (isdb_kernel_env *)be;
+    double r = be->means[arm], sd = e->cfg.noise_sd, b = e->cfg.y_bound - fabs(r), u;
+    isdb_rng *rng = &be->noise_rng;
+    if (sd == 0.0) {
+        *y = r;
+    } else if (e->cfg.y_bound <= 0.0) {
+        *y = r + sd * isdb_rng_normal(rng);
+    } else if (b <= 0.0) {
+        *y = r;
+    } else if (b >= sd) {
+        /* Normal proposals: accepted with probability above 0.68. */
+        do u = sd * isdb_rng_normal(rng);
+        while (!(fabs(u) <= b));
+        *y = r + u;
+    } else {
+        /* Uniform proposals on [-b, b], accepted with the Gaussian density
+           ratio (at least exp(-1/2)). */
+        do u = b * (2.0 * isdb_rng_uniform(rng) - 1.0);
+        while (!(isdb_rng_uniform(rng) < exp(-0.5 * u * u / (sd * sd))));
+        *y = r + u;
+    }
+    return ISDB_OK;
+}
+
+static const isdb_env_vtable isdb__kernel_env_vt = {"kernel", isdb__kernel_env_next, isdb__kernel_env_reward, NULL};
+
+ISDB__PRIVATE int isdb__kernel_env_config_ok(const isdb_kernel_env_config *c) {
+    int k;
+    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || c->n_arms > ISDB__OPKB_MAX_ARMS) return 0;
+    if (c->arms && isdb__check_input(c->arms, c->n_arms * c->d) != ISDB_OK) return 0;
+    if (!isdb__nonneg(c->amplitude) || !isdb__nonneg(c->noise_sd) || !isdb__nonneg(c->y_bound)) return 0;
+    if (c->kind == ISDB_KENV_GP_SWITCH) {
+        if (c->kernel == ISDB_KERNEL_GRAM) {
+            if (!c->gram || !isdb__all_finite(c->gram, c->n_arms * c->n_arms)) return 0;
+        } else if (c->kernel == ISDB_KERNEL_RBF || c->kernel == ISDB_KERNEL_MATERN52) {
+            if (!isdb__positive(c->length_scale)) return 0;
+        } else if (c->kernel != ISDB_KERNEL_LINEAR) {
+            return 0;
+        }
+        if (c->n_switches < 0 || (c->n_switches > 0 && !c->switch_at)) return 0;
+        for (k = 1; k < c->n_switches; ++k)
+            if (c->switch_at[k] <= c->switch_at[k - 1]) return 0;
+        return 1;
+    }
+    if (c->kind != ISDB_KENV_COSINE || !isdb__finite(c->freq)) return 0;
+    if (c->n_phase < 0 || (c->n_phase > 0 && (!c->phase_at || !c->phase || !isdb__all_finite(c->phase, c->n_phase))))
+        return 0;
+    for (k = 1; k < c->n_phase; ++k)
+        if (c->phase_at[k] < c->phase_at[k - 1]) return 0;
+    return 1;
+}
+
+/* A point uniform on the unit sphere of R^d. */
+ISDB__PRIVATE void isdb__sphere_point(isdb_rng *rng, int d, double *x) {
+    double norm;
+    int i;
+    do {
+        for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
+        norm = sqrt(isdb__dot(d, x, x));
+    } while (norm == 0.0);
+    for (i = 0; i < d; ++i) x[i] /= norm;
+}
+
+isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_kernel_env *env) {
+    isdb__arena a;
+    isdb_result r = ISDB_OK;
+    isdb_rng rng;
+    void *heap = NULL;
+    double *scratch = NULL;
+    int N, d, k, i, gp;
+    if (!env || !isdb__kernel_env_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    memset(env, 0, sizeof *env);
+    N = cfg->n_arms;
+    d = cfg->d;
+    gp = cfg->kind == ISDB_KENV_GP_SWITCH;
+    memset(&a, 0, sizeof a);
+    for (k = 0; k < 2; ++k) {
+        /* Pass 0 measures, pass 1 carves; the scratch holds K and its
+           eigendecomposition while m is drawn. */
+        env->base.X = isdb__take_f64(&a, N * d);
+        env->base.means = isdb__take_f64(&a, N);
+        env->f = isdb__take_f64(&a, N);
+        env->theta = isdb__take_f64(&a, d);
+        env->cfg.switch_at = (const uint64_t *)isdb__take(&a, gp ? cfg->n_switches : 0, sizeof(uint64_t));
+        env->cfg.phase_at = (const uint64_t *)isdb__take(&a, gp ? 0 : cfg->n_phase, sizeof(uint64_t));
+        env->cfg.phase = isdb__take_f64(&a, gp ? 0 : cfg->n_phase);
+        scratch = isdb__take_f64(&a, gp ? 3 * N * N + N : 0);
+        if (a.overflow) return ISDB_ERR_INVALID_ARG;
+        if (k == 0) {
+            const uint64_t *sw = cfg->switch_at, *pa = cfg->phase_at;
+            const double *ph = cfg->phase;
+            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
+            a.base = (unsigned char *)heap;
+            a.used = 0;
+            env->cfg = *cfg;
+            env->cfg.switch_at = sw;
+            env->cfg.phase_at = pa;
+            env->cfg.phase = ph;
+        }
+    }
+    if (gp && cfg->n_switches > 0)
+        memcpy(isdb__unconst(env->cfg.switch_at), cfg->switch_at, (size_t)cfg->n_switches * sizeof(uint64_t));
+    if (!gp && cfg->n_phase > 0) {
+        memcpy(isdb__unconst(env->cfg.phase_at), cfg->phase_at, (size_t)cfg->n_phase * sizeof(uint64_t));
+        isdb__copy(cfg->n_phase, cfg->phase, (double *)isdb__unconst(env->cfg.phase));
+    }
+    if (gp) {
+        env->cfg.phase_at = NULL;
+        env->cfg.phase = NULL;
+        env->cfg.n_phase = 0;
+    } else {
+        env->cfg.switch_at = NULL;
+        env->cfg.n_switches = 0;
+    }
+    isdb_rng_seed(&rng, cfg->seed);
+    if (cfg->arms)
+        isdb__copy(N * d, cfg->arms, env->base.X);
+    else
+        for (i = 0; i < N; ++i) isdb__sphere_point(&rng, d, env->base.X + i * d);
+    env->cfg.arms = env->base.X;
+    env->cfg.gram = NULL;
+    isdb__zero(d, env->theta);
+    if (gp) {
+        /* m = U diag(sqrt(max(w, 0))) z with K = U diag(w) U^T, z ~ N(0, I). */
+        double *K = scratch, *V = K + N * N, *w = V + N * N, *z = w + N, big = 0.0;
+        if (cfg->kernel == ISDB_KERNEL_GRAM)
+            isdb__copy(N * N, cfg->gram, K);
+        else
+            r = isdb_kernel_gram(cfg->kernel, cfg->length_scale, N, d, env->base.X, K);
+        if (r == ISDB_OK) r = isdb_sym_eig(N, K, w, V);
+        if (r < 0) {
+            isdb__heap_free(alloc, heap);
+            return r;
+        }
+        for (i = 0; i < N; ++i) z[i] = isdb_rng_normal(&rng) * sqrt(w[i] > 0.0 ? w[i] : 0.0);
+        for (i = 0; i < N; ++i) {
+            env->f[i] = isdb__dot(N, V + i * N, z);
+            if (fabs(env->f[i]) > big) big = fabs(env->f[i]);
+        }
+        for (i = 0; i < N; ++i) env->f[i] = big > 0.0 ? env->f[i] * cfg->amplitude / big : 0.0;
+    } else {
+        isdb__sphere_point(&rng, d, env->theta);
+        for (i = 0; i < N; ++i) env->f[i] = isdb__dot(d, env->base.X + i * d, env->theta);
+    }
+    env->base.vt = &isdb__kernel_env_vt;
+    env->base.d = d;
+    env->base.n_arms = N;
+    env->base.seed = cfg->seed;
+    env->base._heap = heap;
+    env->base._owns_heap = 1;
+    if (alloc) env->base._alloc = *alloc;
+    isdb_env_reset(&env->base);
+    return ISDB_OK;
+}
 
 /* [impl:env-oam] */
 

@@ -149,7 +149,50 @@ static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void 
 
 /* [cases:isd] */
 
-/* [cases:opkb] */
+/* OPKB keeps a fixed arm set: a deterministic one for each (d, N), the
+   same in make_ and in the round generator. */
+static double opkb_arms_buf[64 * 16];
+
+static const double *opkb_arms(int d, int n) {
+    int i;
+    if (d < 1 || n < 1 || d * n > 64 * 16) return opkb_arms_buf;
+    for (i = 0; i < d * n; ++i) opkb_arms_buf[i] = sin(1.0 + 0.7 * i) / sqrt((double)d);
+    return opkb_arms_buf;
+}
+
+static void round_opkb(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+    (void)rng;
+    *n_arms = max_arms;
+    memcpy(X, opkb_arms(d, max_arms), sizeof(double) * (size_t)(d * max_arms));
+}
+
+static isdb_result make_opkb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_opkb_config c = isdb_opkb_config_init(d, max_arms, 200.0);
+    c.arms = opkb_arms(d, max_arms);
+    c.sigma = 50.0;
+    c.seed = 7;
+    return isdb_opkb_init(&c, alloc, (isdb_opkb *)mem);
+}
+
+/* ADA-OPKB with an RBF kernel, replays from index 1 and a low threshold,
+   so that the runs below go through replays, tests and restarts. */
+static isdb_result make_opkb_ada(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_opkb_config c = isdb_opkb_config_init(d, max_arms, 200.0);
+    c.arms = opkb_arms(d, max_arms);
+    c.kernel = ISDB_KERNEL_RBF;
+    c.length_scale = 0.5;
+    c.adaptive = 1;
+    c.j_star = 1;
+    c.c0_scale = 0.001;
+    c.seed = 8;
+    return isdb_opkb_init(&c, alloc, (isdb_opkb *)mem);
+}
+
+static isdb_result pre_opkb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_opkb_config c = isdb_opkb_config_init(d, max_arms, 200.0);
+    c.arms = opkb_arms(d, max_arms);
+    return heap ? isdb_opkb_init_preallocated(&c, heap, (isdb_opkb *)mem) : isdb_opkb_heap_size(&c, bytes);
+}
 
 /* [cases:oam] */
 
@@ -164,7 +207,8 @@ static const policy_case cases[] = {
     {"bob", make_bob, pre_bob, 4, 6, NULL},
     {"bob long", make_bob_long, pre_bob, 3, 5, NULL},
     /* [rows:isd] */
-    /* [rows:opkb] */
+    {"opkb", make_opkb, pre_opkb, 3, 6, round_opkb},
+    {"opkb adaptive", make_opkb_ada, pre_opkb, 3, 7, round_opkb},
     /* [rows:oam] */
     /* [rows:traceucb] */
 };
