@@ -4298,20 +4298,6 @@ ISDB__PRIVATE isdb_result isdb__opkb_update(isdb_policy *bp, int arm, const doub
     return ISDB_OK;
 }
 
-/* n doubles, each finite and in [lo, hi]. */
-ISDB__PRIVATE void isdb__ser_f64_range(isdb_ser *s, double *v, int n, double lo, double hi) {
-    int i;
-    for (i = 0; i < n; ++i) {
-        uint64_t bits;
-        double value;
-        memcpy(&bits, &v[i], sizeof bits);
-        if (!isdb__ser_raw(s, &bits, 8)) return;
-        memcpy(&value, &bits, sizeof value);
-        if (s->mode >= ISDB__SER_CHECK && !(value >= lo && value <= hi)) s->failed = 1;
-        if (isdb__ser_storing(s)) v[i] = value;
-    }
-}
-
 ISDB__PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) {
     int status = (int)info->status;
     isdb__ser_int(s, &status, -64, 64);
@@ -4597,6 +4583,17 @@ ISDB__PRIVATE void isdb__linear_env_theta(isdb_linear_env *e, uint64_t t) {
     }
 }
 
+/* A point uniform on the unit sphere of R^d. */
+ISDB__PRIVATE void isdb__sphere_point(isdb_rng *rng, int d, double *x) {
+    double norm;
+    int i;
+    do {
+        for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
+        norm = sqrt(isdb__dot(d, x, x));
+    } while (norm == 0.0);
+    for (i = 0; i < d; ++i) x[i] /= norm;
+}
+
 ISDB__PRIVATE void isdb__linear_env_arm(isdb_linear_env *e, double *x) {
     const isdb_linear_env_config *c = &e->cfg;
     isdb_rng *rng = &e->base.rng;
@@ -4604,11 +4601,7 @@ ISDB__PRIVATE void isdb__linear_env_arm(isdb_linear_env *e, double *x) {
     double norm;
     switch (c->arms) {
     case ISDB_ARMS_SPHERE:
-        do {
-            for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
-            norm = sqrt(isdb__dot(d, x, x));
-        } while (norm == 0.0);
-        for (i = 0; i < d; ++i) x[i] /= norm;
+        isdb__sphere_point(rng, d, x);
         break;
     case ISDB_ARMS_GAUSSIAN:
         for (i = 0; i < d; ++i) e->theta[d + i] = isdb_rng_normal(rng);
@@ -4883,17 +4876,6 @@ ISDB__PRIVATE int isdb__kernel_env_config_ok(const isdb_kernel_env_config *c) {
     for (k = 1; k < c->n_phase; ++k)
         if (c->phase_at[k] < c->phase_at[k - 1]) return 0;
     return 1;
-}
-
-/* A point uniform on the unit sphere of R^d. */
-ISDB__PRIVATE void isdb__sphere_point(isdb_rng *rng, int d, double *x) {
-    double norm;
-    int i;
-    do {
-        for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
-        norm = sqrt(isdb__dot(d, x, x));
-    } while (norm == 0.0);
-    for (i = 0; i < d; ++i) x[i] /= norm;
 }
 
 isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
