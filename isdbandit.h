@@ -232,7 +232,7 @@
       Cost: select O(m); update O(d^2) with Sigma given, O(m d^2) with
       Sigma estimated (every estimated model's trace moves), plus an O(d^3)
       rebuild every `refresh` updates of a model (O(d^2) amortised); ridge
-      estimate O(d^3). Memory 3 m d^2 + 4 d^2 + O(m d) doubles.
+      estimate O(d^3). Memory 2 m d^2 + 5 d^2 + O(m d) doubles.
       The environment isdb_active_env draws the contexts and labels of this
       setting (bench/repro_traceucb.c plays the paper's Figure 1 with it).
 
@@ -746,7 +746,7 @@ typedef struct isdb_traceucb_config {
     isdb_traceucb_objective objective; /* default ISDB_TRACEUCB_MAX_LOSS */
     double alpha;                      /* multiplier of Delta, >= 0; default 1 */
     double R;                          /* known bound on the largest noise variance, >= 0; default 1 */
-    double delta;                      /* confidence of eq. 11, in (0, 1); default 0.1 */
+    double delta;                      /* confidence of eq. 11, in (0, 1) (Prop. 3 needs < 3/4); default 0.1 */
     int horizon;                       /* n, >= 0; 0: unknown (n = updates so far) */
     double lambda;                     /* ridge of the returned estimates, >= 0; 0: 1/n; default 0 */
     const double *Sigma;   /* d x d second moment E[x x^T] of the contexts (lower triangle read),
