@@ -232,7 +232,7 @@
       Cost: select O(m); update O(d^2) with Sigma given, O(m d^2) with
       Sigma estimated (every estimated model's trace moves), plus an O(d^3)
       rebuild every `refresh` updates of a model (O(d^2) amortised); ridge
-      estimate O(d^3). Memory 2 m d^2 + 5 d^2 + O(m d) doubles.
+      estimate O(d^3). Memory 2 m d^2 + 4 d^2 + O(m d) doubles.
       The environment isdb_active_env draws the contexts and labels of this
       setting (bench/repro_traceucb.c plays the paper's Figure 1 with it).
 
@@ -779,7 +779,7 @@ typedef struct isdb_traceucb {
     double *_noise_var;        /* m (STATIC), or NULL */
     double *_scores;           /* m scratch */
     double *_trace_next;       /* m scratch */
-    double *_work;             /* scratch: 4 d^2 + 6 d */
+    double *_work;             /* scratch: 3 d^2 + 8 d */
 } isdb_traceucb;
 
 /* Defaults as documented on each field; d and m must be set here. */
@@ -2945,8 +2945,8 @@ ISDB__PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_t
     p->_noise_var = c->mode == ISDB_TRACEUCB_STATIC ? isdb__take_f64(&a, m) : NULL;
     p->_scores = isdb__take_f64(&a, m);
     p->_trace_next = isdb__take_f64(&a, m);
-    /* 4 d^2 + 8 d, counted without overflowing int. */
-    p->_work = isdb__take_f64(&a, dd > (INT_MAX - 8 * d) / 4 ? -1 : 4 * dd + 8 * d);
+    /* 3 d^2 + 8 d, counted without overflowing int. */
+    p->_work = isdb__take_f64(&a, dd > (INT_MAX - 8 * d) / 3 ? -1 : 3 * dd + 8 * d);
     return a.overflow ? 0 : a.used;
 }
 
@@ -2991,14 +2991,15 @@ ISDB__PRIVATE void isdb__tu_addrow(int d, const double *L, const double *l, doub
     *rhod = sqrt(rho * rho + w * w);
 }
 
-/* S = L L^T is taken as positive definite when every pivot keeps more than
-   16 d DBL_EPSILON of its diagonal entry (the Givens pivots of a singular
-   S are rounding noise of that order). */
-ISDB__PRIVATE int isdb__tu_full_rank(int d, const double *L, const double *S) {
+/* S' = S + x x^T = L L^T (L the factor after adding x) is taken as
+   positive definite when every pivot keeps more than 16 d DBL_EPSILON of
+   its diagonal entry (the Givens pivots of a singular S' are rounding
+   noise of that order). */
+ISDB__PRIVATE int isdb__tu_full_rank(int d, const double *L, const double *S, const double *x) {
     double tol = 16.0 * (double)d * DBL_EPSILON;
     int j;
     for (j = 0; j < d; ++j) {
-        double piv = L[j * d + j], diag = S[j * d + j];
+        double piv = L[j * d + j], diag = S[j * d + j] + x[j] * x[j];
         if (!(diag > 0.0) || !(piv * piv > tol * diag)) return 0;
     }
     return 1;
@@ -3035,18 +3036,19 @@ ISDB__PRIVATE double isdb__tu_n(const isdb_traceucb *p) {
     return p->base.t > 0 ? (double)p->base.t : 1.0;
 }
 
-/* Delta of a model with k > d samples. */
-ISDB__PRIVATE double isdb__tu_width(const isdb_traceucb *p, int k) {
+/* Delta = scale / sqrt(k - d): the scale (alpha R, times 8 ln(2 m n / delta)
+   for the theory width). */
+ISDB__PRIVATE double isdb__tu_width_scale(const isdb_traceucb *p) {
     const isdb_traceucb_config *c = &p->cfg;
     double scale = c->alpha * c->R;
     if (c->width == ISDB_TRACEUCB_WIDTH_THEORY) scale *= 8.0 * log(2.0 * (double)c->m * isdb__tu_n(p) / c->delta);
-    return scale / sqrt((double)k - (double)c->d);
+    return scale;
 }
 
 ISDB__PRIVATE void isdb__tu_scores(isdb_traceucb *p, double *out) {
     const isdb_traceucb_config *c = &p->cfg;
     int i, d = c->d, avg = c->objective == ISDB_TRACEUCB_AVERAGE_LOSS;
-    double contexts = p->n_contexts > 0 ? (double)p->n_contexts : 1.0;
+    double contexts = p->n_contexts > 0 ? (double)p->n_contexts : 1.0, scale = isdb__tu_width_scale(p);
     for (i = 0; i < c->m; ++i) {
         int k = p->_k[i];
         double s, v;
@@ -3071,7 +3073,7 @@ ISDB__PRIVATE void isdb__tu_scores(isdb_traceucb *p, double *out) {
             continue;
         } else {
             v = p->_weights[i] *
-                (p->_rho[i] * p->_rho[i] / ((double)k - (double)d) + isdb__tu_width(p, k));
+                (p->_rho[i] * p->_rho[i] / ((double)k - (double)d) + scale / sqrt((double)k - (double)d));
             if (avg) v = sqrt(v);
             if (c->mode == ISDB_TRACEUCB_TRACE)
                 s = v * (p->_M ? p->_trace[i] / contexts : p->_trace[i]);
@@ -3106,24 +3108,15 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     isdb_traceucb *p = (isdb_traceucb *)bp;
     const isdb_traceucb_config *c = &p->cfg;
     int d = c->d, dd = d * d, i, j;
-    double *Ln = p->_work, *Sn = Ln + dd, *Lc = Sn + dd, *Mn = Lc + dd;
+    double *Ln = p->_work, *Lc = Ln + dd, *Mn = Lc + dd;
     double *v = Mn + dd, *u = v + d, *ln = u + d, *bn = ln + d, *betan = bn + d, *gw = betan + d;
     const double *L = p->_L + arm * dd, *S = p->_S + arm * dd, *b = p->_b + arm * d;
-    const double *A = p->_M ? Mn : p->_Sigma;
+    double *Sw = p->_S + arm * dd;
     double T = p->_trace[arm], rho, yyn = p->_yy[arm] + y * y;
     int k = p->_k[arm], full = p->_full[arm], since = p->_since[arm], rebuild = 0;
     if (!x) return ISDB_ERR_INVALID_ARG;
     if (k == INT_MAX) return ISDB_ERR_BAD_STATE;
-    /* The exact sums after this sample. */
-    isdb__copy(dd, S, Sn);
-    if (p->_M) isdb__copy(dd, p->_M, Mn);
-    for (i = 0; i < d; ++i) {
-        for (j = 0; j <= i; ++j) {
-            Sn[i * d + j] += x[i] * x[j];
-            if (p->_M) Mn[i * d + j] += x[i] * x[j];
-        }
-        bn[i] = b[i] + y * x[i];
-    }
+    for (i = 0; i < d; ++i) bn[i] = b[i] + y * x[i];
     /* Trace by Sherman-Morrison with the old factor: u = S^-1 x, psi = x.u,
        Tr(A S'^-1) = Tr(A S^-1) - u^T A u / (1 + psi), plus, when A = M grows
        by x x^T too, psi / (1 + psi). A large relative drop means
@@ -3138,14 +3131,19 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
         if (!(T > 1e-3 * p->_trace[arm])) rebuild = 1;
     }
     isdb__tu_addrow(d, L, p->_l + arm * d, p->_rho[arm], Ln, ln, &rho, x, y, gw);
-    if (!full && k + 1 > d && isdb__tu_full_rank(d, Ln, Sn)) full = rebuild = 1;
+    if (!full && k + 1 > d && isdb__tu_full_rank(d, Ln, S, x)) full = rebuild = 1;
     if (full && since + 1 >= c->refresh) rebuild = 1;
     if (full && rebuild) {
-        /* Exact recomputation from the sums: the factor (kept from the
-           rotations if S does not factor), l = L^-1 b, the trace, and the
-           RSS y^T y - ||l||^2 when that subtraction loses fewer than 10
-           bits (otherwise the recursion's value, which never subtracts). */
-        isdb__copy(dd, Sn, Lc);
+        /* Exact recomputation from the sums after this sample: the factor
+           (kept from the rotations if S does not factor), l = L^-1 b, the
+           trace, and the RSS y^T y - ||l||^2 when that subtraction loses
+           fewer than 10 bits (otherwise the recursion's value, which never
+           subtracts). Only lower triangles are formed and read. */
+        for (i = 0; i < d; ++i)
+            for (j = 0; j <= i; ++j) {
+                Lc[i * d + j] = S[i * d + j] + x[i] * x[j];
+                if (p->_M) Mn[i * d + j] = p->_M[i * d + j] + x[i] * x[j];
+            }
         if (isdb_chol(d, Lc) == ISDB_OK) {
             double rss;
             isdb__copy(dd, Lc, Ln);
@@ -3153,7 +3151,7 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
             rss = yyn - isdb__dot(d, ln, ln);
             if (rss >= yyn / 1024.0) rho = sqrt(rss);
         }
-        T = isdb__tu_exact_trace(d, Ln, A, gw);
+        T = isdb__tu_exact_trace(d, Ln, p->_M ? Mn : p->_Sigma, gw);
         since = 0;
     } else if (full) {
         ++since;
@@ -3175,10 +3173,14 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
             p->_trace_next[j] = t;
         }
     }
-    /* Commit. */
+    /* Commit: nothing can fail from here on. */
+    for (i = 0; i < d; ++i)
+        for (j = 0; j <= i; ++j) {
+            Sw[i * d + j] += x[i] * x[j];
+            if (p->_M) p->_M[i * d + j] += x[i] * x[j];
+        }
     isdb__copy(dd, Ln, p->_L + arm * dd);
     isdb__copy(d, ln, p->_l + arm * d);
-    isdb__copy(dd, Sn, p->_S + arm * dd);
     isdb__copy(d, bn, p->_b + arm * d);
     if (full) isdb__copy(d, betan, p->_beta + arm * d);
     p->_rho[arm] = rho;
@@ -3187,7 +3189,6 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     p->_full[arm] = full;
     p->_since[arm] = since;
     if (p->_M) {
-        isdb__copy(dd, Mn, p->_M);
         isdb__copy(c->m, p->_trace_next, p->_trace);
         p->n_contexts++;
     }
@@ -3250,7 +3251,7 @@ ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
     if (p->_M) isdb__zero(dd, p->_M);
     isdb__zero(m, p->_scores);
     isdb__zero(m, p->_trace_next);
-    isdb__zero(4 * dd + 8 * d, p->_work);
+    isdb__zero(3 * dd + 8 * d, p->_work);
 }
 
 static const isdb_policy_vtable isdb__traceucb_vt = {
@@ -3314,8 +3315,10 @@ void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
 }
 
 void isdb_traceucb_widths(const isdb_traceucb *pol, double *width) {
-    int i;
-    for (i = 0; i < pol->cfg.m; ++i) width[i] = pol->_k[i] > pol->cfg.d ? isdb__tu_width(pol, pol->_k[i]) : 0.0;
+    int i, d = pol->cfg.d;
+    double scale = isdb__tu_width_scale(pol);
+    for (i = 0; i < pol->cfg.m; ++i)
+        width[i] = pol->_k[i] > d ? scale / sqrt((double)pol->_k[i] - (double)d) : 0.0;
 }
 
 void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace) {
@@ -3355,7 +3358,7 @@ isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb
     if (!pol || !beta_true || !loss) return ISDB_ERR_INVALID_ARG;
     d = pol->cfg.d;
     if ((r = isdb__check_input(beta_true, pol->cfg.m * d)) != ISDB_OK) return r;
-    diff = pol->_work + 4 * d * d;
+    diff = pol->_work + 3 * d * d;
     /* The second moment: known, estimated (M / N), or I before any context. */
     A = pol->_work + d * d;
     if (pol->_Sigma)
