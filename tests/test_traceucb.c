@@ -17,7 +17,8 @@
      (below, whole samples alone make gaps up to 5%);
    - Trace-UCB's counts are ordered like the noise variances (Theorem 5's
      k_i ~ k_i*) and its loss is within 20% of the static oracle's on a
-     small problem;
+     small problem; the weighted and average-loss objectives allocate as
+     documented;
    - the active-learning environment. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
@@ -578,6 +579,67 @@ static void check_trace_vs_static(void) {
     isdb_env_uninit(&env.base);
 }
 
+/* The objectives (section 2 of the paper, not evaluated there): with
+   known Sigma = I and d = 2, Trace-UCB's index w sigma^2 Tr(S^-1) ~
+   w sigma^2 d / (k - d - 1) is equalised, so (k - d - 1) follows
+   w_i sigma_i^2 (MAX_LOSS) or sqrt(w_i sigma_i^2) (AVERAGE_LOSS).
+   sigma^2 = (0.25, 4), n = 2000, alpha 0.1, R 4: the limits are ratios 16
+   and 4; the bonus Delta = 0.4 / sqrt(k - d) of the low-noise model
+   (about 0.04 at its count) lowers them to about 14 and 3.85, so the
+   windows are [11, 17] and [3.2, 4.5]. Weights (1, 4) on equal variances
+   act like variances (1, 4): ratio about 3.9, window [3, 4.5]. Means over
+   20 runs. */
+static double ratio_of_counts(const double *var, const double *w, isdb_traceucb_objective obj) {
+    const int d = 2, m = 2, n = 2000, runs = 20;
+    static const double eye[4] = {1, 0, 0, 1};
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, m);
+    isdb_active_env_config ec = isdb_active_env_config_init(d, m);
+    isdb_traceucb pol;
+    isdb_active_env env;
+    double k0 = 0, k1 = 0;
+    int s, t, arm, k[2];
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.alpha = 0.1;
+    c.R = 4.0;
+    c.Sigma = eye;
+    c.weights = w;
+    c.objective = obj;
+    ec.noise_var = var;
+    CHECK_OK(isdb_traceucb_init(&c, NULL, &pol));
+    CHECK_OK(isdb_active_env_init(&ec, NULL, &env));
+    for (s = 0; s < runs; ++s) {
+        env.base.seed = 300 + (uint64_t)s;
+        isdb_env_reset(&env.base);
+        isdb_policy_reset(&pol.base);
+        for (t = 0; t < n; ++t) {
+            double y;
+            isdb_env_next(&env.base);
+            isdb_policy_select(&pol.base, NULL, m, &arm);
+            isdb_env_reward(&env.base, arm, &y);
+            isdb_policy_update(&pol.base, arm, env.base.X, y);
+        }
+        isdb_traceucb_counts(&pol, k);
+        k0 += k[0] - d - 1.0;
+        k1 += k[1] - d - 1.0;
+    }
+    isdb_policy_uninit(&pol.base);
+    isdb_env_uninit(&env.base);
+    return k1 / k0;
+}
+
+static void check_objectives(void) {
+    static const double var[2] = {0.25, 4.0}, equal[2] = {1.0, 1.0}, w[2] = {1.0, 4.0};
+    double r_max = ratio_of_counts(var, NULL, ISDB_TRACEUCB_MAX_LOSS);
+    double r_avg = ratio_of_counts(var, NULL, ISDB_TRACEUCB_AVERAGE_LOSS);
+    double r_w = ratio_of_counts(equal, w, ISDB_TRACEUCB_MAX_LOSS);
+    printf("objectives: (k - d - 1) ratio %.2f (max loss, limit 16), %.2f (average loss, limit 4), %.2f (weights, "
+           "limit 4)\n",
+           r_max, r_avg, r_w);
+    CHECK_MSG(r_max >= 11.0 && r_max <= 17.0, "max-loss ratio %.2f", r_max);
+    CHECK_MSG(r_avg >= 3.2 && r_avg <= 4.5, "average-loss ratio %.2f", r_avg);
+    CHECK_MSG(r_w >= 3.0 && r_w <= 4.5, "weighted ratio %.2f", r_w);
+}
+
 /* The environment: every row is the context, contexts have covariance
    Sigma, rewards have each model's noise variance; same seed, same run. */
 static void check_env(void) {
@@ -654,6 +716,7 @@ int main(void) {
     check_static_allocation();
     check_static_mode();
     check_trace_vs_static();
+    check_objectives();
     check_env();
     check_config();
     return test_report();
