@@ -228,11 +228,25 @@
       Ties: lowest index. Deterministic; no random numbers.
       Defaults: TRACE, THEORY width, alpha 1, R 1, delta 0.1, horizon 0
       (unknown), lambda 0 (1/n), Sigma NULL (estimated), weights NULL (1),
-      MAX_LOSS, refresh 0 (d).
+      MAX_LOSS, refresh 0 (d), sparse_s 0 (off).
       Cost: select O(m); update O(d^2) with Sigma given, O(m d^2) with
       Sigma estimated (every estimated model's trace moves), plus an O(d^3)
       rebuild every `refresh` updates of a model (O(d^2) amortised); ridge
-      estimate O(d^3). Memory 2 m d^2 + 4 d^2 + O(m d) doubles.
+      estimate O(d^3). Memory 2 m d^2 + 4 d^2 + O(m d) doubles, plus
+      m L (d + 1) + d^2 + 4 d m when sparse.
+      Sparse-Trace-UCB (appendix F, Algorithm 2; sparse_s = s > 0, for
+      n < d m with a joint support of known size s): stage 1 gives each
+      model sparse_L samples (model 0 first; default max(s + 1,
+      ceil(2 s ln d)), our choice: the paper has L = C s log d); the last of
+      them runs the l1/l2 group lasso of the m tasks on that data (FISTA on
+      a path lam = lam_max 0.8^k, k <= 40, until s rows are non-zero; the
+      support is the s rows of largest norm: the paper gives lam only as a
+      rate, so the path and the top-s rule are ours; O(40 * 300 m L d) once);
+      stage 2 is the configured mode on the support's coordinates (d
+      replaced by s, Sigma by its block), and the estimates come from
+      stage-2 data only, zero off the support. During stage 1 a model past
+      its quota refuses data (ISDB_ERR_BAD_STATE). Theorem 20's conditions
+      (irrepresentability and the rest) are the caller's to judge.
       The environment isdb_active_env draws the contexts and labels of this
       setting (bench/repro_traceucb.c plays the paper's Figure 1 with it).
 
@@ -755,6 +769,10 @@ typedef struct isdb_traceucb_config {
     const double *noise_var; /* STATIC: the m true noise variances (> 0), copied */
     int refresh;           /* rebuild a model's factor and trace every this many of its
                               updates; 0 (default) means d */
+    int sparse_s;          /* > 0: Sparse-Trace-UCB (appendix F) with this known support size
+                              s <= d; 0 (default): off */
+    int sparse_L;          /* Sparse: stage-1 samples per model; 0 (default):
+                              max(s + 1, ceil(2 s ln d)) */
 } isdb_traceucb_config;
 
 typedef struct isdb_traceucb {
@@ -762,7 +780,11 @@ typedef struct isdb_traceucb {
     isdb_traceucb_config cfg;  /* resolved; the pointers are the policy's own copies */
     uint64_t n_contexts;       /* contexts behind the Sigma estimate (all updates) */
     uint64_t rebuilds;         /* exact rebuilds so far, every model */
-    int *_k;                   /* m sample counts */
+    int stage;                 /* 0: plain; sparse: 1 (support recovery data), 2 (Trace-UCB on it) */
+    int de;                    /* dimension of the models' statistics: d, or s in stage 2 */
+    int *_k;                   /* m sample counts (stage 2 only when sparse) */
+    int *_k1;                  /* m stage-1 counts (sparse), or NULL */
+    int *_support;             /* s coordinates, ascending (sparse, stage 2), or NULL */
     int *_full;                /* m: 1 once S_i is numerically positive definite */
     int *_since;               /* m: updates since the model's last rebuild */
     double *_L;                /* m x d x d: lower factor of S_i = sum x x^T */
@@ -775,11 +797,15 @@ typedef struct isdb_traceucb {
     double *_trace;            /* m: Tr(Sigma S_i^-1), or Tr(M S_i^-1) when Sigma is estimated */
     double *_Sigma;            /* d x d copy of Sigma, or NULL */
     double *_M;                /* d x d: sum of x x^T over every update (estimated Sigma), or NULL */
+    double *_A;                /* the trace's matrix: _Sigma or _M, or (sparse) _Ablock */
+    double *_Ablock;           /* sparse: the support's block of Sigma or M (s x s), or NULL */
+    double *_stage1;           /* sparse: m x L x (d + 1) stage-1 rows [x y], or NULL */
+    double *_gl;               /* sparse: group-lasso scratch 4 d m + 2 d, or NULL */
     double *_weights;          /* m */
     double *_noise_var;        /* m (STATIC), or NULL */
     double *_scores;           /* m scratch */
     double *_trace_next;       /* m scratch */
-    double *_work;             /* scratch: 3 d^2 + 8 d */
+    double *_work;             /* scratch: 3 d^2 + 9 d */
 } isdb_traceucb;
 
 /* Defaults as documented on each field; d and m must be set here. */
@@ -790,7 +816,7 @@ ISDB_API isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const i
 ISDB_API isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap,
                                                      isdb_traceucb *pol);
 ISDB_API const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol);
-/* k[i]: samples of model i so far (m values). */
+/* k[i]: samples of model i so far (m values; both stages when sparse). */
 ISDB_API void isdb_traceucb_counts(const isdb_traceucb *pol, int *k);
 /* sigma2[i]: the unbiased noise variance estimate RSS_i / (k_i - d); 0
    while model i has none (k_i <= d or S_i singular). */
@@ -802,7 +828,8 @@ ISDB_API void isdb_traceucb_widths(const isdb_traceucb *pol, double *width);
 ISDB_API void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace);
 /* The current estimate of model i (d values). OLS: ISDB_ERR_SINGULAR while
    model i has none. RIDGE: (S_i + lambda I)^-1 b_i with the config's
-   lambda (1/n by default); O(d^3). */
+   lambda (1/n by default); O(d^3). Sparse: from the stage-2 data on the
+   support, zero elsewhere (Algorithm 2, line 17). */
 ISDB_API isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_estimator which,
                                             double *beta);
 /* loss[i] = ||beta_true_i - beta_hat_i||^2_Sigma for every model (beta_true:
@@ -811,6 +838,9 @@ ISDB_API isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_
    asked for a model that has none. O(m d^3) for RIDGE. */
 ISDB_API isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb_traceucb_estimator which,
                                         double *loss);
+/* Sparse: the s recovered coordinates, ascending; ISDB_ERR_BAD_STATE in
+   stage 1 or when the policy is not sparse. */
+ISDB_API isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support);
 /* The integer allocation of the STATIC mode for a budget of n samples:
    every model d + 1 samples, then one more each, then one at a time to the
    model of largest w_i sigma_i^2 d / (k_i - d - 1) (MAX_LOSS) or of largest
@@ -2890,7 +2920,20 @@ isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
     c.weights = NULL;
     c.noise_var = NULL;
     c.refresh = 0;
+    c.sparse_s = 0;
+    c.sparse_L = 0;
     return c;
+}
+
+/* Stage-1 samples per model of Sparse-Trace-UCB: the config's, or
+   max(s + 1, ceil(2 s ln d)) (the paper's L = C s log d with C = 2; not in
+   the paper); at most INT_MAX. */
+ISDB__PRIVATE int isdb__tu_stage1_len(const isdb_traceucb_config *c) {
+    double L;
+    if (c->sparse_L > 0) return c->sparse_L;
+    L = ceil(2.0 * (double)c->sparse_s * log((double)c->d));
+    if (L < (double)c->sparse_s + 1.0) L = (double)c->sparse_s + 1.0;
+    return L < (double)INT_MAX ? (int)L : INT_MAX;
 }
 
 /* Every value finite, positive and at most ISDB_INPUT_MAX. */
@@ -2919,6 +2962,13 @@ ISDB__PRIVATE int isdb__traceucb_config_ok(const isdb_traceucb_config *c) {
     if (c->weights && !isdb__tu_positive_all(c->weights, c->m)) return 0;
     if (c->mode == ISDB_TRACEUCB_STATIC && (!c->noise_var || !isdb__tu_positive_all(c->noise_var, c->m)))
         return 0;
+    if (c->sparse_s < 0 || c->sparse_s > c->d || c->sparse_L < 0) return 0;
+    if (c->sparse_s > 0) {
+        /* m L (d + 1) stage-1 values and 4 d m + 2 d scratch must fit an int. */
+        double L = (double)isdb__tu_stage1_len(c);
+        if (L * (double)c->m * ((double)c->d + 1.0) > (double)INT_MAX) return 0;
+        if (4.0 * (double)c->d * (double)c->m + 2.0 * (double)c->d > (double)INT_MAX) return 0;
+    }
     return 1;
 }
 
@@ -2945,8 +2995,19 @@ ISDB__PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_t
     p->_noise_var = c->mode == ISDB_TRACEUCB_STATIC ? isdb__take_f64(&a, m) : NULL;
     p->_scores = isdb__take_f64(&a, m);
     p->_trace_next = isdb__take_f64(&a, m);
-    /* 3 d^2 + 8 d, counted without overflowing int. */
-    p->_work = isdb__take_f64(&a, dd > (INT_MAX - 8 * d) / 3 ? -1 : 3 * dd + 8 * d);
+    /* 3 d^2 + 9 d, counted without overflowing int. */
+    p->_work = isdb__take_f64(&a, dd > (INT_MAX - 9 * d) / 3 ? -1 : 3 * dd + 9 * d);
+    if (c->sparse_s > 0) {
+        int L = isdb__tu_stage1_len(c);
+        p->_k1 = (int *)isdb__take(&a, m, sizeof(int));
+        p->_support = (int *)isdb__take(&a, c->sparse_s, sizeof(int));
+        p->_Ablock = isdb__take_f64(&a, dd);
+        p->_stage1 = isdb__take_f64(&a, m * L * (d + 1));
+        p->_gl = isdb__take_f64(&a, 4 * d * m + 2 * d);
+    } else {
+        p->_k1 = p->_support = NULL;
+        p->_Ablock = p->_stage1 = p->_gl = NULL;
+    }
     return a.overflow ? 0 : a.used;
 }
 
@@ -3030,6 +3091,105 @@ ISDB__PRIVATE double isdb__tu_exact_trace(int d, const double *L, const double *
     return t > 0.0 ? t : 0.0;
 }
 
+/* Gradient of (1/L) sum_i ||Y_i - X_i b_i||^2 at B (d x m, column i = b_i,
+   B[j m + i]) into G, from the stage-1 rows. */
+ISDB__PRIVATE void isdb__tu_gl_grad(const isdb_traceucb *p, int L, const double *B, double *G) {
+    int d = p->cfg.d, m = p->cfg.m, i, j, t;
+    double scale = 2.0 / (double)L;
+    isdb__zero(d * m, G);
+    for (i = 0; i < m; ++i)
+        for (t = 0; t < L; ++t) {
+            const double *row = p->_stage1 + (i * L + t) * (d + 1);
+            double r = -row[d];
+            for (j = 0; j < d; ++j) r += row[j] * B[j * m + i];
+            r *= scale;
+            for (j = 0; j < d; ++j) G[j * m + i] += r * row[j];
+        }
+}
+
+/* Sparse-Trace-UCB, Algorithm 2 line 4: the l1/l2 group lasso of the m
+   tasks (Obozinski et al. 2011; Wang et al. 2013),
+     min_B (1/L) sum_i ||Y_i - X_i b_i||^2 + lam sum_j ||B_j.||_2,
+   on the stage-1 data, solved by FISTA (step 1/Lip, Lip = 2/L max_i
+   ||X_i||_F^2 bounding the gradient's Lipschitz constant) along the path
+   lam = lam_max 0.8^k, k = 1..40, with warm starts, until at least s rows
+   are non-zero (lam_max is the smallest lam whose solution is 0). The
+   support is the s rows of largest norm, then of largest ||gradient row||
+   at B = 0, then of lowest index; stored ascending. The path and the
+   top-s rule are ours: the paper gives lam only as an asymptotic rate. */
+ISDB__PRIVATE void isdb__tu_recover_support(isdb_traceucb *p) {
+    const isdb_traceucb_config *c = &p->cfg;
+    int d = c->d, m = c->m, s = c->sparse_s, L = isdb__tu_stage1_len(c), i, j, t, step, it, nnz = 0;
+    double *B = p->_gl, *Z = B + d * m, *Bo = Z + d * m, *G = Bo + d * m, *g0 = G + d * m, *key = g0 + d;
+    double lip = 0.0, lam_max = 0.0;
+    for (i = 0; i < m; ++i) {
+        double f = 0.0;
+        for (t = 0; t < L; ++t) {
+            const double *row = p->_stage1 + (i * L + t) * (d + 1);
+            f += isdb__dot(d, row, row);
+        }
+        if (f > lip) lip = f;
+    }
+    lip *= 2.0 / (double)L;
+    isdb__zero(d * m, B);
+    isdb__tu_gl_grad(p, L, B, G);
+    for (j = 0; j < d; ++j) {
+        g0[j] = sqrt(isdb__dot(m, G + j * m, G + j * m));
+        if (g0[j] > lam_max) lam_max = g0[j];
+    }
+    for (step = 1; step <= 40 && nnz < s && lip > 0.0 && lam_max > 0.0; ++step) {
+        double lam = lam_max * pow(0.8, (double)step), tk = 1.0;
+        isdb__copy(d * m, B, Z);
+        for (it = 0; it < 300; ++it) {
+            double change = 0.0, size = 0.0, tn;
+            isdb__tu_gl_grad(p, L, Z, G);
+            isdb__copy(d * m, B, Bo);
+            for (j = 0; j < d; ++j) {
+                double nrm, shrink;
+                for (i = 0; i < m; ++i) B[j * m + i] = Z[j * m + i] - G[j * m + i] / lip;
+                nrm = sqrt(isdb__dot(m, B + j * m, B + j * m));
+                shrink = nrm > lam / lip ? 1.0 - lam / (lip * nrm) : 0.0;
+                for (i = 0; i < m; ++i) B[j * m + i] *= shrink;
+            }
+            tn = 0.5 * (1.0 + sqrt(1.0 + 4.0 * tk * tk));
+            for (j = 0; j < d * m; ++j) {
+                double diff = B[j] - Bo[j];
+                Z[j] = B[j] + (tk - 1.0) / tn * diff;
+                if (fabs(diff) > change) change = fabs(diff);
+                if (fabs(B[j]) > size) size = fabs(B[j]);
+            }
+            tk = tn;
+            if (change <= 1e-10 * (1.0 + size)) break;
+        }
+        for (nnz = 0, j = 0; j < d; ++j)
+            if (isdb__dot(m, B + j * m, B + j * m) > 0.0) ++nnz;
+    }
+    for (j = 0; j < d; ++j) key[j] = sqrt(isdb__dot(m, B + j * m, B + j * m));
+    /* The s best rows, marked by key = -1 once taken. */
+    for (t = 0; t < s; ++t) {
+        int best = -1;
+        for (j = 0; j < d; ++j) {
+            if (key[j] < 0.0) continue;
+            if (best < 0 || key[j] > key[best] || (key[j] == key[best] && g0[j] > g0[best])) best = j;
+        }
+        key[best] = -1.0;
+    }
+    for (t = 0, j = 0; j < d; ++j)
+        if (key[j] < 0.0) p->_support[t++] = j;
+}
+
+/* The switch to stage 2: the support, and the trace's matrix on it. */
+ISDB__PRIVATE void isdb__tu_enter_stage2(isdb_traceucb *p) {
+    int s = p->cfg.sparse_s, d = p->cfg.d, a, b;
+    const double *src = p->_Sigma ? p->_Sigma : p->_M;
+    isdb__tu_recover_support(p);
+    isdb__zero(d * d, p->_Ablock);
+    for (a = 0; a < s; ++a)
+        for (b = 0; b <= a; ++b) p->_Ablock[a * s + b] = src[p->_support[a] * d + p->_support[b]];
+    p->stage = 2;
+    p->de = s;
+}
+
 /* The n of eq. 11 and of lambda = 1/n: the horizon, or the updates so far. */
 ISDB__PRIVATE double isdb__tu_n(const isdb_traceucb *p) {
     if (p->cfg.horizon > 0) return (double)p->cfg.horizon;
@@ -3047,8 +3207,14 @@ ISDB__PRIVATE double isdb__tu_width_scale(const isdb_traceucb *p) {
 
 ISDB__PRIVATE void isdb__tu_scores(isdb_traceucb *p, double *out) {
     const isdb_traceucb_config *c = &p->cfg;
-    int i, d = c->d, avg = c->objective == ISDB_TRACEUCB_AVERAGE_LOSS;
+    int i, d = p->de, avg = c->objective == ISDB_TRACEUCB_AVERAGE_LOSS;
     double contexts = p->n_contexts > 0 ? (double)p->n_contexts : 1.0, scale = isdb__tu_width_scale(p);
+    if (p->stage == 1) {
+        /* Sparse stage 1: L samples per model, model 0 first. */
+        int L = isdb__tu_stage1_len(c);
+        for (i = 0; i < c->m; ++i) out[i] = p->_k1[i] < L ? ISDB__TU_INIT : 0.0;
+        return;
+    }
     for (i = 0; i < c->m; ++i) {
         int k = p->_k[i];
         double s, v;
@@ -3104,34 +3270,64 @@ ISDB__PRIVATE isdb_result isdb__traceucb_select(isdb_policy *bp, const double *X
 
 /* Everything is computed into scratch and committed at the end, so a
    refused update leaves the state as it was. */
+/* Sparse stage 1: store the row; the last stage-1 sample recovers the
+   support and starts stage 2. */
+ISDB__PRIVATE isdb_result isdb__tu_stage1_update(isdb_traceucb *p, int arm, const double *x, double y) {
+    const isdb_traceucb_config *c = &p->cfg;
+    int d = c->d, L = isdb__tu_stage1_len(c), i, j, done = 1;
+    double *row;
+    if (p->_k1[arm] >= L) return ISDB_ERR_BAD_STATE;
+    row = p->_stage1 + (arm * L + p->_k1[arm]) * (d + 1);
+    isdb__copy(d, x, row);
+    row[d] = y;
+    p->_k1[arm]++;
+    if (p->_M) {
+        for (i = 0; i < d; ++i)
+            for (j = 0; j <= i; ++j) p->_M[i * d + j] += x[i] * x[j];
+        p->n_contexts++;
+    }
+    for (i = 0; i < c->m; ++i)
+        if (p->_k1[i] < L) done = 0;
+    if (done) isdb__tu_enter_stage2(p);
+    return ISDB_OK;
+}
+
+/* Everything is computed into scratch and committed at the end, so a
+   refused update leaves the state as it was. d is the statistics'
+   dimension (s in sparse stage 2, where xs is x on the support). */
 ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const double *x, double y) {
     isdb_traceucb *p = (isdb_traceucb *)bp;
     const isdb_traceucb_config *c = &p->cfg;
-    int d = c->d, dd = d * d, i, j;
-    double *Ln = p->_work, *Lc = Ln + dd, *Mn = Lc + dd;
-    double *v = Mn + dd, *u = v + d, *ln = u + d, *bn = ln + d, *betan = bn + d, *gw = betan + d;
-    const double *L = p->_L + arm * dd, *S = p->_S + arm * dd, *b = p->_b + arm * d;
-    double *Sw = p->_S + arm * dd;
+    int d = p->de, dd = d * d, i, j;
+    double *Ln = p->_work, *Lc = Ln + dd, *An = Lc + dd;
+    double *v = An + dd, *u = v + d, *ln = u + d, *bn = ln + d, *betan = bn + d, *gw = betan + d, *xg = gw + 2 * d;
+    const double *L = p->_L + arm * dd, *S = p->_S + arm * dd, *b = p->_b + arm * d, *xs = x;
+    double *Sw = p->_S + arm * dd, *A = p->_A;
     double T = p->_trace[arm], rho, yyn = p->_yy[arm] + y * y;
-    int k = p->_k[arm], full = p->_full[arm], since = p->_since[arm], rebuild = 0;
+    int k = p->_k[arm], full = p->_full[arm], since = p->_since[arm], rebuild = 0, estimated = p->_M != NULL;
     if (!x) return ISDB_ERR_INVALID_ARG;
+    if (p->stage == 1) return isdb__tu_stage1_update(p, arm, x, y);
     if (k == INT_MAX) return ISDB_ERR_BAD_STATE;
-    for (i = 0; i < d; ++i) bn[i] = b[i] + y * x[i];
+    if (p->stage == 2) {
+        for (i = 0; i < d; ++i) xg[i] = x[p->_support[i]];
+        xs = xg;
+    }
+    for (i = 0; i < d; ++i) bn[i] = b[i] + y * xs[i];
     /* Trace by Sherman-Morrison with the old factor: u = S^-1 x, psi = x.u,
        Tr(A S'^-1) = Tr(A S^-1) - u^T A u / (1 + psi), plus, when A = M grows
        by x x^T too, psi / (1 + psi). A large relative drop means
        cancellation: recompute exactly. */
     if (full) {
         double psi, q;
-        isdb_tri_solve(d, L, 0, x, v);
+        isdb_tri_solve(d, L, 0, xs, v);
         psi = isdb__dot(d, v, v);
         isdb_tri_solve(d, L, 1, v, u);
-        q = isdb__tu_quad(d, p->_M ? p->_M : p->_Sigma, u);
-        T = p->_M ? T + (psi - q) / (1.0 + psi) : T - q / (1.0 + psi);
+        q = isdb__tu_quad(d, A, u);
+        T = estimated ? T + (psi - q) / (1.0 + psi) : T - q / (1.0 + psi);
         if (!(T > 1e-3 * p->_trace[arm])) rebuild = 1;
     }
-    isdb__tu_addrow(d, L, p->_l + arm * d, p->_rho[arm], Ln, ln, &rho, x, y, gw);
-    if (!full && k + 1 > d && isdb__tu_full_rank(d, Ln, S, x)) full = rebuild = 1;
+    isdb__tu_addrow(d, L, p->_l + arm * d, p->_rho[arm], Ln, ln, &rho, xs, y, gw);
+    if (!full && k + 1 > d && isdb__tu_full_rank(d, Ln, S, xs)) full = rebuild = 1;
     if (full && since + 1 >= c->refresh) rebuild = 1;
     if (full && rebuild) {
         /* Exact recomputation from the sums after this sample: the factor
@@ -3141,8 +3337,8 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
            subtracts). Only lower triangles are formed and read. */
         for (i = 0; i < d; ++i)
             for (j = 0; j <= i; ++j) {
-                Lc[i * d + j] = S[i * d + j] + x[i] * x[j];
-                if (p->_M) Mn[i * d + j] = p->_M[i * d + j] + x[i] * x[j];
+                Lc[i * d + j] = S[i * d + j] + xs[i] * xs[j];
+                if (estimated) An[i * d + j] = A[i * d + j] + xs[i] * xs[j];
             }
         if (isdb_chol(d, Lc) == ISDB_OK) {
             double rss;
@@ -3151,7 +3347,7 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
             rss = yyn - isdb__dot(d, ln, ln);
             if (rss >= yyn / 1024.0) rho = sqrt(rss);
         }
-        T = isdb__tu_exact_trace(d, Ln, p->_M ? Mn : p->_Sigma, gw);
+        T = isdb__tu_exact_trace(d, Ln, estimated ? An : A, gw);
         since = 0;
     } else if (full) {
         ++since;
@@ -3162,23 +3358,30 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     }
     /* With Sigma estimated, M grows by x x^T: every other estimated model's
        Tr(M S_j^-1) grows by x^T S_j^-1 x. */
-    if (p->_M) {
+    if (estimated) {
         for (j = 0; j < c->m; ++j) {
-            double t = p->_trace[j];
+            double tj = p->_trace[j];
             if (j != arm && p->_full[j]) {
-                isdb_tri_solve(d, p->_L + j * dd, 0, x, v);
-                t += isdb__dot(d, v, v);
-                if (!isdb__finite(t)) return ISDB_ERR_NONFINITE;
+                isdb_tri_solve(d, p->_L + j * dd, 0, xs, v);
+                tj += isdb__dot(d, v, v);
+                if (!isdb__finite(tj)) return ISDB_ERR_NONFINITE;
             }
-            p->_trace_next[j] = t;
+            p->_trace_next[j] = tj;
         }
     }
     /* Commit: nothing can fail from here on. */
     for (i = 0; i < d; ++i)
         for (j = 0; j <= i; ++j) {
-            Sw[i * d + j] += x[i] * x[j];
-            if (p->_M) p->_M[i * d + j] += x[i] * x[j];
+            Sw[i * d + j] += xs[i] * xs[j];
+            if (estimated && A != p->_M) A[i * d + j] += xs[i] * xs[j];
         }
+    if (estimated) {
+        int D = c->d;
+        for (i = 0; i < D; ++i)
+            for (j = 0; j <= i; ++j) p->_M[i * D + j] += x[i] * x[j];
+        isdb__copy(c->m, p->_trace_next, p->_trace);
+        p->n_contexts++;
+    }
     isdb__copy(dd, Ln, p->_L + arm * dd);
     isdb__copy(d, ln, p->_l + arm * d);
     isdb__copy(d, bn, p->_b + arm * d);
@@ -3188,10 +3391,6 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     p->_k[arm] = k + 1;
     p->_full[arm] = full;
     p->_since[arm] = since;
-    if (p->_M) {
-        isdb__copy(c->m, p->_trace_next, p->_trace);
-        p->n_contexts++;
-    }
     p->_trace[arm] = full ? T : 0.0;
     if (full && rebuild) p->rebuilds++;
     return ISDB_OK;
@@ -3216,6 +3415,17 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     for (i = 0; i < m; ++i) isdb__ser_cfg_f64(s, p->_weights[i]);
     if (p->_noise_var)
         for (i = 0; i < m; ++i) isdb__ser_cfg_f64(s, p->_noise_var[i]);
+    isdb__ser_cfg_int(s, c->sparse_s);
+    isdb__ser_cfg_int(s, c->sparse_L);
+    if (c->sparse_s > 0) {
+        int L = c->sparse_L;
+        isdb__ser_int(s, &p->stage, 1, 2);
+        if (isdb__ser_storing(s)) p->de = p->stage == 2 ? c->sparse_s : d;
+        for (i = 0; i < m; ++i) isdb__ser_int(s, &p->_k1[i], 0, L);
+        for (i = 0; i < c->sparse_s; ++i) isdb__ser_int(s, &p->_support[i], 0, d - 1);
+        isdb__ser_f64(s, p->_stage1, m * L * (d + 1));
+        isdb__ser_f64(s, p->_Ablock, dd);
+    }
     isdb__ser_u64(s, &p->n_contexts);
     isdb__ser_u64(s, &p->rebuilds);
     for (i = 0; i < m; ++i) {
@@ -3239,7 +3449,16 @@ ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
     int i, d = p->cfg.d, m = p->cfg.m, dd = d * d;
     p->n_contexts = 0;
     p->rebuilds = 0;
+    p->stage = p->cfg.sparse_s > 0 ? 1 : 0;
+    p->de = d;
     for (i = 0; i < m; ++i) p->_k[i] = p->_full[i] = p->_since[i] = 0;
+    if (p->cfg.sparse_s > 0) {
+        for (i = 0; i < m; ++i) p->_k1[i] = 0;
+        for (i = 0; i < p->cfg.sparse_s; ++i) p->_support[i] = i;
+        isdb__zero(m * p->cfg.sparse_L * (d + 1), p->_stage1);
+        isdb__zero(dd, p->_Ablock);
+        isdb__zero(4 * d * m + 2 * d, p->_gl);
+    }
     isdb__zero(m * dd, p->_L);
     isdb__zero(m * d, p->_l);
     isdb__zero(m, p->_rho);
@@ -3251,7 +3470,7 @@ ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
     if (p->_M) isdb__zero(dd, p->_M);
     isdb__zero(m, p->_scores);
     isdb__zero(m, p->_trace_next);
-    isdb__zero(3 * dd + 8 * d, p->_work);
+    isdb__zero(3 * dd + 9 * d, p->_work);
 }
 
 static const isdb_policy_vtable isdb__traceucb_vt = {
@@ -3275,6 +3494,7 @@ isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, voi
     pol->cfg = *cfg;
     m = cfg->m;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
+    if (cfg->sparse_s > 0) pol->cfg.sparse_L = isdb__tu_stage1_len(cfg);
     isdb__traceucb_layout(cfg, pol, heap);
     if (cfg->Sigma) isdb__copy(cfg->d * cfg->d, cfg->Sigma, pol->_Sigma);
     for (i = 0; i < m; ++i) pol->_weights[i] = cfg->weights ? cfg->weights[i] : 1.0;
@@ -3282,6 +3502,7 @@ isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, voi
     pol->cfg.Sigma = pol->_Sigma;
     pol->cfg.weights = pol->_weights;
     pol->cfg.noise_var = pol->_noise_var;
+    pol->_A = cfg->sparse_s > 0 ? pol->_Ablock : (pol->_Sigma ? pol->_Sigma : pol->_M);
     isdb__policy_base_init(&pol->base, &isdb__traceucb_vt, cfg->d, m, 0, heap, bytes);
     isdb__traceucb_reset(&pol->base);
     return ISDB_OK;
@@ -3303,11 +3524,11 @@ const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol) {
 
 void isdb_traceucb_counts(const isdb_traceucb *pol, int *k) {
     int i;
-    for (i = 0; i < pol->cfg.m; ++i) k[i] = pol->_k[i];
+    for (i = 0; i < pol->cfg.m; ++i) k[i] = pol->_k[i] + (pol->_k1 ? pol->_k1[i] : 0);
 }
 
 void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
-    int i, d = pol->cfg.d;
+    int i, d = pol->de;
     for (i = 0; i < pol->cfg.m; ++i)
         sigma2[i] = pol->_full[i] && pol->_k[i] > d
                         ? pol->_rho[i] * pol->_rho[i] / ((double)pol->_k[i] - (double)d)
@@ -3315,7 +3536,7 @@ void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
 }
 
 void isdb_traceucb_widths(const isdb_traceucb *pol, double *width) {
-    int i, d = pol->cfg.d;
+    int i, d = pol->de;
     double scale = isdb__tu_width_scale(pol);
     for (i = 0; i < pol->cfg.m; ++i)
         width[i] = pol->_k[i] > d ? scale / sqrt((double)pol->_k[i] - (double)d) : 0.0;
@@ -3329,24 +3550,39 @@ void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace) {
 }
 
 isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_estimator which, double *beta) {
-    int i, d, dd;
-    double lambda, *F;
+    int i, d, e;
+    double lambda, *F, *est;
     isdb_result r;
     if (!pol || !beta || model < 0 || model >= pol->cfg.m) return ISDB_ERR_INVALID_ARG;
+    if (which != ISDB_TRACEUCB_OLS && which != ISDB_TRACEUCB_RIDGE) return ISDB_ERR_INVALID_ARG;
     d = pol->cfg.d;
-    dd = d * d;
+    e = pol->de; /* the statistics' dimension (s in sparse stage 2) */
+    est = pol->_work + 3 * d * d + d;
     if (which == ISDB_TRACEUCB_OLS) {
         if (!pol->_full[model]) return ISDB_ERR_SINGULAR;
-        isdb__copy(d, pol->_beta + model * d, beta);
-        return ISDB_OK;
+        isdb__copy(e, pol->_beta + model * e, est);
+    } else {
+        lambda = pol->cfg.lambda > 0.0 ? pol->cfg.lambda : 1.0 / isdb__tu_n(pol);
+        F = pol->_work + 2 * d * d;
+        isdb__copy(e * e, pol->_S + model * e * e, F);
+        for (i = 0; i < e; ++i) F[i * e + i] += lambda;
+        if ((r = isdb_chol(e, F)) != ISDB_OK) return r;
+        isdb_chol_solve(e, F, pol->_b + model * e, est);
     }
-    if (which != ISDB_TRACEUCB_RIDGE) return ISDB_ERR_INVALID_ARG;
-    lambda = pol->cfg.lambda > 0.0 ? pol->cfg.lambda : 1.0 / isdb__tu_n(pol);
-    F = pol->_work + 2 * dd;
-    isdb__copy(dd, pol->_S + model * dd, F);
-    for (i = 0; i < d; ++i) F[i * d + i] += lambda;
-    if ((r = isdb_chol(d, F)) != ISDB_OK) return r;
-    isdb_chol_solve(d, F, pol->_b + model * d, beta);
+    if (pol->stage == 2) {
+        isdb__zero(d, beta);
+        for (i = 0; i < e; ++i) beta[pol->_support[i]] = est[i];
+    } else {
+        isdb__copy(d, est, beta);
+    }
+    return ISDB_OK;
+}
+
+isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support) {
+    int i;
+    if (!pol || !support) return ISDB_ERR_INVALID_ARG;
+    if (pol->stage != 2) return ISDB_ERR_BAD_STATE;
+    for (i = 0; i < pol->cfg.sparse_s; ++i) support[i] = pol->_support[i];
     return ISDB_OK;
 }
 

@@ -198,6 +198,22 @@ static isdb_result make_traceucb_static(const isdb_allocator *alloc, int d, int 
     return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
 }
 
+static isdb_result make_traceucb_sparse(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.Sigma = tu_fill(d, max_arms);
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.sparse_s = 1;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_sparse_est(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.mode = ISDB_TRACEUCB_VAR;
+    c.sparse_s = 2;
+    c.sparse_L = 3;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
 static isdb_result pre_traceucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
     return heap ? isdb_traceucb_init_preallocated(&c, heap, (isdb_traceucb *)mem)
@@ -219,6 +235,8 @@ static const policy_case cases[] = {
     {"traceucb var", make_traceucb_var, pre_traceucb, 2, 3, traceucb_round},
     {"traceucb uniform", make_traceucb_uniform, pre_traceucb, 3, 3, traceucb_round},
     {"traceucb static", make_traceucb_static, pre_traceucb, 2, 4, traceucb_round},
+    {"traceucb sparse", make_traceucb_sparse, pre_traceucb, 3, 3, traceucb_round},
+    {"traceucb sparse est var", make_traceucb_sparse_est, pre_traceucb, 4, 2, traceucb_round},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 

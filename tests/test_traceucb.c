@@ -19,6 +19,8 @@
      k_i ~ k_i*) and its loss is within 20% of the static oracle's on a
      small problem; the weighted and average-loss objectives allocate as
      documented;
+   - Sparse-Trace-UCB: the group lasso recovers a joint support, stage 2
+     is Trace-UCB on it bit for bit, stage 1 keeps its quotas;
    - the active-learning environment. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
@@ -640,6 +642,103 @@ static void check_objectives(void) {
     CHECK_MSG(r_w >= 3.0 && r_w <= 4.5, "weighted ratio %.2f", r_w);
 }
 
+/* Sparse-Trace-UCB (appendix F, Algorithm 2). Support recovery: d = 20,
+   m = 4, joint support {2, 7, 11} with coefficients of magnitude >= 0.6
+   (row norms >= 1.4 over the 4 models), noise variance 0.05, white
+   contexts, the default L = ceil(2 s ln d) = 18 samples per model. A
+   strong-signal instance: an irrelevant coordinate's correlation with the
+   labels has standard deviation about sqrt(||beta||^2 / L) = 0.4 per model
+   against >= 0.6 for a relevant one, so the group lasso must find the
+   support exactly in each of the 5 fixed-seed runs (a correctness check of
+   the solver and the top-s rule, not of Theorem 20's rates). Stage 2 is
+   Trace-UCB on the support: fed the same stage-2 data, a plain policy with
+   d = s and Sigma's block makes the same choices and the same estimates
+   bit for bit. Stage 1 refuses data beyond a model's quota. */
+static void check_sparse(void) {
+    const int d = 20, m = 4, s = 3, sup[3] = {2, 7, 11};
+    static const double coef[4][3] = {{1.0, -0.8, 0.6}, {-0.7, 1.2, 0.9}, {0.8, 0.6, -1.1}, {-1.0, -0.9, 0.7}};
+    static double Sigma[20 * 20], beta[4 * 20];
+    static unsigned char snap1[1 << 16], snap2[1 << 16];
+    double var[4] = {0.05, 0.05, 0.05, 0.05}, Sblock[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    isdb_active_env_config ec = isdb_active_env_config_init(d, m);
+    isdb_active_env env;
+    int run, i, j, t, arm, arm2, got[3], same = 1, k[4];
+    for (i = 0; i < d; ++i) Sigma[i * d + i] = 1.0;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < s; ++j) beta[i * d + sup[j]] = coef[i][j];
+    ec.noise_var = var;
+    ec.beta = beta;
+    CHECK_OK(isdb_active_env_init(&ec, NULL, &env));
+    for (run = 0; run < 5; ++run) {
+        isdb_traceucb sp, plain;
+        isdb_traceucb_config c = isdb_traceucb_config_init(d, m), cp = isdb_traceucb_config_init(s, m);
+        double e1[20], e2[20], e3[3], v1[4], v2[4], tr1[4], tr2[4];
+        size_t n1, n2;
+        c.Sigma = Sigma;
+        c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+        c.lambda = 0.01;
+        c.sparse_s = s;
+        c.refresh = cp.refresh = 3; /* the same rebuild schedule */
+        cp.Sigma = Sblock;
+        cp.width = ISDB_TRACEUCB_WIDTH_SCALED;
+        cp.lambda = 0.01;
+        CHECK_OK(isdb_traceucb_init(&c, NULL, &sp));
+        CHECK_OK(isdb_traceucb_init(&cp, NULL, &plain));
+        CHECK(isdb_traceucb_get_config(&sp)->sparse_L == 18);
+        env.base.seed = 70 + (uint64_t)run;
+        isdb_env_reset(&env.base);
+        for (t = 0; t < m * 18; ++t) {
+            double y;
+            CHECK_RESULT(isdb_traceucb_support(&sp, got), ISDB_ERR_BAD_STATE);
+            isdb_env_next(&env.base);
+            CHECK_OK(isdb_policy_select(&sp.base, NULL, m, &arm));
+            CHECK(arm == t / 18);
+            isdb_env_reward(&env.base, arm, &y);
+            if (run == 0 && t == 20) {
+                /* Model 0 has its 18: more is refused, nothing changes. */
+                CHECK_OK(isdb_policy_save(&sp.base, snap1, sizeof snap1, &n1));
+                CHECK_RESULT(isdb_policy_update(&sp.base, 0, env.base.X, y), ISDB_ERR_BAD_STATE);
+                CHECK_OK(isdb_policy_save(&sp.base, snap2, sizeof snap2, &n2));
+                CHECK(n1 == n2 && memcmp(snap1, snap2, n1) == 0);
+            }
+            CHECK_OK(isdb_policy_update(&sp.base, arm, env.base.X, y));
+        }
+        CHECK_OK(isdb_traceucb_support(&sp, got));
+        CHECK_MSG(got[0] == 2 && got[1] == 7 && got[2] == 11, "run %d: support %d %d %d", run, got[0], got[1], got[2]);
+        for (t = 0; t < 150; ++t) {
+            double y, xs[3];
+            isdb_env_next(&env.base);
+            CHECK_OK(isdb_policy_select(&sp.base, NULL, m, &arm));
+            CHECK_OK(isdb_policy_select(&plain.base, NULL, m, &arm2));
+            if (arm != arm2) same = 0;
+            isdb_env_reward(&env.base, arm, &y);
+            for (j = 0; j < s; ++j) xs[j] = env.base.X[got[j]];
+            CHECK_OK(isdb_policy_update(&sp.base, arm, env.base.X, y));
+            CHECK_OK(isdb_policy_update(&plain.base, arm, xs, y));
+        }
+        for (i = 0; i < m; ++i) {
+            CHECK_OK(isdb_traceucb_estimate(&sp, i, ISDB_TRACEUCB_RIDGE, e1));
+            CHECK_OK(isdb_traceucb_estimate(&plain, i, ISDB_TRACEUCB_RIDGE, e3));
+            for (j = 0; j < d; ++j) e2[j] = 0.0;
+            for (j = 0; j < s; ++j) e2[got[j]] = e3[j];
+            if (memcmp(e1, e2, sizeof e1) != 0) same = 0;
+            CHECK_OK(isdb_traceucb_estimate(&sp, i, ISDB_TRACEUCB_OLS, e1));
+            for (j = 0; j < s; ++j) CHECK_NEAR(e1[sup[j]], coef[i][j], 0.2);
+        }
+        isdb_traceucb_variances(&sp, v1);
+        isdb_traceucb_variances(&plain, v2);
+        isdb_traceucb_traces(&sp, tr1);
+        isdb_traceucb_traces(&plain, tr2);
+        if (memcmp(v1, v2, sizeof v1) != 0 || memcmp(tr1, tr2, sizeof tr1) != 0) same = 0;
+        isdb_traceucb_counts(&sp, k);
+        CHECK(k[0] + k[1] + k[2] + k[3] == m * 18 + 150);
+        isdb_policy_uninit(&sp.base);
+        isdb_policy_uninit(&plain.base);
+    }
+    CHECK_MSG(same, "stage 2 differs from Trace-UCB on the support");
+    isdb_env_uninit(&env.base);
+}
+
 /* The environment: every row is the context, contexts have covariance
    Sigma, rewards have each model's noise variance; same seed, same run. */
 static void check_env(void) {
@@ -717,6 +816,7 @@ int main(void) {
     check_static_mode();
     check_trace_vs_static();
     check_objectives();
+    check_sparse();
     check_env();
     check_config();
     return test_report();
