@@ -187,7 +187,8 @@
       theory width is faithful but huge (about 260 / sqrt(k - d) for R = 3,
       n = 350, m = 7): the allocation is then close to uniform. The paper
       does not say which constants drew its figures; SCALED with alpha = 0.5
-      and R = max sigma_i^2 reproduces them (see the README).
+      and R = max sigma_i^2 gives their qualitative picture (the README
+      lists what holds and what does not).
       Modes: VAR is Var-UCB (Remark 2): s_i = w_i (sigma_hat_i^2 + Delta_i) / k_i.
       UNIFORM is round robin (the model with the fewest samples). STATIC is
       the optimal static allocation for known noise_var (Prop. 1) made
