@@ -257,7 +257,94 @@
 
    [doc:oam]
 
-   [doc:traceucb]
+   TRACE-UCB (isdb_traceucb): Riquelme, Ghavamzadeh, Lazaric, ICML 2017,
+   Algorithm 1, with the paper's baselines as modes.
+      Active learning: m linear models y = x.beta_i + N(0, sigma_i^2) share
+      one stream of contexts x ~ N(0, Sigma); each round the policy picks
+      the model that gets a label for the context, so as to estimate every
+      beta_i well: the objective is max_i E ||beta_i - beta_hat_i||^2_Sigma
+      (eq. 3). The policy's arms are the m models (max_arms = m, and
+      select/scores/probs need n_arms = m); update(model, x, y) gives the
+      context and the label. select IGNORES X (it may be NULL): the choice
+      depends on past data only. This is what the paper's analysis needs
+      (Lemma 2: the contexts each model receives stay i.i.d. N(0, Sigma),
+      which gives the loss sigma_i^2 / k_i Tr(Sigma Sigma_hat_i^-1) of eq. 10);
+      choosing on the current context would bias them.
+      Rounds: each model first gets d + 1 samples (model 0 first, then 1,
+      ...); then TRACE plays argmax_i of
+        s_i = w_i (sigma_hat_i^2 + Delta_i) Tr(Sigma S_i^-1)
+      (eq. 12, with Tr(Sigma Sigma_hat^-1) / k = Tr(Sigma S^-1), S_i = sum x x^T),
+      sigma_hat_i^2 = RSS_i / (k_i - d) the unbiased OLS estimate, and
+        ISDB_TRACEUCB_WIDTH_THEORY  Delta = alpha 8 R ln(2 m n / delta) / sqrt(k - d)
+                                    (eq. 11 for alpha = 1; R >= max sigma_i^2)
+        ISDB_TRACEUCB_WIDTH_SCALED  Delta = alpha R / sqrt(k - d)
+      n is the horizon, or the number of updates so far when it is 0. The
+      theory width is faithful but huge (about 260 / sqrt(k - d) for R = 3,
+      n = 350, m = 7): the allocation is then close to uniform. The paper
+      does not say which constants drew its figures; SCALED with alpha = 0.5
+      and R = max sigma_i^2 gives their qualitative picture (the README
+      lists what holds and what does not).
+      Modes: VAR is Var-UCB (Remark 2): s_i = w_i (sigma_hat_i^2 + Delta_i) / k_i.
+      UNIFORM is round robin (the model with the fewest samples). STATIC is
+      the optimal static allocation for known noise_var (Prop. 1) made
+      integer: d + 1 samples each, one more each, then one at a time to
+      argmax w_i sigma_i^2 d / (k_i - d - 1); its counts after n rounds are
+      isdb_traceucb_static_allocation(n) for every n >= m (d + 2), the exact
+      integer minimiser of max_i sigma_i^2 d / (k_i - d - 1) (finite only for
+      k_i >= d + 2), and its sequence depends on no data.
+      Objectives (mentioned in section 2 of the paper, not evaluated there):
+      weights w_i give max_i w_i E[L_i]; ISDB_TRACEUCB_AVERAGE_LOSS minimises
+      sum_i w_i E[L_i] by ranking sqrt(w_i (sigma_hat_i^2 + Delta_i)) in place
+      of w_i (sigma_hat_i^2 + Delta_i) (the allocation then follows sigma_i, not
+      sigma_i^2); STATIC then adds samples by largest decrease
+      w_i sigma_i^2 d / ((k_i - d - 1)(k_i - d)).
+      Sigma (the second moment E[x x^T]: give E[x x^T], not the covariance,
+      for contexts with a mean) is given, or estimated by the mean of x x^T
+      over every context seen (valid because choices ignore the current
+      context; not in the paper). Estimates: the OLS estimate drives nothing
+      but the losses; the returned estimate of the paper is ridge
+      (S + lambda I)^-1 b with lambda = 1/n by default (Theorem 7).
+      Numerics: per model the factor of sum [x; y][x; y]^T is kept by Givens
+      rotations (a sequential QR of [X y], O(d^2)); S = L L^T, the OLS
+      estimate is one triangular solve and RSS is the last pivot squared,
+      whose update is the recursion of Lemma 8 (no y^T y - b^T beta
+      cancellation). Tr(Sigma S^-1) is updated by Sherman-Morrison through
+      two triangular solves (no inverse). Every `refresh` updates of a model
+      (default d) its factor and trace are recomputed from the exact sums
+      (and RSS too when y^T y - ||L^-1 b||^2 loses fewer than 10 bits), and
+      at once if the trace drops by a factor 1000 (cancellation). A model
+      whose S is singular (fewer than d independent contexts, e.g.
+      duplicated ones) has no estimate: it is sampled before every
+      estimated model, the one with the fewest samples first, so a
+      singular design never stops the run (if no model can ever reach full
+      rank, e.g. a feature that is always 0, the allocation is round robin;
+      the ridge estimates still exist). Scores: the paper's index for
+      estimated models (capped at 1e280); DBL_MAX for models still in their
+      first d + 1 samples; 1e300 / (1 + k) for models that must catch up.
+      Ties: lowest index. Deterministic; no random numbers.
+      Defaults: TRACE, THEORY width, alpha 1, R 1, delta 0.1, horizon 0
+      (unknown), lambda 0 (1/n), Sigma NULL (estimated), weights NULL (1),
+      MAX_LOSS, refresh 0 (d), sparse_s 0 (off).
+      Cost: select O(m); update O(d^2) with Sigma given, O(m d^2) with
+      Sigma estimated (every estimated model's trace moves), plus an O(d^3)
+      rebuild every `refresh` updates of a model (O(d^2) amortised); ridge
+      estimate O(d^3). Memory 2 m d^2 + 4 d^2 + O(m d) doubles, plus
+      m L (d + 1) + d^2 + 4 d m when sparse.
+      Sparse-Trace-UCB (appendix F, Algorithm 2; sparse_s = s > 0, for
+      n < d m with a joint support of known size s): stage 1 gives each
+      model sparse_L samples (model 0 first; default max(s + 1,
+      ceil(2 s ln d)), our choice: the paper has L = C s log d); the last of
+      them runs the l1/l2 group lasso of the m tasks on that data (FISTA on
+      a path lam = lam_max 0.8^k, k <= 40, until s rows are non-zero; the
+      support is the s rows of largest norm: the paper gives lam only as a
+      rate, so the path and the top-s rule are ours; O(40 * 300 m L d) once);
+      stage 2 is the configured mode on the support's coordinates (d
+      replaced by s, Sigma by its block), and the estimates come from
+      stage-2 data only, zero off the support. During stage 1 a model past
+      its quota refuses data (ISDB_ERR_BAD_STATE). Theorem 20's conditions
+      (irrepresentability and the rest) are the caller's to judge.
+      The environment isdb_active_env draws the contexts and labels of this
+      setting (bench/repro_traceucb.c plays the paper's Figure 1 with it).
 
    SNAPSHOT FORMAT (version 1; all integers little-endian)
       offset 0   4 bytes  "ISDB"
@@ -989,7 +1076,137 @@ ISDB_API void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info
 
 /* [decl:oam] */
 
-/* [decl:traceucb] */
+/* ---------------------------------------------------------------------------
+   Trace-UCB: active learning of m linear models from one context stream
+   ------------------------------------------------------------------------ */
+
+typedef enum isdb_traceucb_mode {
+    ISDB_TRACEUCB_TRACE = 0,   /* Trace-UCB: score (sigma^2 + Delta) Tr(Sigma S^-1) */
+    ISDB_TRACEUCB_VAR = 1,     /* Var-UCB (Remark 2): score (sigma^2 + Delta) / k */
+    ISDB_TRACEUCB_UNIFORM = 2, /* round robin: the model with the fewest samples */
+    ISDB_TRACEUCB_STATIC = 3,  /* optimal static allocation for known noise variances */
+    ISDB__TRACEUCB_MODE_FORCE_INT = 0x7fffffff
+} isdb_traceucb_mode;
+
+typedef enum isdb_traceucb_width {
+    /* Delta = alpha 8 R ln(2 m n / delta) / sqrt(k - d): eq. 11 for alpha 1 */
+    ISDB_TRACEUCB_WIDTH_THEORY = 0,
+    /* Delta = alpha R / sqrt(k - d) */
+    ISDB_TRACEUCB_WIDTH_SCALED = 1,
+    ISDB__TRACEUCB_WIDTH_FORCE_INT = 0x7fffffff
+} isdb_traceucb_width;
+
+typedef enum isdb_traceucb_objective {
+    ISDB_TRACEUCB_MAX_LOSS = 0,     /* max_i w_i E[L_i] (eq. 3 with weights) */
+    ISDB_TRACEUCB_AVERAGE_LOSS = 1, /* sum_i w_i E[L_i] */
+    ISDB__TRACEUCB_OBJECTIVE_FORCE_INT = 0x7fffffff
+} isdb_traceucb_objective;
+
+/* Which estimate a getter returns. */
+typedef enum isdb_traceucb_estimator {
+    ISDB_TRACEUCB_OLS = 0,   /* S^-1 b: what the scores use */
+    ISDB_TRACEUCB_RIDGE = 1, /* (S + lambda I)^-1 b: what the paper returns (eq. 13) */
+    ISDB__TRACEUCB_ESTIMATOR_FORCE_INT = 0x7fffffff
+} isdb_traceucb_estimator;
+
+typedef struct isdb_traceucb_config {
+    int d;                             /* context dimension, 1..ISDB_MAX_DIM */
+    int m;                             /* number of models (the policy's arms), >= 1 */
+    isdb_traceucb_mode mode;           /* default ISDB_TRACEUCB_TRACE */
+    isdb_traceucb_width width;         /* default ISDB_TRACEUCB_WIDTH_THEORY */
+    isdb_traceucb_objective objective; /* default ISDB_TRACEUCB_MAX_LOSS */
+    double alpha;                      /* multiplier of Delta, >= 0; default 1 */
+    double R;                          /* known bound on the largest noise variance, >= 0; default 1 */
+    double delta;                      /* confidence of eq. 11, in (0, 1) (Prop. 3 needs < 3/4); default 0.1 */
+    int horizon;                       /* n, >= 0; 0: unknown (n = updates so far) */
+    double lambda;                     /* ridge of the returned estimates, >= 0; 0: 1/n; default 0 */
+    const double *Sigma;   /* d x d second moment E[x x^T] of the contexts (lower triangle read),
+                              copied; NULL (default): estimated from every context seen */
+    const double *weights; /* m positive weights w_i, copied; NULL (default): all 1 */
+    const double *noise_var; /* STATIC: the m true noise variances (> 0), copied */
+    int refresh;           /* rebuild a model's factor and trace every this many of its
+                              updates; 0 (default) means d */
+    int sparse_s;          /* > 0: Sparse-Trace-UCB (appendix F) with this known support size
+                              s <= d; 0 (default): off */
+    int sparse_L;          /* Sparse: stage-1 samples per model; 0 (default):
+                              max(s + 1, ceil(2 s ln d)) */
+} isdb_traceucb_config;
+
+typedef struct isdb_traceucb {
+    isdb_policy base;
+    isdb_traceucb_config cfg;  /* resolved; the pointers are the policy's own copies */
+    uint64_t n_contexts;       /* contexts behind the Sigma estimate (all updates) */
+    uint64_t rebuilds;         /* exact rebuilds so far, every model */
+    int stage;                 /* 0: plain; sparse: 1 (support recovery data), 2 (Trace-UCB on it) */
+    int de;                    /* dimension of the models' statistics: d, or s in stage 2 */
+    int *_k;                   /* m sample counts (stage 2 only when sparse) */
+    int *_k1;                  /* m stage-1 counts (sparse), or NULL */
+    int *_support;             /* s coordinates, ascending (sparse, stage 2), or NULL */
+    int *_full;                /* m: 1 once S_i is numerically positive definite */
+    int *_since;               /* m: updates since the model's last rebuild */
+    double *_L;                /* m x d x d: lower factor of S_i = sum x x^T */
+    double *_l;                /* m x d: L_i^-1 b_i (the last row of the factor of [X y]) */
+    double *_rho;              /* m: sqrt of the residual sum of squares */
+    double *_S;                /* m x d x d: exact S_i (lower triangle) */
+    double *_b;                /* m x d: sum y x */
+    double *_yy;               /* m: sum y^2 */
+    double *_beta;             /* m x d: OLS estimates (valid where _full) */
+    double *_trace;            /* m: Tr(Sigma S_i^-1), or Tr(M S_i^-1) when Sigma is estimated */
+    double *_Sigma;            /* d x d copy of Sigma, or NULL */
+    double *_M;                /* d x d: sum of x x^T over every update (estimated Sigma), or NULL */
+    double *_A;                /* the trace's matrix: _Sigma or _M, or (sparse) _Ablock */
+    double *_Ablock;           /* sparse: the support's block of Sigma or M (s x s), or NULL */
+    double *_stage1;           /* sparse: m x L x (d + 1) stage-1 rows [x y], or NULL */
+    double *_gl;               /* sparse: group-lasso scratch 4 d m + 2 d, or NULL */
+    double *_weights;          /* m */
+    double *_noise_var;        /* m (STATIC), or NULL */
+    double *_scores;           /* m scratch */
+    double *_trace_next;       /* m scratch */
+    double *_work;             /* scratch: 3 d^2 + 9 d */
+} isdb_traceucb;
+
+/* Defaults as documented on each field; d and m must be set here. */
+ISDB_API isdb_traceucb_config isdb_traceucb_config_init(int d, int m);
+ISDB_API isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc,
+                                        isdb_traceucb *pol);
+ISDB_API isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap,
+                                                     isdb_traceucb *pol);
+ISDB_API const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol);
+/* k[i]: samples of model i so far (m values; both stages when sparse). */
+ISDB_API void isdb_traceucb_counts(const isdb_traceucb *pol, int *k);
+/* sigma2[i]: the unbiased noise variance estimate RSS_i / (k_i - d); 0
+   while model i has none (k_i <= d or S_i singular). */
+ISDB_API void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2);
+/* width[i]: Delta_i of the next select (0 while model i has no estimate). */
+ISDB_API void isdb_traceucb_widths(const isdb_traceucb *pol, double *width);
+/* trace[i]: Tr(Sigma S_i^-1), Sigma known or estimated; 0 while model i
+   has no estimate. (The paper's Tr(Sigma Sigma_hat^-1) is k_i times it.) */
+ISDB_API void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace);
+/* The current estimate of model i (d values). OLS: ISDB_ERR_SINGULAR while
+   model i has none. RIDGE: (S_i + lambda I)^-1 b_i with the config's
+   lambda (1/n by default); O(d^3). Sparse: from the stage-2 data on the
+   support, zero elsewhere (Algorithm 2, line 17). */
+ISDB_API isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_estimator which,
+                                            double *beta);
+/* loss[i] = ||beta_true_i - beta_hat_i||^2_Sigma for every model (beta_true:
+   m x d), with Sigma the known one, or the estimate, or the identity before
+   any context. ISDB_ERR_SINGULAR (those entries set to HUGE_VAL) if OLS is
+   asked for a model that has none. O(m d^3) for RIDGE. */
+ISDB_API isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb_traceucb_estimator which,
+                                        double *loss);
+/* Sparse: the s recovered coordinates, ascending; ISDB_ERR_BAD_STATE in
+   stage 1 or when the policy is not sparse. */
+ISDB_API isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support);
+/* The integer allocation of the STATIC mode for a budget of n samples:
+   every model d + 1 samples, then one more each, then one at a time to the
+   model of largest w_i sigma_i^2 d / (k_i - d - 1) (MAX_LOSS) or of largest
+   decrease w_i sigma_i^2 d / ((k_i - d - 1)(k_i - d)) (AVERAGE_LOSS); ties
+   to the lowest index. weights may be NULL (all 1). Needs n >= m (d + 2).
+   This is the exact integer optimum of the expected OLS loss of Prop. 1. */
+ISDB_API isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *noise_var,
+                                                     const double *weights, isdb_traceucb_objective objective,
+                                                     int *k);
 
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
@@ -1165,7 +1382,31 @@ ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
 
 /* [decl:env-oam] */
 
-/* [decl:env-traceucb] */
+/* Active learning of m linear models (the setting of Trace-UCB): each
+   round one context x ~ N(0, Sigma) is drawn and shown as every row of X
+   (so n_arms = m and any row is the context); means[i] = x . beta_i, and
+   the reward of model i adds N(0, noise_var[i]) noise from noise_rng. */
+typedef struct isdb_active_env_config {
+    int d, m;
+    uint64_t seed;           /* default 1 */
+    const double *Sigma;     /* d x d covariance of the contexts, copied; NULL (default): identity */
+    const double *noise_var; /* m noise variances >= 0, copied; NULL (default): all 1 */
+    const double *beta;      /* m x d parameters, copied; NULL (default): drawn N(0, I) from rng at
+                                every reset, before the first context */
+} isdb_active_env_config;
+
+typedef struct isdb_active_env {
+    isdb_env base;
+    isdb_active_env_config cfg; /* pointers replaced by the env's own copies (beta: NULL if drawn) */
+    double *beta;               /* m x d parameters of the current run */
+    double *_chol;              /* factor of Sigma */
+    double *_noise_sd;          /* m */
+    double *_z;                 /* d scratch */
+} isdb_active_env;
+
+ISDB_API isdb_active_env_config isdb_active_env_config_init(int d, int m);
+ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
+                                          isdb_active_env *env);
 #endif /* ISDB_NO_SIM */
 
 #ifdef __cplusplus
@@ -4499,7 +4740,763 @@ void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design,
 
 /* [impl:oam] */
 
-/* [impl:traceucb] */
+/* ---------------------------------------------------------------------------
+   Trace-UCB. Per model i the lower factor [[L, 0], [l^T, rho]] of
+   sum [x; y][x; y]^T is kept by Givens rotations (a sequential QR of
+   [X y]), so S = L L^T, the OLS estimate is L^-T l and RSS = rho^2; the
+   exact sums S, b and y^T y serve the periodic rebuilds; the trace
+   Tr(A S^-1), A = Sigma or M = the sum of x x^T over every update, is kept
+   by Sherman-Morrison steps.
+   ------------------------------------------------------------------------ */
+
+/* Scores of models that are not ranked by the paper's index: a model still
+   in its first d + 1 samples outranks everything (the lowest such index
+   wins, so the first model is filled first); a model that must catch up
+   (round robin, or a singular S) scores FEW / (1 + k), so the one with the
+   fewest samples wins; an estimated model's index is capped at CAP. */
+#define ISDB__TU_INIT DBL_MAX
+#define ISDB__TU_FEW 1e300
+#define ISDB__TU_CAP 1e280
+
+isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
+    isdb_traceucb_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.m = m;
+    c.mode = ISDB_TRACEUCB_TRACE;
+    c.width = ISDB_TRACEUCB_WIDTH_THEORY;
+    c.objective = ISDB_TRACEUCB_MAX_LOSS;
+    c.alpha = 1.0;
+    c.R = 1.0;
+    c.delta = 0.1;
+    c.horizon = 0;
+    c.lambda = 0.0;
+    c.Sigma = NULL;
+    c.weights = NULL;
+    c.noise_var = NULL;
+    c.refresh = 0;
+    c.sparse_s = 0;
+    c.sparse_L = 0;
+    return c;
+}
+
+/* Stage-1 samples per model of Sparse-Trace-UCB: the config's, or
+   max(s + 1, ceil(2 s ln d)) (the paper's L = C s log d with C = 2; not in
+   the paper); at most INT_MAX. */
+ISDB__PRIVATE int isdb__tu_stage1_len(const isdb_traceucb_config *c) {
+    double L;
+    if (c->sparse_L > 0) return c->sparse_L;
+    L = ceil(2.0 * (double)c->sparse_s * log((double)c->d));
+    if (L < (double)c->sparse_s + 1.0) L = (double)c->sparse_s + 1.0;
+    return L < (double)INT_MAX ? (int)L : INT_MAX;
+}
+
+/* Every value finite, positive and at most ISDB_INPUT_MAX. */
+ISDB__PRIVATE int isdb__tu_positive_all(const double *v, int n) {
+    int i;
+    for (i = 0; i < n; ++i)
+        if (!(v[i] > 0.0 && v[i] <= ISDB_INPUT_MAX)) return 0;
+    return 1;
+}
+
+ISDB__PRIVATE int isdb__traceucb_config_ok(const isdb_traceucb_config *c) {
+    int i;
+    if (!c || !isdb__sizes_ok(c->d, c->m) || c->m > INT_MAX / (c->d * c->d)) return 0;
+    if (c->mode < ISDB_TRACEUCB_TRACE || c->mode > ISDB_TRACEUCB_STATIC) return 0;
+    if (c->width < ISDB_TRACEUCB_WIDTH_THEORY || c->width > ISDB_TRACEUCB_WIDTH_SCALED) return 0;
+    if (c->objective < ISDB_TRACEUCB_MAX_LOSS || c->objective > ISDB_TRACEUCB_AVERAGE_LOSS) return 0;
+    if (!isdb__nonneg(c->alpha) || !(c->alpha <= ISDB_INPUT_MAX) || !isdb__nonneg(c->R) ||
+        !(c->R <= ISDB_INPUT_MAX) || !isdb__open01(c->delta) || c->horizon < 0 || c->refresh < 0)
+        return 0;
+    if (!(c->lambda == 0.0 || isdb__ridge_ok(c->lambda))) return 0;
+    if (c->Sigma) {
+        if (isdb__check_input(c->Sigma, c->d * c->d) != ISDB_OK) return 0;
+        for (i = 0; i < c->d; ++i)
+            if (!(c->Sigma[i * c->d + i] >= 0.0)) return 0;
+    }
+    if (c->weights && !isdb__tu_positive_all(c->weights, c->m)) return 0;
+    if (c->mode == ISDB_TRACEUCB_STATIC && (!c->noise_var || !isdb__tu_positive_all(c->noise_var, c->m)))
+        return 0;
+    if (c->sparse_s < 0 || c->sparse_s > c->d || c->sparse_L < 0) return 0;
+    if (c->sparse_s > 0) {
+        /* m L (d + 1) stage-1 values and 4 d m + 2 d scratch must fit an int. */
+        double L = (double)isdb__tu_stage1_len(c);
+        if (L * (double)c->m * ((double)c->d + 1.0) > (double)INT_MAX) return 0;
+        if (4.0 * (double)c->d * (double)c->m + 2.0 * (double)c->d > (double)INT_MAX) return 0;
+    }
+    return 1;
+}
+
+ISDB__PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_traceucb *p, void *heap) {
+    isdb__arena a;
+    int d = c->d, m = c->m, dd = d * d;
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = 0;
+    p->_k = (int *)isdb__take(&a, m, sizeof(int));
+    p->_full = (int *)isdb__take(&a, m, sizeof(int));
+    p->_since = (int *)isdb__take(&a, m, sizeof(int));
+    p->_L = isdb__take_f64(&a, m * dd);
+    p->_l = isdb__take_f64(&a, m * d);
+    p->_rho = isdb__take_f64(&a, m);
+    p->_S = isdb__take_f64(&a, m * dd);
+    p->_b = isdb__take_f64(&a, m * d);
+    p->_yy = isdb__take_f64(&a, m);
+    p->_beta = isdb__take_f64(&a, m * d);
+    p->_trace = isdb__take_f64(&a, m);
+    p->_Sigma = c->Sigma ? isdb__take_f64(&a, dd) : NULL;
+    p->_M = c->Sigma ? NULL : isdb__take_f64(&a, dd);
+    p->_weights = isdb__take_f64(&a, m);
+    p->_noise_var = c->mode == ISDB_TRACEUCB_STATIC ? isdb__take_f64(&a, m) : NULL;
+    p->_scores = isdb__take_f64(&a, m);
+    p->_trace_next = isdb__take_f64(&a, m);
+    /* 3 d^2 + 9 d, counted without overflowing int. */
+    p->_work = isdb__take_f64(&a, dd > (INT_MAX - 9 * d) / 3 ? -1 : 3 * dd + 9 * d);
+    if (c->sparse_s > 0) {
+        int L = isdb__tu_stage1_len(c);
+        p->_k1 = (int *)isdb__take(&a, m, sizeof(int));
+        p->_support = (int *)isdb__take(&a, c->sparse_s, sizeof(int));
+        p->_Ablock = isdb__take_f64(&a, dd);
+        p->_stage1 = isdb__take_f64(&a, m * L * (d + 1));
+        p->_gl = isdb__take_f64(&a, 4 * d * m + 2 * d);
+    } else {
+        p->_k1 = p->_support = NULL;
+        p->_Ablock = p->_stage1 = p->_gl = NULL;
+    }
+    return a.overflow ? 0 : a.used;
+}
+
+/* Adds the row [x^T y] to the factor [[L, 0], [l^T, rho]] of
+   sum [x; y][x; y]^T by Givens rotations, reading (L, l, rho) and writing
+   (Ld, ld, *rhod) (which may be the same arrays). A zero pivot meeting a
+   zero entry is left alone, so rank-deficient factors are updated exactly
+   too. The last pivot obeys rho'^2 = rho^2 + (y - x.beta)^2 / (1 + psi),
+   the recursion of Lemma 8. work: 2d. */
+ISDB__PRIVATE void isdb__tu_addrow(int d, const double *L, const double *l, double rho, double *Ld, double *ld,
+                                   double *rhod, const double *x, double y, double *work) {
+    double *c = work, *s = work + d;
+    double w, v, r;
+    int i, k;
+    for (i = 0; i < d; ++i) {
+        const double *Li = L + i * d;
+        double *Di = Ld + i * d;
+        w = x[i];
+        for (k = 0; k < i; ++k) {
+            v = Li[k];
+            Di[k] = c[k] * v + s[k] * w;
+            w = c[k] * w - s[k] * v;
+        }
+        v = Li[i];
+        r = sqrt(v * v + w * w);
+        if (r > 0.0) {
+            c[i] = v / r;
+            s[i] = w / r;
+        } else {
+            c[i] = 1.0;
+            s[i] = 0.0;
+        }
+        Di[i] = r;
+        for (k = i + 1; k < d; ++k) Di[k] = 0.0;
+    }
+    w = y;
+    for (k = 0; k < d; ++k) {
+        v = l[k];
+        ld[k] = c[k] * v + s[k] * w;
+        w = c[k] * w - s[k] * v;
+    }
+    *rhod = sqrt(rho * rho + w * w);
+}
+
+/* S' = S + x x^T = L L^T (L the factor after adding x) is taken as
+   positive definite when every pivot keeps more than 16 d DBL_EPSILON of
+   its diagonal entry (the Givens pivots of a singular S' are rounding
+   noise of that order). */
+ISDB__PRIVATE int isdb__tu_full_rank(int d, const double *L, const double *S, const double *x) {
+    double tol = 16.0 * (double)d * DBL_EPSILON;
+    int j;
+    for (j = 0; j < d; ++j) {
+        double piv = L[j * d + j], diag = S[j * d + j] + x[j] * x[j];
+        if (!(diag > 0.0) || !(piv * piv > tol * diag)) return 0;
+    }
+    return 1;
+}
+
+/* u^T A u for symmetric A given by its lower triangle. */
+ISDB__PRIVATE double isdb__tu_quad(int d, const double *A, const double *u) {
+    double q = 0.0;
+    int i, j;
+    for (i = 0; i < d; ++i) {
+        double off = 0.0;
+        for (j = 0; j < i; ++j) off += A[i * d + j] * u[j];
+        q += u[i] * (A[i * d + i] * u[i] + 2.0 * off);
+    }
+    return q;
+}
+
+/* Tr(A S^-1) for symmetric A (lower triangle) by d solves with the factor
+   L of S; clamped at 0. work: 2d. */
+ISDB__PRIVATE double isdb__tu_exact_trace(int d, const double *L, const double *A, double *work) {
+    double *col = work, *z = work + d, t = 0.0;
+    int i, j;
+    for (j = 0; j < d; ++j) {
+        for (i = 0; i < d; ++i) col[i] = i >= j ? A[i * d + j] : A[j * d + i];
+        isdb_chol_solve(d, L, col, z);
+        t += z[j];
+    }
+    return t > 0.0 ? t : 0.0;
+}
+
+/* Gradient of (1/L) sum_i ||Y_i - X_i b_i||^2 at B (d x m, column i = b_i,
+   B[j m + i]) into G, from the stage-1 rows. */
+ISDB__PRIVATE void isdb__tu_gl_grad(const isdb_traceucb *p, int L, const double *B, double *G) {
+    int d = p->cfg.d, m = p->cfg.m, i, j, t;
+    double scale = 2.0 / (double)L;
+    isdb__zero(d * m, G);
+    for (i = 0; i < m; ++i)
+        for (t = 0; t < L; ++t) {
+            const double *row = p->_stage1 + (i * L + t) * (d + 1);
+            double r = -row[d];
+            for (j = 0; j < d; ++j) r += row[j] * B[j * m + i];
+            r *= scale;
+            for (j = 0; j < d; ++j) G[j * m + i] += r * row[j];
+        }
+}
+
+/* Sparse-Trace-UCB, Algorithm 2 line 4: the l1/l2 group lasso of the m
+   tasks (Obozinski et al. 2011; Wang et al. 2013),
+     min_B (1/L) sum_i ||Y_i - X_i b_i||^2 + lam sum_j ||B_j.||_2,
+   on the stage-1 data, solved by FISTA (step 1/Lip, Lip = 2/L max_i
+   ||X_i||_F^2 bounding the gradient's Lipschitz constant) along the path
+   lam = lam_max 0.8^k, k = 1..40, with warm starts, until at least s rows
+   are non-zero (lam_max is the smallest lam whose solution is 0). The
+   support is the s rows of largest norm, then of largest ||gradient row||
+   at B = 0, then of lowest index; stored ascending. The path and the
+   top-s rule are ours: the paper gives lam only as an asymptotic rate. */
+ISDB__PRIVATE void isdb__tu_recover_support(isdb_traceucb *p) {
+    const isdb_traceucb_config *c = &p->cfg;
+    int d = c->d, m = c->m, s = c->sparse_s, L = isdb__tu_stage1_len(c), i, j, t, step, it, nnz = 0;
+    double *B = p->_gl, *Z = B + d * m, *Bo = Z + d * m, *G = Bo + d * m, *g0 = G + d * m, *key = g0 + d;
+    double lip = 0.0, lam_max = 0.0;
+    for (i = 0; i < m; ++i) {
+        double f = 0.0;
+        for (t = 0; t < L; ++t) {
+            const double *row = p->_stage1 + (i * L + t) * (d + 1);
+            f += isdb__dot(d, row, row);
+        }
+        if (f > lip) lip = f;
+    }
+    lip *= 2.0 / (double)L;
+    isdb__zero(d * m, B);
+    isdb__tu_gl_grad(p, L, B, G);
+    for (j = 0; j < d; ++j) {
+        g0[j] = sqrt(isdb__dot(m, G + j * m, G + j * m));
+        if (g0[j] > lam_max) lam_max = g0[j];
+    }
+    for (step = 1; step <= 40 && nnz < s && lip > 0.0 && lam_max > 0.0; ++step) {
+        double lam = lam_max * pow(0.8, (double)step), tk = 1.0;
+        isdb__copy(d * m, B, Z);
+        for (it = 0; it < 300; ++it) {
+            double change = 0.0, size = 0.0, tn;
+            isdb__tu_gl_grad(p, L, Z, G);
+            isdb__copy(d * m, B, Bo);
+            for (j = 0; j < d; ++j) {
+                double nrm, shrink;
+                for (i = 0; i < m; ++i) B[j * m + i] = Z[j * m + i] - G[j * m + i] / lip;
+                nrm = sqrt(isdb__dot(m, B + j * m, B + j * m));
+                shrink = nrm > lam / lip ? 1.0 - lam / (lip * nrm) : 0.0;
+                for (i = 0; i < m; ++i) B[j * m + i] *= shrink;
+            }
+            tn = 0.5 * (1.0 + sqrt(1.0 + 4.0 * tk * tk));
+            for (j = 0; j < d * m; ++j) {
+                double diff = B[j] - Bo[j];
+                Z[j] = B[j] + (tk - 1.0) / tn * diff;
+                if (fabs(diff) > change) change = fabs(diff);
+                if (fabs(B[j]) > size) size = fabs(B[j]);
+            }
+            tk = tn;
+            if (change <= 1e-10 * (1.0 + size)) break;
+        }
+        for (nnz = 0, j = 0; j < d; ++j)
+            if (isdb__dot(m, B + j * m, B + j * m) > 0.0) ++nnz;
+    }
+    for (j = 0; j < d; ++j) key[j] = sqrt(isdb__dot(m, B + j * m, B + j * m));
+    /* The s best rows, marked by key = -1 once taken. */
+    for (t = 0; t < s; ++t) {
+        int best = -1;
+        for (j = 0; j < d; ++j) {
+            if (key[j] < 0.0) continue;
+            if (best < 0 || key[j] > key[best] || (key[j] == key[best] && g0[j] > g0[best])) best = j;
+        }
+        key[best] = -1.0;
+    }
+    for (t = 0, j = 0; j < d; ++j)
+        if (key[j] < 0.0) p->_support[t++] = j;
+}
+
+/* The switch to stage 2: the support, and the trace's matrix on it. */
+ISDB__PRIVATE void isdb__tu_enter_stage2(isdb_traceucb *p) {
+    int s = p->cfg.sparse_s, d = p->cfg.d, a, b;
+    const double *src = p->_Sigma ? p->_Sigma : p->_M;
+    isdb__tu_recover_support(p);
+    isdb__zero(d * d, p->_Ablock);
+    for (a = 0; a < s; ++a)
+        for (b = 0; b <= a; ++b) p->_Ablock[a * s + b] = src[p->_support[a] * d + p->_support[b]];
+    p->stage = 2;
+    p->de = s;
+}
+
+/* The n of eq. 11 and of lambda = 1/n: the horizon, or the updates so far. */
+ISDB__PRIVATE double isdb__tu_n(const isdb_traceucb *p) {
+    if (p->cfg.horizon > 0) return (double)p->cfg.horizon;
+    return p->base.t > 0 ? (double)p->base.t : 1.0;
+}
+
+/* Delta = scale / sqrt(k - d): the scale (alpha R, times 8 ln(2 m n / delta)
+   for the theory width). */
+ISDB__PRIVATE double isdb__tu_width_scale(const isdb_traceucb *p) {
+    const isdb_traceucb_config *c = &p->cfg;
+    double scale = c->alpha * c->R;
+    if (c->width == ISDB_TRACEUCB_WIDTH_THEORY) scale *= 8.0 * log(2.0 * (double)c->m * isdb__tu_n(p) / c->delta);
+    return scale;
+}
+
+ISDB__PRIVATE void isdb__tu_scores(isdb_traceucb *p, double *out) {
+    const isdb_traceucb_config *c = &p->cfg;
+    int i, d = p->de, avg = c->objective == ISDB_TRACEUCB_AVERAGE_LOSS;
+    double contexts = p->n_contexts > 0 ? (double)p->n_contexts : 1.0, scale = isdb__tu_width_scale(p);
+    if (p->stage == 1) {
+        /* Sparse stage 1: L samples per model, model 0 first. */
+        int L = isdb__tu_stage1_len(c);
+        for (i = 0; i < c->m; ++i) out[i] = p->_k1[i] < L ? ISDB__TU_INIT : 0.0;
+        return;
+    }
+    for (i = 0; i < c->m; ++i) {
+        int k = p->_k[i];
+        double s, v;
+        if (c->mode == ISDB_TRACEUCB_UNIFORM) {
+            out[i] = ISDB__TU_FEW / (1.0 + (double)k);
+            continue;
+        }
+        if (k <= d) {
+            out[i] = ISDB__TU_INIT;
+            continue;
+        }
+        if (c->mode == ISDB_TRACEUCB_STATIC) {
+            if (k < d + 2) {
+                out[i] = ISDB__TU_FEW / (1.0 + (double)k);
+                continue;
+            }
+            v = (double)k - (double)d - 1.0;
+            s = p->_weights[i] * p->_noise_var[i] * (double)d / v;
+            if (avg) s /= v + 1.0;
+        } else if (!p->_full[i]) {
+            out[i] = ISDB__TU_FEW / (1.0 + (double)k);
+            continue;
+        } else {
+            v = p->_weights[i] *
+                (p->_rho[i] * p->_rho[i] / ((double)k - (double)d) + scale / sqrt((double)k - (double)d));
+            if (avg) v = sqrt(v);
+            if (c->mode == ISDB_TRACEUCB_TRACE)
+                s = v * (p->_M ? p->_trace[i] / contexts : p->_trace[i]);
+            else
+                s = v / (double)k;
+        }
+        out[i] = s >= 0.0 && s < ISDB__TU_CAP ? s : (s >= 0.0 ? ISDB__TU_CAP : 0.0);
+    }
+}
+
+ISDB__PRIVATE isdb_result isdb__traceucb_scores(isdb_policy *bp, const double *X, int n_arms, double *out) {
+    isdb_traceucb *p = (isdb_traceucb *)bp;
+    (void)X;
+    if (n_arms != p->cfg.m) return ISDB_ERR_INVALID_ARG;
+    isdb__tu_scores(p, out);
+    return ISDB_OK;
+}
+
+/* The context X is ignored on purpose: see the documentation (Lemma 2). */
+ISDB__PRIVATE isdb_result isdb__traceucb_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+    isdb_traceucb *p = (isdb_traceucb *)bp;
+    (void)X;
+    if (n_arms != p->cfg.m) return ISDB_ERR_INVALID_ARG;
+    isdb__tu_scores(p, p->_scores);
+    *arm = isdb__argmax(p->_scores, n_arms);
+    return ISDB_OK;
+}
+
+/* Everything is computed into scratch and committed at the end, so a
+   refused update leaves the state as it was. */
+/* Sparse stage 1: store the row; the last stage-1 sample recovers the
+   support and starts stage 2. */
+ISDB__PRIVATE isdb_result isdb__tu_stage1_update(isdb_traceucb *p, int arm, const double *x, double y) {
+    const isdb_traceucb_config *c = &p->cfg;
+    int d = c->d, L = isdb__tu_stage1_len(c), i, j, done = 1;
+    double *row;
+    if (p->_k1[arm] >= L) return ISDB_ERR_BAD_STATE;
+    row = p->_stage1 + (arm * L + p->_k1[arm]) * (d + 1);
+    isdb__copy(d, x, row);
+    row[d] = y;
+    p->_k1[arm]++;
+    if (p->_M) {
+        for (i = 0; i < d; ++i)
+            for (j = 0; j <= i; ++j) p->_M[i * d + j] += x[i] * x[j];
+        p->n_contexts++;
+    }
+    for (i = 0; i < c->m; ++i)
+        if (p->_k1[i] < L) done = 0;
+    if (done) isdb__tu_enter_stage2(p);
+    return ISDB_OK;
+}
+
+/* Everything is computed into scratch and committed at the end, so a
+   refused update leaves the state as it was. d is the statistics'
+   dimension (s in sparse stage 2, where xs is x on the support). */
+ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const double *x, double y) {
+    isdb_traceucb *p = (isdb_traceucb *)bp;
+    const isdb_traceucb_config *c = &p->cfg;
+    int d = p->de, dd = d * d, i, j;
+    double *Ln = p->_work, *Lc = Ln + dd, *An = Lc + dd;
+    double *v = An + dd, *u = v + d, *ln = u + d, *bn = ln + d, *betan = bn + d, *gw = betan + d, *xg = gw + 2 * d;
+    const double *L = p->_L + arm * dd, *S = p->_S + arm * dd, *b = p->_b + arm * d, *xs = x;
+    double *Sw = p->_S + arm * dd, *A = p->_A;
+    double T = p->_trace[arm], rho, yyn = p->_yy[arm] + y * y;
+    int k = p->_k[arm], full = p->_full[arm], since = p->_since[arm], rebuild = 0, estimated = p->_M != NULL;
+    if (!x) return ISDB_ERR_INVALID_ARG;
+    if (p->stage == 1) return isdb__tu_stage1_update(p, arm, x, y);
+    if (k == INT_MAX) return ISDB_ERR_BAD_STATE;
+    if (p->stage == 2) {
+        for (i = 0; i < d; ++i) xg[i] = x[p->_support[i]];
+        xs = xg;
+    }
+    for (i = 0; i < d; ++i) bn[i] = b[i] + y * xs[i];
+    /* Trace by Sherman-Morrison with the old factor: u = S^-1 x, psi = x.u,
+       Tr(A S'^-1) = Tr(A S^-1) - u^T A u / (1 + psi), plus, when A = M grows
+       by x x^T too, psi / (1 + psi). A large relative drop means
+       cancellation: recompute exactly. */
+    if (full) {
+        double psi, q;
+        isdb_tri_solve(d, L, 0, xs, v);
+        psi = isdb__dot(d, v, v);
+        isdb_tri_solve(d, L, 1, v, u);
+        q = isdb__tu_quad(d, A, u);
+        T = estimated ? T + (psi - q) / (1.0 + psi) : T - q / (1.0 + psi);
+        if (!(T > 1e-3 * p->_trace[arm])) rebuild = 1;
+    }
+    isdb__tu_addrow(d, L, p->_l + arm * d, p->_rho[arm], Ln, ln, &rho, xs, y, gw);
+    if (!full && k + 1 > d && isdb__tu_full_rank(d, Ln, S, xs)) full = rebuild = 1;
+    if (full && since + 1 >= c->refresh) rebuild = 1;
+    if (full && rebuild) {
+        /* Exact recomputation from the sums after this sample: the factor
+           (kept from the rotations if S does not factor), l = L^-1 b, the
+           trace, and the RSS y^T y - ||l||^2 when that subtraction loses
+           fewer than 10 bits (otherwise the recursion's value, which never
+           subtracts). Only lower triangles are formed and read. */
+        for (i = 0; i < d; ++i)
+            for (j = 0; j <= i; ++j) {
+                Lc[i * d + j] = S[i * d + j] + xs[i] * xs[j];
+                if (estimated) An[i * d + j] = A[i * d + j] + xs[i] * xs[j];
+            }
+        if (isdb_chol(d, Lc) == ISDB_OK) {
+            double rss;
+            isdb__copy(dd, Lc, Ln);
+            isdb_tri_solve(d, Ln, 0, bn, ln);
+            rss = yyn - isdb__dot(d, ln, ln);
+            if (rss >= yyn / 1024.0) rho = sqrt(rss);
+        }
+        T = isdb__tu_exact_trace(d, Ln, estimated ? An : A, gw);
+        since = 0;
+    } else if (full) {
+        ++since;
+    }
+    if (full) {
+        isdb_tri_solve(d, Ln, 1, ln, betan);
+        if (!isdb__finite(T) || !isdb__finite(rho) || !isdb__all_finite(betan, d)) return ISDB_ERR_NONFINITE;
+    }
+    /* With Sigma estimated, M grows by x x^T: every other estimated model's
+       Tr(M S_j^-1) grows by x^T S_j^-1 x. */
+    if (estimated) {
+        for (j = 0; j < c->m; ++j) {
+            double tj = p->_trace[j];
+            if (j != arm && p->_full[j]) {
+                isdb_tri_solve(d, p->_L + j * dd, 0, xs, v);
+                tj += isdb__dot(d, v, v);
+                if (!isdb__finite(tj)) return ISDB_ERR_NONFINITE;
+            }
+            p->_trace_next[j] = tj;
+        }
+    }
+    /* Commit: nothing can fail from here on. */
+    for (i = 0; i < d; ++i)
+        for (j = 0; j <= i; ++j) {
+            Sw[i * d + j] += xs[i] * xs[j];
+            if (estimated && A != p->_M) A[i * d + j] += xs[i] * xs[j];
+        }
+    if (estimated) {
+        int D = c->d;
+        for (i = 0; i < D; ++i)
+            for (j = 0; j <= i; ++j) p->_M[i * D + j] += x[i] * x[j];
+        isdb__copy(c->m, p->_trace_next, p->_trace);
+        p->n_contexts++;
+    }
+    isdb__copy(dd, Ln, p->_L + arm * dd);
+    isdb__copy(d, ln, p->_l + arm * d);
+    isdb__copy(d, bn, p->_b + arm * d);
+    if (full) isdb__copy(d, betan, p->_beta + arm * d);
+    p->_rho[arm] = rho;
+    p->_yy[arm] = yyn;
+    p->_k[arm] = k + 1;
+    p->_full[arm] = full;
+    p->_since[arm] = since;
+    p->_trace[arm] = full ? T : 0.0;
+    if (full && rebuild) p->rebuilds++;
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_traceucb *p = (isdb_traceucb *)bp;
+    const isdb_traceucb_config *c = &p->cfg;
+    int i, d = c->d, m = c->m, dd = d * d;
+    isdb__ser_cfg_int(s, (int)c->mode);
+    isdb__ser_cfg_int(s, (int)c->width);
+    isdb__ser_cfg_int(s, (int)c->objective);
+    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_cfg_f64(s, c->R);
+    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_int(s, c->horizon);
+    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_int(s, c->refresh);
+    isdb__ser_cfg_int(s, p->_Sigma != NULL);
+    if (p->_Sigma)
+        for (i = 0; i < dd; ++i) isdb__ser_cfg_f64(s, p->_Sigma[i]);
+    for (i = 0; i < m; ++i) isdb__ser_cfg_f64(s, p->_weights[i]);
+    if (p->_noise_var)
+        for (i = 0; i < m; ++i) isdb__ser_cfg_f64(s, p->_noise_var[i]);
+    isdb__ser_cfg_int(s, c->sparse_s);
+    isdb__ser_cfg_int(s, c->sparse_L);
+    if (c->sparse_s > 0) {
+        int L = c->sparse_L;
+        isdb__ser_int(s, &p->stage, 1, 2);
+        if (isdb__ser_storing(s)) p->de = p->stage == 2 ? c->sparse_s : d;
+        for (i = 0; i < m; ++i) isdb__ser_int(s, &p->_k1[i], 0, L);
+        for (i = 0; i < c->sparse_s; ++i) isdb__ser_int(s, &p->_support[i], 0, d - 1);
+        isdb__ser_f64(s, p->_stage1, m * L * (d + 1));
+        isdb__ser_f64(s, p->_Ablock, dd);
+    }
+    isdb__ser_u64(s, &p->n_contexts);
+    isdb__ser_u64(s, &p->rebuilds);
+    for (i = 0; i < m; ++i) {
+        isdb__ser_int(s, &p->_k[i], 0, INT_MAX);
+        isdb__ser_int(s, &p->_full[i], 0, 1);
+        isdb__ser_int(s, &p->_since[i], 0, c->refresh);
+    }
+    isdb__ser_f64(s, p->_L, m * dd);
+    isdb__ser_f64(s, p->_l, m * d);
+    isdb__ser_f64(s, p->_rho, m);
+    isdb__ser_f64(s, p->_S, m * dd);
+    isdb__ser_f64(s, p->_b, m * d);
+    isdb__ser_f64(s, p->_yy, m);
+    isdb__ser_f64(s, p->_beta, m * d);
+    isdb__ser_f64(s, p->_trace, m);
+    if (p->_M) isdb__ser_f64(s, p->_M, dd);
+}
+
+ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
+    isdb_traceucb *p = (isdb_traceucb *)bp;
+    int i, d = p->cfg.d, m = p->cfg.m, dd = d * d;
+    p->n_contexts = 0;
+    p->rebuilds = 0;
+    p->stage = p->cfg.sparse_s > 0 ? 1 : 0;
+    p->de = d;
+    for (i = 0; i < m; ++i) p->_k[i] = p->_full[i] = p->_since[i] = 0;
+    if (p->cfg.sparse_s > 0) {
+        for (i = 0; i < m; ++i) p->_k1[i] = 0;
+        for (i = 0; i < p->cfg.sparse_s; ++i) p->_support[i] = i;
+        isdb__zero(m * p->cfg.sparse_L * (d + 1), p->_stage1);
+        isdb__zero(dd, p->_Ablock);
+        isdb__zero(4 * d * m + 2 * d, p->_gl);
+    }
+    isdb__zero(m * dd, p->_L);
+    isdb__zero(m * d, p->_l);
+    isdb__zero(m, p->_rho);
+    isdb__zero(m * dd, p->_S);
+    isdb__zero(m * d, p->_b);
+    isdb__zero(m, p->_yy);
+    isdb__zero(m * d, p->_beta);
+    isdb__zero(m, p->_trace);
+    if (p->_M) isdb__zero(dd, p->_M);
+    isdb__zero(m, p->_scores);
+    isdb__zero(m, p->_trace_next);
+    isdb__zero(3 * dd + 9 * d, p->_work);
+}
+
+static const isdb_policy_vtable isdb__traceucb_vt = {
+    ISDB_POLICY_TRACEUCB, "traceucb", ISDB_POLICY_X_OPTIONAL, isdb__traceucb_select, isdb__traceucb_update,
+    isdb__traceucb_scores, isdb__probs_one_hot, isdb__traceucb_serialize, isdb__traceucb_reset};
+
+isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes) {
+    isdb_traceucb probe;
+    if (!bytes || !isdb__traceucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__traceucb_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, isdb_traceucb *pol) {
+    size_t bytes;
+    int i, m;
+    isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    m = cfg->m;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
+    if (cfg->sparse_s > 0) pol->cfg.sparse_L = isdb__tu_stage1_len(cfg);
+    isdb__traceucb_layout(cfg, pol, heap);
+    if (cfg->Sigma) isdb__copy(cfg->d * cfg->d, cfg->Sigma, pol->_Sigma);
+    for (i = 0; i < m; ++i) pol->_weights[i] = cfg->weights ? cfg->weights[i] : 1.0;
+    if (pol->_noise_var) isdb__copy(m, cfg->noise_var, pol->_noise_var);
+    pol->cfg.Sigma = pol->_Sigma;
+    pol->cfg.weights = pol->_weights;
+    pol->cfg.noise_var = pol->_noise_var;
+    pol->_A = cfg->sparse_s > 0 ? pol->_Ablock : (pol->_Sigma ? pol->_Sigma : pol->_M);
+    isdb__policy_base_init(&pol->base, &isdb__traceucb_vt, cfg->d, m, 0, heap, bytes);
+    isdb__traceucb_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__traceucb_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_traceucb_init_preallocated((const isdb_traceucb_config *)cfg, heap, (isdb_traceucb *)pol);
+}
+
+isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc, isdb_traceucb *pol) {
+    size_t bytes;
+    isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__traceucb_setup, cfg, pol);
+}
+
+const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol) { return &pol->cfg; }
+
+void isdb_traceucb_counts(const isdb_traceucb *pol, int *k) {
+    int i;
+    for (i = 0; i < pol->cfg.m; ++i) k[i] = pol->_k[i] + (pol->_k1 ? pol->_k1[i] : 0);
+}
+
+void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
+    int i, d = pol->de;
+    for (i = 0; i < pol->cfg.m; ++i)
+        sigma2[i] = pol->_full[i] && pol->_k[i] > d
+                        ? pol->_rho[i] * pol->_rho[i] / ((double)pol->_k[i] - (double)d)
+                        : 0.0;
+}
+
+void isdb_traceucb_widths(const isdb_traceucb *pol, double *width) {
+    int i, d = pol->de;
+    double scale = isdb__tu_width_scale(pol);
+    for (i = 0; i < pol->cfg.m; ++i)
+        width[i] = pol->_k[i] > d ? scale / sqrt((double)pol->_k[i] - (double)d) : 0.0;
+}
+
+void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace) {
+    int i;
+    double contexts = pol->n_contexts > 0 ? (double)pol->n_contexts : 1.0;
+    for (i = 0; i < pol->cfg.m; ++i)
+        trace[i] = pol->_full[i] ? (pol->_M ? pol->_trace[i] / contexts : pol->_trace[i]) : 0.0;
+}
+
+isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_estimator which, double *beta) {
+    int i, d, e;
+    double lambda, *F, *est;
+    isdb_result r;
+    if (!pol || !beta || model < 0 || model >= pol->cfg.m) return ISDB_ERR_INVALID_ARG;
+    if (which != ISDB_TRACEUCB_OLS && which != ISDB_TRACEUCB_RIDGE) return ISDB_ERR_INVALID_ARG;
+    d = pol->cfg.d;
+    e = pol->de; /* the statistics' dimension (s in sparse stage 2) */
+    est = pol->_work + 3 * d * d + d;
+    if (which == ISDB_TRACEUCB_OLS) {
+        if (!pol->_full[model]) return ISDB_ERR_SINGULAR;
+        isdb__copy(e, pol->_beta + model * e, est);
+    } else {
+        lambda = pol->cfg.lambda > 0.0 ? pol->cfg.lambda : 1.0 / isdb__tu_n(pol);
+        F = pol->_work + 2 * d * d;
+        isdb__copy(e * e, pol->_S + model * e * e, F);
+        for (i = 0; i < e; ++i) F[i * e + i] += lambda;
+        if ((r = isdb_chol(e, F)) != ISDB_OK) return r;
+        isdb_chol_solve(e, F, pol->_b + model * e, est);
+    }
+    if (pol->stage == 2) {
+        isdb__zero(d, beta);
+        for (i = 0; i < e; ++i) beta[pol->_support[i]] = est[i];
+    } else {
+        isdb__copy(d, est, beta);
+    }
+    return ISDB_OK;
+}
+
+isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support) {
+    int i;
+    if (!pol || !support) return ISDB_ERR_INVALID_ARG;
+    if (pol->stage != 2) return ISDB_ERR_BAD_STATE;
+    for (i = 0; i < pol->cfg.sparse_s; ++i) support[i] = pol->_support[i];
+    return ISDB_OK;
+}
+
+isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb_traceucb_estimator which,
+                               double *loss) {
+    int i, j, d;
+    double *diff, *A, scale = 1.0;
+    isdb_result r, res = ISDB_OK;
+    if (!pol || !beta_true || !loss) return ISDB_ERR_INVALID_ARG;
+    d = pol->cfg.d;
+    if ((r = isdb__check_input(beta_true, pol->cfg.m * d)) != ISDB_OK) return r;
+    diff = pol->_work + 3 * d * d;
+    /* The second moment: known, estimated (M / N), or I before any context. */
+    A = pol->_work + d * d;
+    if (pol->_Sigma)
+        isdb__copy(d * d, pol->_Sigma, A);
+    else if (pol->n_contexts > 0) {
+        isdb__copy(d * d, pol->_M, A);
+        scale = 1.0 / (double)pol->n_contexts;
+    } else
+        isdb__identity(d, A, 1.0);
+    for (i = 0; i < pol->cfg.m; ++i) {
+        r = isdb_traceucb_estimate(pol, i, which, diff);
+        if (r != ISDB_OK) {
+            loss[i] = HUGE_VAL;
+            if (res == ISDB_OK) res = r;
+            continue;
+        }
+        for (j = 0; j < d; ++j) diff[j] = beta_true[i * d + j] - diff[j];
+        loss[i] = scale * isdb__tu_quad(d, A, diff);
+    }
+    return res;
+}
+
+isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *noise_var, const double *weights,
+                                            isdb_traceucb_objective objective, int *k) {
+    int i, t;
+    if (!noise_var || !k || m < 1 || d < 1 || d > ISDB_MAX_DIM || n < 0) return ISDB_ERR_INVALID_ARG;
+    if (objective != ISDB_TRACEUCB_MAX_LOSS && objective != ISDB_TRACEUCB_AVERAGE_LOSS) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__tu_positive_all(noise_var, m) || (weights && !isdb__tu_positive_all(weights, m)))
+        return ISDB_ERR_INVALID_ARG;
+    if ((double)n < (double)m * ((double)d + 2.0)) return ISDB_ERR_INVALID_ARG;
+    for (i = 0; i < m; ++i) k[i] = d + 2;
+    for (t = m * (d + 2); t < n; ++t) {
+        int best = 0;
+        double best_v = -1.0;
+        for (i = 0; i < m; ++i) {
+            double e = (double)k[i] - (double)d - 1.0;
+            double v = (weights ? weights[i] : 1.0) * noise_var[i] * (double)d / e;
+            if (objective == ISDB_TRACEUCB_AVERAGE_LOSS) v /= e + 1.0;
+            if (v > best_v) {
+                best_v = v;
+                best = i;
+            }
+        }
+        ++k[best];
+    }
+    return ISDB_OK;
+}
 
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
@@ -4973,7 +5970,108 @@ isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_a
 
 /* [impl:env-oam] */
 
-/* [impl:env-traceucb] */
+/* ---------------------------------------------------------------------------
+   Active-learning environment (Trace-UCB's setting)
+   ------------------------------------------------------------------------ */
+
+isdb_active_env_config isdb_active_env_config_init(int d, int m) {
+    isdb_active_env_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.m = m;
+    c.seed = 1;
+    return c;
+}
+
+ISDB__PRIVATE isdb_result isdb__active_env_next(isdb_env *be) {
+    isdb_active_env *e = (isdb_active_env *)be;
+    int i, j, d = be->d;
+    double *x = be->X;
+    for (i = 0; i < d; ++i) e->_z[i] = isdb_rng_normal(&be->rng);
+    for (i = 0; i < d; ++i) {
+        double s = 0.0;
+        for (j = 0; j <= i; ++j) s += e->_chol[i * d + j] * e->_z[j];
+        x[i] = s;
+    }
+    for (i = 0; i < be->n_arms; ++i) {
+        if (i > 0) isdb__copy(d, x, be->X + i * d);
+        be->means[i] = isdb__dot(d, x, e->beta + i * d);
+    }
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__active_env_reward(isdb_env *be, int arm, double *y) {
+    isdb_active_env *e = (isdb_active_env *)be;
+    *y = be->means[arm] + e->_noise_sd[arm] * isdb_rng_normal(&be->noise_rng);
+    return ISDB_OK;
+}
+
+/* After the generic reset reseeded the generators: draw the parameters. */
+ISDB__PRIVATE void isdb__active_env_reset(isdb_env *be) {
+    isdb_active_env *e = (isdb_active_env *)be;
+    int i;
+    if (!e->cfg.beta)
+        for (i = 0; i < be->n_arms * be->d; ++i) e->beta[i] = isdb_rng_normal(&be->rng);
+}
+
+static const isdb_env_vtable isdb__active_env_vt = {"active", isdb__active_env_next, isdb__active_env_reward,
+                                                    isdb__active_env_reset};
+
+isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_active_env *env) {
+    isdb__arena a;
+    isdb_result r;
+    void *heap = NULL;
+    int d, m, i, k;
+    if (!env || !cfg || !isdb__sizes_ok(cfg->d, cfg->m)) return ISDB_ERR_INVALID_ARG;
+    d = cfg->d;
+    m = cfg->m;
+    if (cfg->Sigma && isdb__check_input(cfg->Sigma, d * d) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (cfg->beta && isdb__check_input(cfg->beta, m * d) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (cfg->noise_var)
+        for (i = 0; i < m; ++i)
+            if (!(cfg->noise_var[i] >= 0.0 && cfg->noise_var[i] <= ISDB_INPUT_MAX)) return ISDB_ERR_INVALID_ARG;
+    memset(env, 0, sizeof *env);
+    memset(&a, 0, sizeof a);
+    for (k = 0; k < 2; ++k) {
+        /* Pass 0 measures, pass 1 carves. */
+        env->base.X = isdb__take_f64(&a, m * d);
+        env->base.means = isdb__take_f64(&a, m);
+        env->beta = isdb__take_f64(&a, m * d);
+        env->_chol = isdb__take_f64(&a, d * d);
+        env->_noise_sd = isdb__take_f64(&a, m);
+        env->_z = isdb__take_f64(&a, d);
+        if (a.overflow) return ISDB_ERR_INVALID_ARG;
+        if (k == 0) {
+            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
+            a.base = (unsigned char *)heap;
+            a.used = 0;
+        }
+    }
+    if (cfg->Sigma)
+        isdb__copy(d * d, cfg->Sigma, env->_chol);
+    else
+        isdb__identity(d, env->_chol, 1.0);
+    if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) {
+        isdb__heap_free(alloc, heap);
+        return r;
+    }
+    for (i = 0; i < m; ++i) env->_noise_sd[i] = cfg->noise_var ? sqrt(cfg->noise_var[i]) : 1.0;
+    env->cfg = *cfg;
+    env->cfg.Sigma = NULL;
+    env->cfg.noise_var = NULL;
+    if (cfg->beta) isdb__copy(m * d, cfg->beta, env->beta);
+    env->cfg.beta = cfg->beta ? env->beta : NULL;
+    env->base.vt = &isdb__active_env_vt;
+    env->base.d = d;
+    env->base.n_arms = m;
+    env->base.seed = cfg->seed;
+    env->base._heap = heap;
+    env->base._owns_heap = 1;
+    if (alloc) env->base._alloc = *alloc;
+    isdb_env_reset(&env->base);
+    return ISDB_OK;
+}
 #endif /* ISDB_NO_SIM */
 
 #endif /* ISDB__IMPL_DONE */

@@ -196,7 +196,93 @@ static isdb_result pre_opkb(int d, int max_arms, void *heap, size_t *bytes, void
 
 /* [cases:oam] */
 
-/* [cases:traceucb] */
+/* Trace-UCB: the models are the arms; a round is one context shown as
+   every row (n_arms = m). Every mode is a row below. */
+static void traceucb_round(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+    int i;
+    *n_arms = max_arms;
+    for (i = 0; i < d; ++i) X[i] = isdb_rng_normal(rng);
+    for (i = 1; i < max_arms; ++i) memcpy(X + i * d, X, sizeof(double) * (size_t)d);
+}
+
+static double tu_sigma[16 * 16], tu_values[64];
+
+/* A known second moment for d <= 16 (NULL otherwise: those sizes are
+   invalid in the rows' calls anyway), and m noise variances / weights. */
+static const double *tu_fill(int d, int m) {
+    int i, j;
+    for (i = 0; i < 64; ++i) tu_values[i] = 0.5 + 0.25 * (double)(i % 5);
+    (void)m;
+    if (d < 1 || d > 16) return NULL;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) tu_sigma[i * d + j] = i == j ? 1.5 : 0.2;
+    return tu_sigma;
+}
+
+static isdb_result make_traceucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.Sigma = tu_fill(d, max_arms);
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.alpha = 0.5;
+    c.R = 2.0;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_est(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    tu_fill(d, max_arms);
+    c.weights = tu_values;
+    c.objective = ISDB_TRACEUCB_AVERAGE_LOSS;
+    c.horizon = 500;
+    c.refresh = 2;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_var(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.mode = ISDB_TRACEUCB_VAR;
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.refresh = 1;
+    c.lambda = 0.01;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_uniform(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.mode = ISDB_TRACEUCB_UNIFORM;
+    c.Sigma = tu_fill(d, max_arms);
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_static(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    tu_fill(d, max_arms);
+    c.mode = ISDB_TRACEUCB_STATIC;
+    c.noise_var = tu_values;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_sparse(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.Sigma = tu_fill(d, max_arms);
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.sparse_s = 1;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_sparse_est(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.mode = ISDB_TRACEUCB_VAR;
+    c.sparse_s = 2;
+    c.sparse_L = 3;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result pre_traceucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    return heap ? isdb_traceucb_init_preallocated(&c, heap, (isdb_traceucb *)mem)
+                : isdb_traceucb_heap_size(&c, bytes);
+}
 
 static const policy_case cases[] = {
     {"linucb", make_linucb, pre_linucb, 4, 6, NULL},
@@ -210,7 +296,13 @@ static const policy_case cases[] = {
     {"opkb", make_opkb, pre_opkb, 3, 6, round_opkb},
     {"opkb adaptive", make_opkb_ada, pre_opkb, 3, 7, round_opkb},
     /* [rows:oam] */
-    /* [rows:traceucb] */
+    {"traceucb trace", make_traceucb, pre_traceucb, 2, 3, traceucb_round},
+    {"traceucb trace est avg", make_traceucb_est, pre_traceucb, 3, 4, traceucb_round},
+    {"traceucb var", make_traceucb_var, pre_traceucb, 2, 3, traceucb_round},
+    {"traceucb uniform", make_traceucb_uniform, pre_traceucb, 3, 3, traceucb_round},
+    {"traceucb static", make_traceucb_static, pre_traceucb, 2, 4, traceucb_round},
+    {"traceucb sparse", make_traceucb_sparse, pre_traceucb, 3, 3, traceucb_round},
+    {"traceucb sparse est var", make_traceucb_sparse_est, pre_traceucb, 4, 2, traceucb_round},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
