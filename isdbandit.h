@@ -363,7 +363,8 @@
 
    HISTORY
       0.1.0  first release: linear algebra, LinUCB/OFUL, SW-UCB, D-LinUCB,
-             LinTS, BOB, linear environments and the regret harness.
+             LinTS, BOB, OPKB/ADA-OPKB, Trace-UCB, linear, kernel and
+             active-learning environments and the regret harness.
 */
 
 #ifndef ISDBANDIT_H
