@@ -65,7 +65,7 @@ REPRO_BINS = $(addprefix $(BUILD)/bench/,$(notdir $(REPRO_SRC:.c=)))
 BENCH_DEPS = $(HEADER) $(wildcard bench/*.h)
 OUT ?= out
 
-.PHONY: all demo test sanitize bench soak reproduce examples install clean
+.PHONY: all demo test sanitize valgrind determinism bench soak reproduce examples install clean
 .SECONDARY:
 
 all: test
@@ -81,6 +81,16 @@ test: $(TEST_BINS) $(EXAMPLE_BINS)
 
 sanitize: $(SAN_BINS)
 	@sh tests/run.sh $(SAN_BINS)
+
+# The gcc C99 test binaries under memcheck: no error, no leak.
+valgrind: $(addprefix $(BUILD)/gcc-c99/,$(TEST_NAMES))
+	@command -v valgrind >/dev/null 2>&1 || { echo "make valgrind: valgrind is not installed (Debian: apt-get install valgrind)"; exit 1; }
+	@sh tests/run.sh $(foreach t,$^,"valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all $(t)")
+
+# The demo and the reproductions (--quick) built with gcc and clang at
+# -O0, -O2 and -O3 must write byte-identical CSV files.
+determinism:
+	@sh tests/determinism.sh $(BUILD)
 
 $(BUILD)/gcc-c99/%: tests/%.c $(TEST_DEPS)
 	@mkdir -p $(@D)

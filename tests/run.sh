@@ -1,11 +1,12 @@
 #!/bin/sh
 # Runs test binaries, shows each one's last line ("N passed, M failed"),
-# and ends with the totals; exits non-zero if any binary failed.
+# and ends with the totals; exits non-zero if any binary failed. An
+# argument may be a whole command ("valgrind ... build/x").
 passed=0
 failed=0
 status=0
 for t in "$@"; do
-    out=$("$t" 2>&1)
+    out=$($t 2>&1)
     code=$?
     last=$(printf '%s\n' "$out" | tail -n 1)
     printf '%-40s %s\n' "$t" "$last"
