@@ -209,8 +209,15 @@
                  matter; w = 0 if U = R^d (the sub-logarithmic case of
                  section 3.1); closed form if the complement has dimension
                  1 (all the paper's experiments); otherwise a log-barrier
-                 Newton method (duality gap 1e-8 relative), warm-started
-                 from the previous solution.
+                 Newton method (Newton steps in the scaled variables
+                 w_j (1 + v_j), mu x 50 per stage, duality gap 1e-8
+                 relative, 50-70 steps cold, 30-50 warm-started from the
+                 previous solution).
+      Note       with targets capped at f_n / D_min^2 on the optimal arms,
+                 meeting every target does not make the greedy test pass,
+                 so WASTED (LinUCB) rounds also occur with a single
+                 context (the paper's Lemma C.4 is quoted in a garbled
+                 form; see the README).
       Getters    the decision of the last round and counters of each
                  decision, f_n, D_min, the targets, T per context, the
                  estimated regret constant C = 2 sum D w, the solver's

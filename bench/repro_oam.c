@@ -127,8 +127,11 @@ static void svg_panel(FILE *f, double ox, const char *title, unsigned mask, uint
             y0, pw, ph);
     for (c = 0; c <= 4; ++c) {
         double yy = y0 + ph - ph * c / 4, xx = ox + pw * c / 4;
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", ox - 4, yy + 4, ymax * c / 4);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.4g</text>\n", xx, y0 + ph + 16,
+        double yv = ymax * c / 4;
+        fprintf(f, yv >= 100.0 ? "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n"
+                               : "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
+                ox - 4, yy + 4, yv);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f</text>\n", xx, y0 + ph + 16,
                 (double)n * c / 4);
     }
     fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">round</text>\n", ox + pw / 2, y0 + ph + 34);
@@ -151,26 +154,26 @@ static void svg_panel(FILE *f, double ox, const char *title, unsigned mask, uint
     }
 }
 
-/* Two panels: every policy, and a zoom without the two that dwarf the
-   others (OAM with the literal schedule, LinTS with its inflation). */
+/* Two panels: every policy, and a zoom on the three that stay close
+   (OAM without forcing, LinUCB, LinTS without inflation). */
 static void write_svg(const char *dir, const experiment *ex, uint64_t n, int reps) {
     char name[256], title[256];
     FILE *f;
     int p;
     snprintf(name, sizeof name, "oam_%s_n%llu.svg", ex->key, (unsigned long long)n);
     f = open_out(dir, name);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1120\" height=\"450\" font-family=\"sans-serif\" "
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1130\" height=\"450\" font-family=\"sans-serif\" "
                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     snprintf(title, sizeof title, "%s, n = %llu, %d repetitions: cumulative pseudo-regret (mean, band 1 s.e.)",
              ex->label, (unsigned long long)n, reps);
     fprintf(f, "<text x=\"60\" y=\"16\" font-size=\"14\">%s</text>\n", title);
     svg_panel(f, 60, "all policies", 0x3Fu, n, reps);
-    svg_panel(f, 540, "zoom: without OAM 1/lnln t and LinTS theory",
-              0x3Fu & ~(1u << P_OAM_LIT) & ~(1u << P_LINTS_TH), n, reps);
+    svg_panel(f, 550, "zoom: OAM none, LinUCB, LinTS none",
+              (1u << P_OAM_NONE) | (1u << P_LINUCB) | (1u << P_LINTS_NONE), n, reps);
     for (p = 0; p < NPOL; ++p) {
-        fprintf(f, "<line x1=\"965\" y1=\"%d\" x2=\"985\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n",
+        fprintf(f, "<line x1=\"975\" y1=\"%d\" x2=\"995\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n",
                 60 + 20 * p, 60 + 20 * p, pol_color[p]);
-        fprintf(f, "<text x=\"990\" y=\"%d\">%s</text>\n", 64 + 20 * p, pol_name[p]);
+        fprintf(f, "<text x=\"1000\" y=\"%d\">%s</text>\n", 64 + 20 * p, pol_name[p]);
     }
     fprintf(f, "</svg>\n");
     fclose(f);
