@@ -255,7 +255,77 @@
       2 p^2 + 3 N p + N^2 + 20 N + (J^2/2 + 5 J) N doubles, J = log2 T
       (N^2 more for a Gram matrix). Past T the last block goes on.
 
-   [doc:oam]
+   OAM (isdb_oam): optimal allocation matching, Hao, Lattimore, Szepesvari,
+   "Adaptive exploration in linear contextual bandit", AISTATS 2020,
+   Algorithm 1. Finitely many contexts, each a fixed action set; no
+   forgetting (OAM is for stationary problems). Least squares without a
+   ridge (lambda 0, as the paper; lambda > 0 is an option), horizon n known:
+   f_{n,delta} = 2 (1 + 1/ln n) ln(1/delta) + c d ln(d ln n), f_n = f_{n,1/n}.
+      Contexts   an action set is registered the first time select sees it
+                 (exact match of every feature) or beforehand with
+                 isdb_oam_add_context (the paper's known sets: use it, so
+                 that rare contexts count from round 1); isdb_oam_set_context
+                 names the context instead of matching. At most max_contexts
+                 sets (default 8): a new set beyond that is
+                 ISDB_ERR_BAD_STATE. Pulls N_x are counted per feature
+                 vector, pooled over contexts (as the paper's N_x).
+      Round      until the arms played span R^d: INIT (the arm of largest
+                 residual off their span). Then, with all gaps
+                 D_x = max_y (y - x).theta over every registered context and
+                 D_min their smallest positive value:
+                 EXPLOIT (argmax x.theta) if ||x||^2_{G^-1} f_n <=
+                 max(D_min^2, D_x^2) for every arm x of this round (4.3);
+                 otherwise explore (s += 1) towards targets
+                 tau_x = min(T_x, f_n / D_min^2, n), T = f_n w the allocation
+                 of Definition 4.1 (estimated optimal arms: T infinite):
+                 WASTED if N_x >= tau_x for every arm: LinUCB with width
+                 sqrt(f_{n,1/s^2}) (eq. 4.6) on OAM's own least squares;
+                 FORCED b2 = argmin N_x if N_b2 <= epsilon_t s(t-1);
+                 TRACK b1 = argmin N_x / tau_x (tau_x = 0 excluded).
+                 Ties: the lowest index. Where the paper is inconsistent:
+                 targets min(T, f_n / D_min^2) (the text, not the box's
+                 min(T, f_n / D_min)^2); s(t-1) in the forcing test (the
+                 box; force_s_now = 1 for the text's s(t)); s counts every
+                 exploration round (the box). Gaps within 1e-12 of the
+                 largest gap count as ties (0).
+      Forcing    epsilon_t = 1 / log log t (Thm 4.3) is at least 0.45 for
+                 t <= 10^4, so read literally it makes exploration
+                 round-robin. forcing = ISDB_OAM_FORCE_LOGLOG
+                 (1 / max(1, ln ln t), default), ISDB_OAM_FORCE_SCALED
+                 (force_c / max(1, ln ln t)) or ISDB_OAM_FORCE_NONE
+                 (epsilon 0: only arms never played are forced, and the
+                 allocation drives exploration).
+      Allocation solved again (lazily, in exploration rounds) when det G
+                 grew by 1 + zeta since the last solve (zeta 0.1, section 5),
+                 when the set of estimated optimal arms changed, or when a
+                 context was registered. isdb_oam_allocate solves it
+                 exactly: with U the span of the estimated optimal arms
+                 (infinite weight), only the components in U's complement
+                 matter; w = 0 if U = R^d (the sub-logarithmic case of
+                 section 3.1); closed form if the complement has dimension
+                 1 (all the paper's experiments); otherwise a log-barrier
+                 Newton method (Newton steps in the scaled variables
+                 w_j (1 + v_j), mu x 50 per stage, duality gap 1e-8
+                 relative, 50-70 steps cold, 30-50 warm-started from the
+                 previous solution).
+      Note       with targets capped at f_n / D_min^2 on the optimal arms,
+                 meeting every target does not make the greedy test pass,
+                 so WASTED (LinUCB) rounds also occur with a single
+                 context (the paper's Lemma C.4 is quoted in a garbled
+                 form; see the README).
+      Getters    the decision of the last round and counters of each
+                 decision, f_n, D_min, the targets, T per context, the
+                 estimated regret constant C = 2 sum D w, the solver's
+                 result and info, the sub-logarithmic flag, theta.
+      Defaults   max_contexts 8, c 1, zeta 0.1, LOGLOG forcing (force_c
+                 0.1 for SCALED), lambda 0, solver tol 1e-8, 500 Newton steps.
+      Cost       select O(K d^2 + M K d) (M registered sets; the exact-match
+                 search is O(M K d) too); update O(d^2) (Cholesky rank-one
+                 update, refactorised every d updates); a solve O(J d) in
+                 closed form, O(J^3) per Newton step (J <= M K pairs), only
+                 in exploration rounds after det G grew. Memory
+                 O(d^2 + M K d), plus 2 ((M+1) K)^2 doubles of solver
+                 workspace.
 
    TRACE-UCB (isdb_traceucb): Riquelme, Ghavamzadeh, Lazaric, ICML 2017,
    Algorithm 1, with the paper's baselines as modes.
@@ -363,8 +433,8 @@
 
    HISTORY
       0.1.0  first release: linear algebra, LinUCB/OFUL, SW-UCB, D-LinUCB,
-             LinTS, BOB, OPKB/ADA-OPKB, Trace-UCB, linear, kernel and
-             active-learning environments and the regret harness.
+             LinTS, BOB, OPKB/ADA-OPKB, OAM, Trace-UCB; linear, kernel,
+             context and active-learning environments; the regret harness.
 */
 
 #ifndef ISDBANDIT_H
@@ -1075,7 +1145,189 @@ ISDB_API void isdb_opkb_gaps(const isdb_opkb *pol, double *out);
 ISDB_API void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
                                       isdb_opkb_solve_info *set);
 
-/* [decl:oam] */
+/* ---------------------------------------------------------------------------
+   OAM: optimal allocation matching (Hao, Lattimore, Szepesvari, AISTATS 2020)
+   ------------------------------------------------------------------------ */
+
+/* The allocation problem of Definition 4.1 for n (context, arm) pairs with
+   arms X (n x d) and gap estimates gaps (n, >= 0), normalised so that it
+   does not depend on f_n: find w >= 0 minimising sum_j gaps_j w_j subject to
+   x_i^T H(w)^-1 x_i <= gaps_i^2 for every pair, H(w) = sum_j w_j x_j x_j^T,
+   where pairs with gap 0 carry infinite weight (free: their cost is 0).
+   The paper's allocation is T = f_n w, and 2 sum gaps_j w_j is the
+   asymptotic regret constant C of Theorem 3.3 at those gaps.
+   Fill it with isdb_oam_problem_init, then change fields. */
+typedef struct isdb_oam_problem {
+    int d;                 /* dimension, 1..ISDB_MAX_DIM */
+    int n;                 /* pairs, >= 1 */
+    const double *X;       /* n x d, finite */
+    const double *gaps;    /* n, finite, >= 0 */
+    const double *w_start; /* NULL, or n values >= 0: warm start of the barrier method */
+    double tol;            /* barrier: stop when the duality gap bound is below tol * value; <= 0: 1e-8 */
+    int max_iter;          /* barrier: most Newton steps; <= 0: 500 */
+    double rank_tol;       /* relative tolerance of the span and rank decisions; <= 0: 1e-9 */
+    double gap_tol;        /* gaps <= gap_tol * (largest gap) count as 0; <= 0: 1e-12 */
+    int force_barrier;     /* 1: use the barrier method even where a closed form exists */
+} isdb_oam_problem;
+
+/* How isdb_oam_allocate solved a problem. */
+typedef enum isdb_oam_method {
+    ISDB_OAM_METHOD_NONE = 0,    /* not solved */
+    ISDB_OAM_METHOD_ZERO = 1,    /* the zero-gap arms span every arm: w = 0 (sub-logarithmic case) */
+    ISDB_OAM_METHOD_CLOSED = 2,  /* reduced problem of dimension 1: closed form */
+    ISDB_OAM_METHOD_BARRIER = 3, /* dimension >= 2: log-barrier Newton method */
+    ISDB__OAM_METHOD_FORCE_INT = 0x7fffffff
+} isdb_oam_method;
+
+typedef struct isdb_oam_alloc_info {
+    isdb_oam_method method;
+    int rank_u;       /* dimension of U, the span of the zero-gap arms */
+    int r;            /* dimension of the reduced problem (d - rank_u when the arms span R^d) */
+    int n_vars;       /* pairs in the reduced problem (positive gap, not in U) */
+    int n_support;    /* pairs with w > 0 */
+    int iterations;   /* Newton steps (barrier only) */
+    double value;     /* sum_j gaps_j w_j; the regret constant is 2 value */
+    double gap_bound; /* barrier: duality gap bound at exit (0 for the exact methods) */
+} isdb_oam_alloc_info;
+
+/* Defaults for every option; X and gaps as given. */
+ISDB_API isdb_oam_problem isdb_oam_problem_init(int d, int n, const double *X, const double *gaps);
+/* Doubles of workspace isdb_oam_allocate needs: O(n^2 + n d + d^2). */
+ISDB_API size_t isdb_oam_allocate_work_size(int d, int n);
+/* Solves the problem exactly: w (n) receives the allocation (0 for the
+   zero-gap pairs, whose allocation is infinite, and for pairs in U), info
+   (may be NULL) how it was solved. Returns ISDB_OK, ISDB_MAXITER_REACHED when the
+   barrier stopped early (w is then feasible but not optimal to tol), or
+   ISDB_ERR_INVALID_ARG / ISDB_ERR_NONFINITE for bad input or an allocation
+   that overflows. Ties between equally cheap arms go to the lowest index.
+   Allocates nothing; work: isdb_oam_allocate_work_size(d, n) doubles. */
+ISDB_API isdb_result isdb_oam_allocate(const isdb_oam_problem *prob, double *w, isdb_oam_alloc_info *info,
+                                       double *work);
+
+/* f_{n,delta} of eq. 4.1 with ln(1/delta) given: 2 (1 + 1/ln n) ln(1/delta)
+   + c d ln(d ln n), the last term taken as 0 when d ln n <= 1. n >= 2. */
+ISDB_API double isdb_oam_f(double n, int d, double c, double log_inv_delta);
+
+/* Forced exploration schedules (the test N_b2 <= epsilon_t s). */
+typedef enum isdb_oam_forcing {
+    ISDB_OAM_FORCE_LOGLOG = 0, /* epsilon_t = 1 / max(1, ln ln t): Theorem 4.3, clamped (default) */
+    ISDB_OAM_FORCE_SCALED = 1, /* epsilon_t = force_c / max(1, ln ln t) */
+    ISDB_OAM_FORCE_NONE = 2,   /* epsilon_t = 0: only arms never played are forced */
+    ISDB__OAM_FORCE_FORCE_INT = 0x7fffffff
+} isdb_oam_forcing;
+
+/* What a round did. */
+typedef enum isdb_oam_decision {
+    ISDB_OAM_NONE = 0,    /* no round yet */
+    ISDB_OAM_INIT = 1,    /* initialisation: an arm outside the span of the arms played */
+    ISDB_OAM_EXPLOIT = 2, /* the greedy test (4.3) passed: argmax x.theta */
+    ISDB_OAM_TRACK = 3,   /* exploration towards the targets: b1 = argmin N_x / tau_x */
+    ISDB_OAM_FORCED = 4,  /* forced exploration: b2 = argmin N_x */
+    ISDB_OAM_WASTED = 5,  /* this context's targets are met: LinUCB (eq. 4.6) */
+    ISDB__OAM_DECISION_FORCE_INT = 0x7fffffff
+} isdb_oam_decision;
+
+typedef struct isdb_oam_config {
+    int d, max_arms;
+    int max_contexts;          /* action sets registered at most; default 8 */
+    uint64_t horizon;          /* n >= 2, which the algorithm needs (f_n) */
+    double c;                  /* the constant of f_{n,delta}, >= 0; default 1 */
+    double zeta;               /* re-solve when det G grew by 1 + zeta, >= 0; default 0.1 */
+    isdb_oam_forcing forcing;  /* default ISDB_OAM_FORCE_LOGLOG */
+    double force_c;            /* SCALED only, >= 0; default 0.1 */
+    int force_s_now;           /* 0: epsilon_t s(t-1) (Algorithm 1, default); 1: epsilon_t s(t) (text) */
+    double lambda;             /* ridge added to G: 0 (the paper, default) or in [1e-30, 1e30] */
+    double solver_tol;         /* isdb_oam_problem.tol; default 1e-8 */
+    int solver_max_iter;       /* isdb_oam_problem.max_iter; default 500 */
+    int refresh;               /* refactorise G every this many updates; 0 means d */
+} isdb_oam_config;
+
+typedef struct isdb_oam_counts {
+    uint64_t init, exploit, track, forced, wasted; /* rounds of each decision */
+    uint64_t solves;                               /* allocation problems solved */
+} isdb_oam_counts;
+
+typedef struct isdb_oam {
+    isdb_policy base;
+    isdb_oam_config cfg;
+    double fn;                 /* f_n */
+    /* Least squares: G = lambda I + sum x x^T (lower triangle), its factor. */
+    double logdet;
+    int factored;              /* 1 once G is positive definite and factored */
+    int since_refresh;
+    int rank_played;           /* dimension of the span of the arms played */
+    /* Registered action sets: arm k of context m is vector _ctx_vid[m K + k]. */
+    int n_ctx, n_vec;
+    int pending_ctx;           /* set by isdb_oam_set_context; -1: match by content */
+    int last_ctx;              /* context of the last select (-1: none) */
+    /* The allocation of the last solve, per pair (context, arm). */
+    int has_solution, n_ctx_solved;
+    double logdet_solved;
+    isdb_result solve_status;
+    isdb_oam_alloc_info solve_info;
+    /* The last round. */
+    isdb_oam_decision decision;
+    isdb_oam_counts counts;
+    double min_gap;            /* smallest positive gap estimate (0: none) */
+    int tau_ctx, tau_n;        /* context and size of the targets below */
+    int stage_n;               /* scratch: arms of a set staged by scores or probs */
+    double *_G, *_L, *_L_next, *_b, *_theta, *_basis;
+    double *_vec;              /* distinct feature vectors (max_contexts max_arms x d) */
+    uint64_t *_N;              /* pulls of each vector */
+    int *_ctx_n, *_ctx_vid;
+    double *_T;                /* allocation f_n w per pair (0 for the estimated optimal arms) */
+    int *_T_zero;              /* 1 where the pair had gap 0 at the solve */
+    double *_tau;              /* targets of the last exploration round (max_arms) */
+    /* Scratch (not part of the state). */
+    double *_mu, *_gap, *_T_new, *_norm2, *_key, *_tau_new, *_stage_X, *_sX, *_sgap, *_sw0, *_sw, *_swork,
+        *_work;
+    int *_stage_vid, *_act, *_zero;
+} isdb_oam;
+
+ISDB_API isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon);
+ISDB_API isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes);
+ISDB_API isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol);
+ISDB_API isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol);
+ISDB_API const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol);
+/* epsilon_t of the config's schedule at round t (1-based). */
+ISDB_API double isdb_oam_epsilon(const isdb_oam_config *cfg, uint64_t t);
+/* Registers an action set (n_arms x d) before it is seen, as the paper's
+   known action sets; *id (may be NULL) receives its context number. An
+   exact copy of a registered set is not registered twice. Errors:
+   ISDB_ERR_BAD_STATE when max_contexts sets are registered already. */
+ISDB_API isdb_result isdb_oam_add_context(isdb_oam *pol, const double *X, int n_arms, int *id);
+/* The context of the next rounds (sticky): select, scores and probs then
+   require X to equal that registered set exactly (ISDB_ERR_INVALID_ARG
+   otherwise) and skip the search. id -1 goes back to matching by content. */
+ISDB_API isdb_result isdb_oam_set_context(isdb_oam *pol, int id);
+ISDB_API int isdb_oam_n_contexts(const isdb_oam *pol);
+ISDB_API isdb_oam_decision isdb_oam_last_decision(const isdb_oam *pol);
+ISDB_API void isdb_oam_get_counts(const isdb_oam *pol, isdb_oam_counts *counts);
+ISDB_API double isdb_oam_fn(const isdb_oam *pol);
+/* Smallest positive gap estimate over all contexts at the last main-phase
+   round (0 when there was none). */
+ISDB_API double isdb_oam_min_gap(const isdb_oam *pol);
+/* Targets min(T_x, f_n / min_gap^2, horizon) of the arms of the last
+   exploration round's context: *n_arms of them into tau (max_arms room);
+   returns that context, or -1 before the first exploration round. */
+ISDB_API int isdb_oam_targets(const isdb_oam *pol, double *tau, int *n_arms);
+/* The allocation T = f_n w of the last solve for context ctx: T (its
+   n_arms values) and optimal (may be NULL: 1 for its estimated optimal
+   arms, whose T is infinite and reported as 0). ISDB_ERR_BAD_STATE
+   before the first solve or for a context registered after it. */
+ISDB_API isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal);
+/* 2 sum gaps w at the last solve: the estimated asymptotic regret constant C. */
+ISDB_API double isdb_oam_regret_constant(const isdb_oam *pol);
+/* Result and info of the last solve (ISDB_OK with info->method NONE before the first). */
+ISDB_API isdb_result isdb_oam_last_solve(const isdb_oam *pol, isdb_oam_alloc_info *info);
+/* 1 if at the last solve the estimated optimal arms spanned R^d (C = 0: the
+   sub-logarithmic case of section 3.1). */
+ISDB_API int isdb_oam_sublog(const isdb_oam *pol);
+/* The least-squares estimate G^-1 b (zeros until G is invertible). */
+ISDB_API void isdb_oam_theta(const isdb_oam *pol, double *theta);
+/* N_x: pulls of feature vector x (d) so far, pooled over contexts; 0 for a
+   vector of no registered set. */
+ISDB_API uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x);
 
 /* ---------------------------------------------------------------------------
    Trace-UCB: active learning of m linear models from one context stream
@@ -1381,7 +1633,29 @@ ISDB_API isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, con
 /* The phase (COSINE) or the sign s(t) (GP_SWITCH) at round t. */
 ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
 
-/* [decl:env-oam] */
+/* Finitely many contexts (Hao et al. section 2): each round context m is
+   drawn with probability probs[m] and its fixed action set (n_arms x d) is
+   shown; rewards are x.theta plus Gaussian noise. `context` holds the
+   context of the current round. */
+typedef struct isdb_context_env_config {
+    int d, n_arms, n_contexts;
+    uint64_t seed;         /* default 1 */
+    double noise_sd;       /* default 1 */
+    const double *arms;    /* n_contexts x n_arms x d, copied */
+    const double *probs;   /* n_contexts weights >= 0 with a positive sum (normalised), copied; NULL: uniform */
+    const double *theta;   /* d, copied */
+} isdb_context_env_config;
+
+typedef struct isdb_context_env {
+    isdb_env base;
+    isdb_context_env_config cfg; /* pointers replaced by the env's own copies */
+    int context;                 /* context of the current round (-1 before the first) */
+    double *_cdf;                /* cumulative probabilities */
+} isdb_context_env;
+
+ISDB_API isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_contexts);
+ISDB_API isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
+                                           isdb_context_env *env);
 
 /* Active learning of m linear models (the setting of Trace-UCB): each
    round one context x ~ N(0, Sigma) is drawn and shown as every row of X
@@ -4739,7 +5013,1047 @@ void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design,
     if (set) *set = pol->set_info;
 }
 
-/* [impl:oam] */
+/* ---------------------------------------------------------------------------
+   OAM: the allocation problem (Definition 4.1) and the policy
+   ------------------------------------------------------------------------ */
+
+isdb_oam_problem isdb_oam_problem_init(int d, int n, const double *X, const double *gaps) {
+    isdb_oam_problem p;
+    memset(&p, 0, sizeof p);
+    p.d = d;
+    p.n = n;
+    p.X = X;
+    p.gaps = gaps;
+    p.w_start = NULL;
+    p.tol = 1e-8;
+    p.max_iter = 500;
+    p.rank_tol = 1e-9;
+    p.gap_tol = 1e-12;
+    p.force_barrier = 0;
+    return p;
+}
+
+size_t isdb_oam_allocate_work_size(int d, int n) {
+    size_t D = (size_t)d, N = (size_t)n;
+    if (d < 1 || n < 1) return 0;
+    /* 2 N^2 (the Newton system and the Gram matrix of the reduced arms)
+       + 5 D N (arm matrices, QR workspace) + 8 N + 3 D^2 + D. */
+    if (N > (SIZE_MAX / 16 - 64) / N || D > (SIZE_MAX / 16) / (D + N)) return 0;
+    return 2 * N * N + 5 * D * N + 8 * N + 3 * D * D + D;
+}
+
+double isdb_oam_f(double n, int d, double c, double log_inv_delta) {
+    double ln = log(n), inner = (double)d * ln;
+    return 2.0 * (1.0 + 1.0 / ln) * log_inv_delta + c * (double)d * (inner > 1.0 ? log(inner) : 0.0);
+}
+
+/* Barrier helper: H = sum_j w_j z_j z_j^T (r x r, factored into H), rows of
+   B = (L^-1 z_j)^T (J x r) and slacks s_j = gap_j^2 - ||L^-1 z_j||^2.
+   Returns 1 if H is positive definite and every slack and weight positive. */
+ISDB__PRIVATE int isdb__oam_eval(int r, int J, const double *Z, const double *gap, const double *w, double *H,
+                                 double *B, double *s) {
+    int i, j, k, ok = 1;
+    isdb__zero(r * r, H);
+    for (j = 0; j < J; ++j) {
+        const double *z = Z + j * r;
+        if (!(w[j] > 0.0)) return 0;
+        for (i = 0; i < r; ++i)
+            for (k = 0; k <= i; ++k) H[i * r + k] += w[j] * z[i] * z[k];
+    }
+    if (isdb_chol(r, H) != ISDB_OK) return 0;
+    for (j = 0; j < J; ++j) {
+        double *bj = B + j * r;
+        isdb_tri_solve(r, H, 0, Z + j * r, bj);
+        s[j] = gap[j] * gap[j] - isdb__dot(r, bj, bj);
+        if (!(s[j] > 0.0)) ok = 0;
+    }
+    return ok;
+}
+
+/* phi(w') - phi(w) for the barrier phi = mu sum gap w - sum ln s - sum ln w,
+   summed as differences and log-ratios: phi itself is about 2J / tol near
+   the end, where its rounding would hide the decrease. */
+ISDB__PRIVATE double isdb__oam_dphi(int J, double mu, const double *gap, const double *w, const double *s,
+                                    const double *wt, const double *st) {
+    double lin = 0.0, bar = 0.0;
+    int j;
+    for (j = 0; j < J; ++j) {
+        lin += gap[j] * (wt[j] - w[j]);
+        bar += log(st[j] / s[j]) + log(wt[j] / w[j]);
+    }
+    return mu * lin - bar;
+}
+
+/* The log-barrier method on the reduced problem: minimise sum gap_j w_j
+   subject to z_i^T H(w)^-1 z_i <= gap_i^2 (Z: J x r, spanning R^r; gaps
+   normalised to at most 1). w holds the start (positive) and receives the
+   solution.
+   Newton steps are taken in the scaled variables w_j (1 + v_j), where the
+   barrier's Hessian is I + PSD. */
+ISDB__PRIVATE isdb_result isdb__oam_barrier(int r, int J, const double *Z, const double *gap, double *w, double tol,
+                                            int max_iter, int warm, int *iters, double *gap_bound, double *work) {
+    double *Hf = work, *B = Hf + r * r, *Bt = B + r * J, *A = Bt + r * J, *Hs = A + J * J;
+    double *grad = Hs + J * J, *v = grad + J, *wt = v + J, *s = wt + J, *st = s + J;
+    double kappa, obj, mu, scale, wmax = 0.0;
+    int i, j, k, it = 0, done = 0;
+    isdb_result res = ISDB_OK;
+    for (j = 0; j < J; ++j)
+        if (w[j] > wmax) wmax = w[j];
+    for (j = 0; j < J; ++j)
+        if (!(w[j] > 0.0)) w[j] = wmax > 0.0 ? 1e-3 * wmax : 1.0;
+    if (!isdb__oam_eval(r, J, Z, gap, w, Hf, B, s)) {
+        /* Slack signs do not matter yet: only H must factor. */
+        isdb__zero(r * r, Hf);
+        for (j = 0; j < J; ++j)
+            for (i = 0; i < r; ++i)
+                for (k = 0; k <= i; ++k) Hf[i * r + k] += w[j] * Z[j * r + i] * Z[j * r + k];
+        if (isdb_chol(r, Hf) != ISDB_OK) return ISDB_ERR_SINGULAR;
+    }
+    /* Feasible start by scaling: g_i(c w) = g_i(w) / c. */
+    kappa = 0.0;
+    for (j = 0; j < J; ++j) {
+        double g;
+        isdb_tri_solve(r, Hf, 0, Z + j * r, B + j * r);
+        g = isdb__dot(r, B + j * r, B + j * r) / (gap[j] * gap[j]);
+        if (g > kappa) kappa = g;
+    }
+    scale = (warm ? 1.05 : 2.0) * kappa;
+    if (!(scale > 0.0) || !isdb__finite(scale)) return ISDB_ERR_SINGULAR;
+    for (j = 0; j < J; ++j) w[j] *= scale;
+    if (!isdb__oam_eval(r, J, Z, gap, w, Hf, B, s)) return ISDB_ERR_SINGULAR;
+    obj = 0.0;
+    for (j = 0; j < J; ++j) obj += gap[j] * w[j];
+    /* m = 2J inequalities; at the central point for mu the duality gap is
+       m / mu. A warm start begins close to the optimum. */
+    mu = 2.0 * (double)J / ((warm ? 1e-4 : 1.0) * obj);
+    while (!done) {
+        /* Centering by damped Newton steps. */
+        double prev_dec = DBL_MAX;
+        for (;;) {
+            double dec = 0.0, t;
+            if (it >= max_iter) {
+                res = ISDB_MAXITER_REACHED;
+                done = 1;
+                break;
+            }
+            ++it;
+            for (i = 0; i < J; ++i)
+                for (j = 0; j <= i; ++j) A[i * J + j] = A[j * J + i] = isdb__dot(r, B + i * r, B + j * r);
+            for (j = 0; j < J; ++j) {
+                double gsum = 0.0;
+                for (i = 0; i < J; ++i) gsum += A[i * J + j] * A[i * J + j] / s[i];
+                grad[j] = w[j] * (mu * gap[j] - gsum - 1.0 / w[j]);
+            }
+            for (j = 0; j < J; ++j)
+                for (k = 0; k <= j; ++k) {
+                    double h1 = 0.0, h2 = 0.0;
+                    for (i = 0; i < J; ++i) {
+                        double q = A[i * J + j] * A[i * J + k] / s[i];
+                        h1 += q * q;
+                        h2 += q;
+                    }
+                    Hs[j * J + k] = w[j] * w[k] * (h1 + 2.0 * A[j * J + k] * h2) + (j == k ? 1.0 : 0.0);
+                }
+            if (isdb_chol(J, Hs) != ISDB_OK) {
+                res = ISDB_MAXITER_REACHED;
+                done = 1;
+                break;
+            }
+            for (j = 0; j < J; ++j) v[j] = -grad[j];
+            isdb_chol_solve(J, Hs, v, v);
+            for (j = 0; j < J; ++j) dec -= grad[j] * v[j];
+            /* Centred: lambda^2 / 2 <= 1e-10, or no longer quadratic
+               progress below 1e-6, the floor set by the rounding of
+               slacks s = gap^2 - g that are tiny against gap^2. */
+            if (!(dec > 2e-10) || (dec < 1e-6 && dec > 0.25 * prev_dec)) break;
+            prev_dec = dec;
+            /* Longest step keeping w_j (1 + t v_j) > 0, then backtracking
+               (Armijo 0.25, halving) keeping every slack positive. */
+            t = 1.0;
+            for (j = 0; j < J; ++j)
+                if (v[j] < 0.0 && -0.99 / v[j] < t) t = -0.99 / v[j];
+            for (;;) {
+                for (j = 0; j < J; ++j) wt[j] = w[j] * (1.0 + t * v[j]);
+                if (isdb__oam_eval(r, J, Z, gap, wt, Hf, Bt, st) &&
+                    isdb__oam_dphi(J, mu, gap, w, s, wt, st) <= -0.25 * t * dec)
+                    break;
+                t *= 0.5;
+                if (t < 1e-16) break;
+            }
+            if (t < 1e-16) break; /* no progress possible at this mu: centred to rounding */
+            {
+                double *tmp = B;
+                B = Bt;
+                Bt = tmp;
+                tmp = s;
+                s = st;
+                st = tmp;
+            }
+            isdb__copy(J, wt, w);
+        }
+        if (done) break;
+        obj = 0.0;
+        for (j = 0; j < J; ++j) obj += gap[j] * w[j];
+        if (2.0 * (double)J / mu <= tol * obj) break;
+        mu *= 50.0;
+    }
+    *gap_bound = 2.0 * (double)J / mu;
+    *iters = it;
+    /* Weights below 1e-9 of the largest are rounding noise of the barrier:
+       drop them, then restore feasibility exactly by scaling. */
+    wmax = 0.0;
+    for (j = 0; j < J; ++j)
+        if (w[j] > wmax) wmax = w[j];
+    isdb__copy(J, w, wt);
+    for (j = 0; j < J; ++j)
+        if (wt[j] < 1e-9 * wmax) wt[j] = 0.0;
+    isdb__zero(r * r, Hf);
+    for (j = 0; j < J; ++j)
+        for (i = 0; i < r; ++i)
+            for (k = 0; k <= i; ++k) Hf[i * r + k] += wt[j] * Z[j * r + i] * Z[j * r + k];
+    if (isdb_chol(r, Hf) == ISDB_OK) {
+        kappa = 0.0;
+        for (j = 0; j < J; ++j) {
+            double g;
+            isdb_tri_solve(r, Hf, 0, Z + j * r, B + j * r);
+            g = isdb__dot(r, B + j * r, B + j * r) / (gap[j] * gap[j]);
+            if (g > kappa) kappa = g;
+        }
+        if (kappa > 1.0)
+            for (j = 0; j < J; ++j) wt[j] *= kappa;
+        isdb__copy(J, wt, w);
+    }
+    return res;
+}
+
+isdb_result isdb_oam_allocate(const isdb_oam_problem *pr, double *w, isdb_oam_alloc_info *info, double *work) {
+    isdb_oam_alloc_info inf;
+    const double *X;
+    double *gn, *flag, *Q, *Q2, *M, *ow, *Z, *bw, *bwork;
+    double gmax = 0.0, gtol, rtol, tol, value = 0.0;
+    int d, n, i, j, k, nz = 0, rank_u = 0, r0, r = 0, J = 0, max_iter;
+    isdb_result res = ISDB_OK;
+    memset(&inf, 0, sizeof inf);
+    if (info) *info = inf;
+    if (!pr || !w || !work) return ISDB_ERR_INVALID_ARG;
+    d = pr->d;
+    n = pr->n;
+    X = pr->X;
+    if (!isdb__dim_ok(d) || n < 1 || n > INT_MAX / d || !X || !pr->gaps || isdb_oam_allocate_work_size(d, n) == 0)
+        return ISDB_ERR_INVALID_ARG;
+    if (!isdb__all_finite(X, n * d) || !isdb__all_finite(pr->gaps, n) ||
+        (pr->w_start && !isdb__all_finite(pr->w_start, n)))
+        return ISDB_ERR_NONFINITE;
+    for (j = 0; j < n; ++j) {
+        if (pr->gaps[j] < 0.0 || (pr->w_start && pr->w_start[j] < 0.0)) return ISDB_ERR_INVALID_ARG;
+        if (pr->gaps[j] > gmax) gmax = pr->gaps[j];
+    }
+    tol = pr->tol > 0.0 ? pr->tol : 1e-8;
+    rtol = pr->rank_tol > 0.0 ? pr->rank_tol : 1e-9;
+    gtol = (pr->gap_tol > 0.0 ? pr->gap_tol : 1e-12) * gmax;
+    max_iter = pr->max_iter > 0 ? pr->max_iter : 500;
+    gn = work;
+    flag = gn + n;
+    Q = flag + n;
+    Q2 = Q + d * d;
+    M = Q2 + d * d;
+    ow = M + d * n;
+    Z = ow + d * n + d;
+    bw = Z + d * n;
+    bwork = bw + n;
+    for (j = 0; j < n; ++j) {
+        w[j] = 0.0;
+        flag[j] = 0.0;
+    }
+    /* U: the span of the zero-gap arms (their weight is infinite). */
+    for (j = 0; j < n; ++j)
+        if (pr->gaps[j] <= gtol) ++nz;
+    if (nz > 0) {
+        for (j = 0, k = 0; j < n; ++j)
+            if (pr->gaps[j] <= gtol) {
+                for (i = 0; i < d; ++i) M[i * nz + k] = X[j * d + i];
+                ++k;
+            }
+        if ((res = isdb_orth_basis(d, nz, M, rtol, Q, &rank_u, ow)) < 0) return res;
+    } else {
+        isdb__identity(d, Q, 1.0);
+    }
+    inf.rank_u = rank_u;
+    r0 = d - rank_u;
+    /* Components of the other arms in the complement of U; arms (almost)
+       inside U need no weight and meet their constraint in the limit. */
+    for (j = 0; j < n && r0 > 0; ++j) {
+        double nx, np;
+        if (pr->gaps[j] <= gtol) continue;
+        for (i = 0; i < r0; ++i) {
+            double s = 0.0;
+            for (k = 0; k < d; ++k) s += Q[k * d + rank_u + i] * X[j * d + k];
+            Z[J * r0 + i] = s;
+        }
+        nx = sqrt(isdb__dot(d, X + j * d, X + j * d));
+        np = sqrt(isdb__dot(r0, Z + J * r0, Z + J * r0));
+        if (np > rtol * nx) {
+            flag[j] = 1.0;
+            gn[J] = pr->gaps[j] / gmax;
+            ++J;
+        }
+    }
+    if (J == 0) {
+        inf.method = ISDB_OAM_METHOD_ZERO;
+        if (info) *info = inf;
+        return ISDB_OK;
+    }
+    /* A basis of the span of those components (r0 unless the arms do not
+       span R^d), and the coordinates z_j in it. */
+    for (j = 0; j < J; ++j)
+        for (i = 0; i < r0; ++i) M[i * J + j] = Z[j * r0 + i];
+    if ((res = isdb_orth_basis(r0, J, M, rtol, Q2, &r, ow)) < 0) return res;
+    if (r == 0) {
+        inf.method = ISDB_OAM_METHOD_ZERO;
+        if (info) *info = inf;
+        return ISDB_OK;
+    }
+    for (j = 0; j < J; ++j)
+        for (i = 0; i < r; ++i) {
+            double s = 0.0;
+            for (k = 0; k < r0; ++k) s += Q2[k * r0 + i] * Z[j * r0 + k];
+            M[j * r + i] = s;
+        }
+    inf.r = r;
+    inf.n_vars = J;
+    for (j = 0; j < J; ++j) bw[j] = 0.0;
+    if (r == 1 && !pr->force_barrier) {
+        /* H >= H* = max_i z_i^2 / gap_i^2, bought most cheaply from the arm
+           of smallest gap_j / z_j^2. */
+        double hstar = -1.0, best = 0.0;
+        int jstar = -1;
+        for (j = 0; j < J; ++j) {
+            double z2 = M[j] * M[j], h = z2 / (gn[j] * gn[j]), c = gn[j] / z2;
+            if (h > hstar) hstar = h;
+            if (jstar < 0 || c < best) {
+                best = c;
+                jstar = j;
+            }
+        }
+        bw[jstar] = hstar / (M[jstar] * M[jstar]);
+        inf.method = ISDB_OAM_METHOD_CLOSED;
+        res = ISDB_OK;
+    } else {
+        int warm = 0;
+        if (pr->w_start)
+            for (j = 0, k = 0; j < n; ++j)
+                if (flag[j] != 0.0) {
+                    bw[k] = pr->w_start[j] * gmax * gmax;
+                    if (bw[k] > 0.0) warm = 1;
+                    ++k;
+                }
+        if (!warm)
+            for (j = 0; j < J; ++j) bw[j] = 1.0;
+        res = isdb__oam_barrier(r, J, M, gn, bw, tol, max_iter, warm, &inf.iterations, &inf.gap_bound, bwork);
+        if (res < 0) return res;
+        inf.gap_bound /= gmax;
+        inf.method = ISDB_OAM_METHOD_BARRIER;
+    }
+    /* Back to the caller's scale: w = w' / gmax^2. */
+    for (j = 0, k = 0; j < n; ++j)
+        if (flag[j] != 0.0) {
+            w[j] = bw[k] / (gmax * gmax);
+            if (w[j] > 0.0) inf.n_support++;
+            value += pr->gaps[j] * w[j];
+            ++k;
+        }
+    if (!isdb__all_finite(w, n) || !isdb__finite(value)) {
+        for (j = 0; j < n; ++j) w[j] = 0.0;
+        return ISDB_ERR_NONFINITE;
+    }
+    inf.value = value;
+    if (info) *info = inf;
+    return res;
+}
+
+/* Relative tolerance of "x is outside the span of the arms played". */
+#define ISDB__OAM_SPAN_TOL 1e-8
+/* Allocations are kept finite in the state. */
+#define ISDB__OAM_T_MAX 1e300
+
+isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
+    isdb_oam_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.max_arms = max_arms;
+    c.max_contexts = 8;
+    c.horizon = horizon;
+    c.c = 1.0;
+    c.zeta = 0.1;
+    c.forcing = ISDB_OAM_FORCE_LOGLOG;
+    c.force_c = 0.1;
+    c.force_s_now = 0;
+    c.lambda = 0.0;
+    c.solver_tol = 1e-8;
+    c.solver_max_iter = 500;
+    c.refresh = 0;
+    return c;
+}
+
+ISDB__PRIVATE int isdb__oam_config_ok(const isdb_oam_config *c) {
+    return c && isdb__sizes_ok(c->d, c->max_arms) && c->max_contexts >= 1 &&
+           c->max_contexts < INT_MAX / c->max_arms / c->d - 1 && c->horizon >= 2 && isdb__nonneg(c->c) &&
+           isdb__nonneg(c->zeta) && c->forcing >= ISDB_OAM_FORCE_LOGLOG && c->forcing <= ISDB_OAM_FORCE_NONE &&
+           isdb__nonneg(c->force_c) && (c->force_s_now == 0 || c->force_s_now == 1) &&
+           (c->lambda == 0.0 || isdb__ridge_ok(c->lambda)) && isdb__positive(c->solver_tol) &&
+           c->solver_tol < 1.0 && c->solver_max_iter >= 1 && c->refresh >= 0;
+}
+
+ISDB__PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, void *heap) {
+    isdb__arena a;
+    int d = c->d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
+    size_t ws = isdb_oam_allocate_work_size(d, P1);
+    a.base = (unsigned char *)heap;
+    a.used = 0;
+    a.overflow = ws == 0 || ws > (size_t)INT_MAX;
+    p->_G = isdb__take_f64(&a, d * d);
+    p->_L = isdb__take_f64(&a, d * d);
+    p->_L_next = isdb__take_f64(&a, d * d);
+    p->_b = isdb__take_f64(&a, d);
+    p->_theta = isdb__take_f64(&a, d);
+    p->_basis = isdb__take_f64(&a, d * d);
+    p->_vec = isdb__take_f64(&a, V * d);
+    p->_N = (uint64_t *)isdb__take(&a, V, sizeof(uint64_t));
+    p->_ctx_n = (int *)isdb__take(&a, Mc, sizeof(int));
+    p->_ctx_vid = (int *)isdb__take(&a, V, sizeof(int));
+    p->_T = isdb__take_f64(&a, V);
+    p->_T_zero = (int *)isdb__take(&a, V, sizeof(int));
+    p->_tau = isdb__take_f64(&a, K);
+    p->_mu = isdb__take_f64(&a, P1);
+    p->_gap = isdb__take_f64(&a, P1);
+    p->_T_new = isdb__take_f64(&a, P1);
+    p->_zero = (int *)isdb__take(&a, P1, sizeof(int));
+    p->_norm2 = isdb__take_f64(&a, K);
+    p->_key = isdb__take_f64(&a, K);
+    p->_tau_new = isdb__take_f64(&a, K);
+    p->_stage_X = isdb__take_f64(&a, K * d);
+    p->_stage_vid = (int *)isdb__take(&a, K, sizeof(int));
+    p->_act = (int *)isdb__take(&a, Mc + 1, sizeof(int));
+    p->_sX = isdb__take_f64(&a, P1 * d);
+    p->_sgap = isdb__take_f64(&a, P1);
+    p->_sw0 = isdb__take_f64(&a, P1);
+    p->_sw = isdb__take_f64(&a, P1);
+    p->_swork = isdb__take_f64(&a, a.overflow ? 0 : (int)ws);
+    p->_work = isdb__take_f64(&a, 3 * d);
+    return a.overflow ? 0 : a.used;
+}
+
+double isdb_oam_epsilon(const isdb_oam_config *cfg, uint64_t t) {
+    double lt, ll, c;
+    if (!cfg || cfg->forcing == ISDB_OAM_FORCE_NONE) return 0.0;
+    c = cfg->forcing == ISDB_OAM_FORCE_SCALED ? cfg->force_c : 1.0;
+    /* ln ln t is below 1 (or undefined) for t < e^e ~ 15.2: clamped. */
+    lt = t > 1 ? log((double)t) : 0.0;
+    ll = lt > 1.0 ? log(lt) : 0.0;
+    return c / (ll > 1.0 ? ll : 1.0);
+}
+
+/* The arms of context slot m (slot max_contexts is the staged set). */
+ISDB__PRIVATE int isdb__oam_n_arms(const isdb_oam *p, int m) {
+    return m == p->cfg.max_contexts ? p->stage_n : p->_ctx_n[m];
+}
+
+ISDB__PRIVATE const double *isdb__oam_row(const isdb_oam *p, int m, int k) {
+    int d = p->cfg.d;
+    if (m == p->cfg.max_contexts) return p->_stage_X + k * d;
+    return p->_vec + p->_ctx_vid[m * p->cfg.max_arms + k] * d;
+}
+
+ISDB__PRIVATE double isdb__oam_count(const isdb_oam *p, int m, int k) {
+    int v = m == p->cfg.max_contexts ? p->_stage_vid[k] : p->_ctx_vid[m * p->cfg.max_arms + k];
+    return v >= 0 ? (double)p->_N[v] : 0.0;
+}
+
+ISDB__PRIVATE int isdb__oam_same(int d, const double *a, const double *b) {
+    int i;
+    for (i = 0; i < d; ++i)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+ISDB__PRIVATE int isdb__oam_find_vec(const isdb_oam *p, const double *x) {
+    int v, d = p->cfg.d;
+    for (v = 0; v < p->n_vec; ++v)
+        if (isdb__oam_same(d, p->_vec + v * d, x)) return v;
+    return -1;
+}
+
+ISDB__PRIVATE int isdb__oam_ctx_equals(const isdb_oam *p, int m, const double *X, int n_arms) {
+    int k, d = p->cfg.d;
+    if (p->_ctx_n[m] != n_arms) return 0;
+    for (k = 0; k < n_arms; ++k)
+        if (!isdb__oam_same(d, isdb__oam_row(p, m, k), X + k * d)) return 0;
+    return 1;
+}
+
+ISDB__PRIVATE int isdb__oam_find_ctx(const isdb_oam *p, const double *X, int n_arms) {
+    int m;
+    for (m = 0; m < p->n_ctx; ++m)
+        if (isdb__oam_ctx_equals(p, m, X, n_arms)) return m;
+    return -1;
+}
+
+/* Registers X as a new context (room checked by the caller). */
+ISDB__PRIVATE int isdb__oam_register(isdb_oam *p, const double *X, int n_arms) {
+    int k, d = p->cfg.d, m = p->n_ctx;
+    for (k = 0; k < n_arms; ++k) {
+        int v = isdb__oam_find_vec(p, X + k * d);
+        if (v < 0) {
+            v = p->n_vec++;
+            isdb__copy(d, X + k * d, p->_vec + v * d);
+        }
+        p->_ctx_vid[m * p->cfg.max_arms + k] = v;
+    }
+    p->_ctx_n[m] = n_arms;
+    p->n_ctx++;
+    return m;
+}
+
+/* The context of a round: the set chosen by isdb_oam_set_context, a
+   registered set equal to X, or a new one, registered (commit) or staged
+   in scratch (slot max_contexts) for scores and probs. */
+ISDB__PRIVATE isdb_result isdb__oam_context(isdb_oam *p, const double *X, int n_arms, int commit, int *slot) {
+    int m, k, d = p->cfg.d;
+    if (p->pending_ctx >= 0) {
+        m = p->pending_ctx;
+        if (m >= p->n_ctx || !isdb__oam_ctx_equals(p, m, X, n_arms)) return ISDB_ERR_INVALID_ARG;
+        *slot = m;
+        return ISDB_OK;
+    }
+    m = isdb__oam_find_ctx(p, X, n_arms);
+    if (m >= 0) {
+        *slot = m;
+        return ISDB_OK;
+    }
+    if (p->n_ctx >= p->cfg.max_contexts) return ISDB_ERR_BAD_STATE;
+    if (commit) {
+        *slot = isdb__oam_register(p, X, n_arms);
+        return ISDB_OK;
+    }
+    p->stage_n = n_arms;
+    isdb__copy(n_arms * d, X, p->_stage_X);
+    for (k = 0; k < n_arms; ++k) p->_stage_vid[k] = isdb__oam_find_vec(p, X + k * d);
+    *slot = p->cfg.max_contexts;
+    return ISDB_OK;
+}
+
+/* What a round decides, computed into scratch without changing the state
+   (select commits it). */
+typedef struct isdb__oam_round {
+    isdb_oam_decision decision;
+    int arm, n_arms, main_phase, solved, n_active;
+    double min_gap;
+    isdb_result status;
+    isdb_oam_alloc_info info;
+} isdb__oam_round;
+
+/* Residual norm of x after projection on the span of the arms played. */
+ISDB__PRIVATE double isdb__oam_residual(const isdb_oam *p, const double *x, double *v) {
+    int q, pass, d = p->cfg.d;
+    isdb__copy(d, x, v);
+    for (pass = 0; pass < 2; ++pass)
+        for (q = 0; q < p->rank_played; ++q) {
+            const double *e = p->_basis + q * d;
+            double c = isdb__dot(d, e, v);
+            int i;
+            for (i = 0; i < d; ++i) v[i] -= c * e[i];
+        }
+    return sqrt(isdb__dot(d, v, v));
+}
+
+ISDB__PRIVATE int isdb__oam_pattern_changed(const isdb_oam *p, int n_active) {
+    int a, k, K = p->cfg.max_arms;
+    for (a = 0; a < n_active; ++a) {
+        int m = p->_act[a], nm = isdb__oam_n_arms(p, m);
+        if (m >= p->n_ctx_solved) return 1;
+        for (k = 0; k < nm; ++k)
+            if (p->_zero[m * K + k] != p->_T_zero[m * K + k]) return 1;
+    }
+    return 0;
+}
+
+/* Solves the allocation problem at the current gaps into _T_new. */
+ISDB__PRIVATE void isdb__oam_solve(isdb_oam *p, isdb__oam_round *o) {
+    isdb_oam_problem prob;
+    int a, k, j = 0, d = p->cfg.d, K = p->cfg.max_arms;
+    for (a = 0; a < o->n_active; ++a) {
+        int m = p->_act[a], nm = isdb__oam_n_arms(p, m);
+        for (k = 0; k < nm; ++k, ++j) {
+            isdb__copy(d, isdb__oam_row(p, m, k), p->_sX + j * d);
+            p->_sgap[j] = p->_gap[m * K + k];
+            p->_sw0[j] = (p->has_solution && m < p->n_ctx_solved) ? p->_T[m * K + k] / p->fn : 0.0;
+        }
+    }
+    prob = isdb_oam_problem_init(d, j, p->_sX, p->_sgap);
+    prob.w_start = p->has_solution ? p->_sw0 : NULL;
+    prob.tol = p->cfg.solver_tol;
+    prob.max_iter = p->cfg.solver_max_iter;
+    o->status = isdb_oam_allocate(&prob, p->_sw, &o->info, p->_swork);
+    for (a = 0, j = 0; a < o->n_active; ++a) {
+        int m = p->_act[a], nm = isdb__oam_n_arms(p, m);
+        for (k = 0; k < nm; ++k, ++j) {
+            double T = o->status >= 0 ? p->fn * p->_sw[j] : 0.0;
+            p->_T_new[m * K + k] = T < ISDB__OAM_T_MAX ? T : ISDB__OAM_T_MAX;
+        }
+    }
+    o->solved = 1;
+}
+
+ISDB__PRIVATE void isdb__oam_decide(isdb_oam *p, int slot, isdb__oam_round *o) {
+    const isdb_oam_config *c = &p->cfg;
+    int a, k, d = c->d, K = c->max_arms, Mc = c->max_contexts, nk = isdb__oam_n_arms(p, slot), best;
+    double gmax = 0.0, min_gap = 0.0, *key = p->_key;
+    memset(o, 0, sizeof *o);
+    o->n_arms = nk;
+    /* Initialisation: an arm outside the span of the arms played. */
+    if (!p->factored || p->rank_played < d) {
+        int extends;
+        for (k = 0; k < nk; ++k) key[k] = isdb__oam_residual(p, isdb__oam_row(p, slot, k), p->_work);
+        best = isdb__argmax(key, nk);
+        {
+            const double *x = isdb__oam_row(p, slot, best);
+            extends = key[best] > ISDB__OAM_SPAN_TOL * sqrt(isdb__dot(d, x, x));
+        }
+        if (!p->factored || extends) {
+            o->decision = ISDB_OAM_INIT;
+            o->arm = best;
+            return;
+        }
+    }
+    o->main_phase = 1;
+    /* Gap estimates for every registered context (and a staged one). */
+    for (a = 0; a < p->n_ctx; ++a) p->_act[a] = a;
+    o->n_active = p->n_ctx;
+    if (slot == Mc) p->_act[o->n_active++] = Mc;
+    for (a = 0; a < o->n_active; ++a) {
+        int m = p->_act[a], nm = isdb__oam_n_arms(p, m);
+        double top = 0.0;
+        for (k = 0; k < nm; ++k) {
+            double mu = isdb__dot(d, isdb__oam_row(p, m, k), p->_theta);
+            p->_mu[m * K + k] = mu;
+            if (k == 0 || mu > top) top = mu;
+        }
+        for (k = 0; k < nm; ++k) {
+            double g = top - p->_mu[m * K + k];
+            p->_gap[m * K + k] = g;
+            if (g > gmax) gmax = g;
+        }
+    }
+    /* Gaps within 1e-12 of the largest are ties: zero, as in the solver. */
+    for (a = 0; a < o->n_active; ++a) {
+        int m = p->_act[a], nm = isdb__oam_n_arms(p, m);
+        for (k = 0; k < nm; ++k) {
+            double g = p->_gap[m * K + k];
+            if (g <= 1e-12 * gmax) g = p->_gap[m * K + k] = 0.0;
+            p->_zero[m * K + k] = g == 0.0;
+            if (g > 0.0 && (min_gap == 0.0 || g < min_gap)) min_gap = g;
+        }
+    }
+    o->min_gap = min_gap;
+    for (k = 0; k < nk; ++k) {
+        isdb_tri_solve(d, p->_L, 0, isdb__oam_row(p, slot, k), p->_work);
+        p->_norm2[k] = isdb__dot(d, p->_work, p->_work);
+    }
+    /* The greedy test (4.3); no positive gap at all means explore. */
+    {
+        int pass = min_gap > 0.0;
+        for (k = 0; k < nk && pass; ++k) {
+            double g = p->_gap[slot * K + k], m2 = g > min_gap ? g * g : min_gap * min_gap;
+            if (p->_norm2[k] * p->fn > m2 * (1.0 + 1e-12)) pass = 0;
+        }
+        if (pass) {
+            for (k = 0; k < nk; ++k) key[k] = p->_mu[slot * K + k];
+            o->decision = ISDB_OAM_EXPLOIT;
+            o->arm = isdb__argmax(key, nk);
+            return;
+        }
+    }
+    /* Exploration: targets from the (lazily re-solved) allocation. */
+    {
+        double s_prev = (double)(p->counts.track + p->counts.forced + p->counts.wasted), s_now = s_prev + 1.0;
+        double cap = (double)c->horizon, nmin;
+        int wasted = 1, b2 = 0;
+        const double *T;
+        if (!p->has_solution || o->n_active != p->n_ctx_solved || isdb__oam_pattern_changed(p, o->n_active) ||
+            p->logdet - p->logdet_solved >= log1p(c->zeta))
+            isdb__oam_solve(p, o);
+        T = o->solved ? p->_T_new : p->_T;
+        if (min_gap > 0.0 && p->fn / (min_gap * min_gap) < cap) cap = p->fn / (min_gap * min_gap);
+        for (k = 0; k < nk; ++k) {
+            double tau = p->_zero[slot * K + k] || T[slot * K + k] > cap ? cap : T[slot * K + k];
+            p->_tau_new[k] = tau;
+            if (isdb__oam_count(p, slot, k) < tau) wasted = 0;
+        }
+        if (wasted) {
+            /* LinUCB with width sqrt(f_{n, 1/s^2}) (eq. 4.6). */
+            double beta = sqrt(isdb_oam_f((double)c->horizon, d, c->c, 2.0 * log(s_now)));
+            for (k = 0; k < nk; ++k) key[k] = p->_mu[slot * K + k] + beta * sqrt(p->_norm2[k]);
+            o->decision = ISDB_OAM_WASTED;
+            o->arm = isdb__argmax(key, nk);
+            return;
+        }
+        nmin = isdb__oam_count(p, slot, 0);
+        for (k = 1; k < nk; ++k)
+            if (isdb__oam_count(p, slot, k) < nmin) {
+                nmin = isdb__oam_count(p, slot, k);
+                b2 = k;
+            }
+        if (nmin <= isdb_oam_epsilon(c, p->base.t + 1) * (c->force_s_now ? s_now : s_prev)) {
+            for (k = 0; k < nk; ++k) key[k] = -isdb__oam_count(p, slot, k);
+            o->decision = ISDB_OAM_FORCED;
+            o->arm = b2;
+            return;
+        }
+        for (k = 0; k < nk; ++k)
+            key[k] = p->_tau_new[k] > 0.0 ? -isdb__oam_count(p, slot, k) / p->_tau_new[k] : -DBL_MAX;
+        o->decision = ISDB_OAM_TRACK;
+        o->arm = isdb__argmax(key, nk);
+    }
+}
+
+ISDB__PRIVATE isdb_result isdb__oam_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+    isdb_oam *p = (isdb_oam *)bp;
+    isdb__oam_round o;
+    int slot, k, K = p->cfg.max_arms;
+    isdb_result r = isdb__oam_context(p, X, n_arms, 1, &slot);
+    if (r != ISDB_OK) return r;
+    isdb__oam_decide(p, slot, &o);
+    *arm = o.arm;
+    p->decision = o.decision;
+    p->last_ctx = slot;
+    switch (o.decision) {
+    case ISDB_OAM_INIT:
+        p->counts.init++;
+        break;
+    case ISDB_OAM_EXPLOIT:
+        p->counts.exploit++;
+        break;
+    case ISDB_OAM_TRACK:
+        p->counts.track++;
+        break;
+    case ISDB_OAM_FORCED:
+        p->counts.forced++;
+        break;
+    default:
+        p->counts.wasted++;
+        break;
+    }
+    if (o.main_phase) p->min_gap = o.min_gap;
+    if (o.decision >= ISDB_OAM_TRACK) {
+        isdb__zero(K, p->_tau);
+        isdb__copy(o.n_arms, p->_tau_new, p->_tau);
+        p->tau_ctx = slot;
+        p->tau_n = o.n_arms;
+    }
+    if (o.solved) {
+        int m;
+        for (m = 0; m < p->n_ctx; ++m)
+            for (k = 0; k < K; ++k) {
+                int in = k < p->_ctx_n[m];
+                p->_T[m * K + k] = in ? p->_T_new[m * K + k] : 0.0;
+                p->_T_zero[m * K + k] = in ? p->_zero[m * K + k] : 0;
+            }
+        p->has_solution = 1;
+        p->n_ctx_solved = p->n_ctx;
+        p->logdet_solved = p->logdet;
+        p->solve_status = o.status;
+        p->solve_info = o.info;
+        p->counts.solves++;
+    }
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__oam_scores(isdb_policy *bp, const double *X, int n_arms, double *out) {
+    isdb_oam *p = (isdb_oam *)bp;
+    isdb__oam_round o;
+    int slot;
+    isdb_result r = isdb__oam_context(p, X, n_arms, 0, &slot);
+    if (r != ISDB_OK) return r;
+    isdb__oam_decide(p, slot, &o);
+    isdb__copy(n_arms, p->_key, out);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__oam_probs(isdb_policy *bp, const double *X, int n_arms, double *out) {
+    isdb_oam *p = (isdb_oam *)bp;
+    isdb__oam_round o;
+    int slot;
+    isdb_result r = isdb__oam_context(p, X, n_arms, 0, &slot);
+    if (r != ISDB_OK) return r;
+    isdb__oam_decide(p, slot, &o);
+    isdb__one_hot(out, n_arms, o.arm);
+    return ISDB_OK;
+}
+
+/* Factors G into L (kept as it is if G does not factor). */
+ISDB__PRIVATE void isdb__oam_refactor(isdb_oam *p) {
+    int d = p->cfg.d;
+    double *tmp;
+    isdb__copy(d * d, p->_G, p->_L_next);
+    if (isdb_chol(d, p->_L_next) == ISDB_OK) {
+        tmp = p->_L;
+        p->_L = p->_L_next;
+        p->_L_next = tmp;
+        p->logdet = isdb_chol_logdet(d, p->_L);
+        p->factored = 1;
+    }
+    p->since_refresh = 0;
+}
+
+/* Cannot fail: inputs are bounded, so every sum stays finite. */
+ISDB__PRIVATE isdb_result isdb__oam_update(isdb_policy *bp, int arm, const double *x, double y) {
+    isdb_oam *p = (isdb_oam *)bp;
+    int i, j, v = -1, d = p->cfg.d;
+    for (i = 0; i < d; ++i) {
+        for (j = 0; j <= i; ++j) p->_G[i * d + j] += x[i] * x[j];
+        p->_b[i] += y * x[i];
+    }
+    if (p->factored) {
+        double *tmp, ratio = isdb__chol_update_to(d, p->_L, p->_L_next, x, p->_work);
+        tmp = p->_L;
+        p->_L = p->_L_next;
+        p->_L_next = tmp;
+        p->logdet += log(ratio);
+        if (++p->since_refresh >= p->cfg.refresh) isdb__oam_refactor(p);
+    }
+    if (p->rank_played < d) {
+        double nx = sqrt(isdb__dot(d, x, x)), nr = isdb__oam_residual(p, x, p->_work + d);
+        if (nr > ISDB__OAM_SPAN_TOL * nx) {
+            for (i = 0; i < d; ++i) p->_basis[p->rank_played * d + i] = p->_work[d + i] / nr;
+            p->rank_played++;
+        }
+    }
+    if (!p->factored && p->rank_played == d) isdb__oam_refactor(p);
+    if (p->factored) isdb_chol_solve(d, p->_L, p->_b, p->_theta);
+    /* Pulls are counted per feature vector (pooled over contexts). */
+    if (p->last_ctx >= 0 && p->last_ctx < p->n_ctx && arm < p->_ctx_n[p->last_ctx]) {
+        int cand = p->_ctx_vid[p->last_ctx * p->cfg.max_arms + arm];
+        if (isdb__oam_same(d, p->_vec + cand * d, x)) v = cand;
+    }
+    if (v < 0) v = isdb__oam_find_vec(p, x);
+    if (v >= 0) p->_N[v]++;
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_oam *p = (isdb_oam *)bp;
+    const isdb_oam_config *c = &p->cfg;
+    int i, d = c->d, dd = d * d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
+    int tmp;
+    isdb__ser_cfg_int(s, Mc);
+    isdb__ser_cfg_u64(s, c->horizon);
+    isdb__ser_cfg_f64(s, c->c);
+    isdb__ser_cfg_f64(s, c->zeta);
+    isdb__ser_cfg_int(s, (int)c->forcing);
+    isdb__ser_cfg_f64(s, c->force_c);
+    isdb__ser_cfg_int(s, c->force_s_now);
+    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_f64(s, c->solver_tol);
+    isdb__ser_cfg_int(s, c->solver_max_iter);
+    isdb__ser_cfg_int(s, c->refresh);
+    isdb__ser_f64(s, p->_G, dd);
+    isdb__ser_f64(s, p->_L, dd);
+    isdb__ser_f64(s, p->_b, d);
+    isdb__ser_f64(s, p->_theta, d);
+    isdb__ser_f64(s, p->_basis, dd);
+    isdb__ser_f64(s, &p->logdet, 1);
+    isdb__ser_int(s, &p->factored, 0, 1);
+    isdb__ser_int(s, &p->since_refresh, 0, c->refresh);
+    isdb__ser_int(s, &p->rank_played, 0, d);
+    isdb__ser_int(s, &p->n_vec, 0, V);
+    isdb__ser_f64(s, p->_vec, V * d);
+    for (i = 0; i < V; ++i) isdb__ser_u64(s, &p->_N[i]);
+    isdb__ser_int(s, &p->n_ctx, 0, Mc);
+    for (i = 0; i < Mc; ++i) isdb__ser_int(s, &p->_ctx_n[i], 0, K);
+    for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_ctx_vid[i], 0, V - 1);
+    isdb__ser_int(s, &p->pending_ctx, -1, Mc - 1);
+    isdb__ser_int(s, &p->last_ctx, -1, Mc - 1);
+    isdb__ser_int(s, &p->has_solution, 0, 1);
+    isdb__ser_int(s, &p->n_ctx_solved, 0, Mc);
+    isdb__ser_f64(s, &p->logdet_solved, 1);
+    tmp = (int)p->solve_status;
+    isdb__ser_int(s, &tmp, -1000, 1000);
+    if (isdb__ser_storing(s)) p->solve_status = (isdb_result)tmp;
+    tmp = (int)p->solve_info.method;
+    isdb__ser_int(s, &tmp, ISDB_OAM_METHOD_NONE, ISDB_OAM_METHOD_BARRIER);
+    if (isdb__ser_storing(s)) p->solve_info.method = (isdb_oam_method)tmp;
+    isdb__ser_int(s, &p->solve_info.rank_u, 0, d);
+    isdb__ser_int(s, &p->solve_info.r, 0, d);
+    isdb__ser_int(s, &p->solve_info.n_vars, 0, P1);
+    isdb__ser_int(s, &p->solve_info.n_support, 0, P1);
+    isdb__ser_int(s, &p->solve_info.iterations, 0, INT_MAX);
+    isdb__ser_f64(s, &p->solve_info.value, 1);
+    isdb__ser_f64(s, &p->solve_info.gap_bound, 1);
+    isdb__ser_f64(s, p->_T, V);
+    for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_T_zero[i], 0, 1);
+    tmp = (int)p->decision;
+    isdb__ser_int(s, &tmp, ISDB_OAM_NONE, ISDB_OAM_WASTED);
+    if (isdb__ser_storing(s)) p->decision = (isdb_oam_decision)tmp;
+    isdb__ser_u64(s, &p->counts.init);
+    isdb__ser_u64(s, &p->counts.exploit);
+    isdb__ser_u64(s, &p->counts.track);
+    isdb__ser_u64(s, &p->counts.forced);
+    isdb__ser_u64(s, &p->counts.wasted);
+    isdb__ser_u64(s, &p->counts.solves);
+    isdb__ser_f64(s, &p->min_gap, 1);
+    isdb__ser_int(s, &p->tau_ctx, -1, Mc - 1);
+    isdb__ser_int(s, &p->tau_n, 0, K);
+    isdb__ser_f64(s, p->_tau, K);
+}
+
+ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
+    isdb_oam *p = (isdb_oam *)bp;
+    const isdb_oam_config *c = &p->cfg;
+    int d = c->d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
+    double lam = c->lambda;
+    isdb__identity(d, p->_G, lam);
+    isdb__identity(d, p->_L, sqrt(lam));
+    isdb__identity(d, p->_L_next, sqrt(lam));
+    isdb__zero(d, p->_b);
+    isdb__zero(d, p->_theta);
+    isdb__zero(d * d, p->_basis);
+    p->factored = lam > 0.0;
+    p->logdet = lam > 0.0 ? (double)d * log(lam) : 0.0;
+    p->since_refresh = 0;
+    p->rank_played = 0;
+    isdb__zero(V * d, p->_vec);
+    memset(p->_N, 0, (size_t)V * sizeof(uint64_t));
+    memset(p->_ctx_n, 0, (size_t)Mc * sizeof(int));
+    memset(p->_ctx_vid, 0, (size_t)V * sizeof(int));
+    p->n_ctx = 0;
+    p->n_vec = 0;
+    p->pending_ctx = -1;
+    p->last_ctx = -1;
+    p->has_solution = 0;
+    p->n_ctx_solved = 0;
+    p->logdet_solved = 0.0;
+    p->solve_status = ISDB_OK;
+    memset(&p->solve_info, 0, sizeof p->solve_info);
+    isdb__zero(V, p->_T);
+    memset(p->_T_zero, 0, (size_t)V * sizeof(int));
+    p->decision = ISDB_OAM_NONE;
+    memset(&p->counts, 0, sizeof p->counts);
+    p->min_gap = 0.0;
+    p->tau_ctx = -1;
+    p->tau_n = 0;
+    isdb__zero(K, p->_tau);
+    isdb__zero(P1, p->_mu);
+    isdb__zero(P1, p->_gap);
+    isdb__zero(P1, p->_T_new);
+    memset(p->_zero, 0, (size_t)P1 * sizeof(int));
+    p->stage_n = 0;
+}
+
+static const isdb_policy_vtable isdb__oam_vt = {
+    ISDB_POLICY_OAM, "oam", 0, isdb__oam_select, isdb__oam_update, isdb__oam_scores, isdb__oam_probs,
+    isdb__oam_serialize, isdb__oam_reset};
+
+isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes) {
+    isdb_oam probe;
+    if (!bytes || !isdb__oam_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__oam_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol) {
+    size_t bytes;
+    isdb_result r = isdb_oam_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    memset(pol, 0, sizeof *pol);
+    pol->cfg = *cfg;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
+    isdb__oam_layout(cfg, pol, heap);
+    pol->fn = isdb_oam_f((double)cfg->horizon, cfg->d, cfg->c, log((double)cfg->horizon));
+    isdb__policy_base_init(&pol->base, &isdb__oam_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__oam_reset(&pol->base);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__oam_setup(const void *cfg, void *heap, void *pol) {
+    return isdb_oam_init_preallocated((const isdb_oam_config *)cfg, heap, (isdb_oam *)pol);
+}
+
+isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol) {
+    size_t bytes;
+    isdb_result r = isdb_oam_heap_size(cfg, &bytes);
+    if (r != ISDB_OK) return r;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__oam_setup, cfg, pol);
+}
+
+const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol) { return &pol->cfg; }
+
+isdb_result isdb_oam_add_context(isdb_oam *pol, const double *X, int n_arms, int *id) {
+    isdb_result r;
+    int m;
+    if (!pol || !pol->base.vt || !X || n_arms < 1 || n_arms > pol->cfg.max_arms) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(X, n_arms * pol->cfg.d)) != ISDB_OK) return r;
+    m = isdb__oam_find_ctx(pol, X, n_arms);
+    if (m < 0) {
+        if (pol->n_ctx >= pol->cfg.max_contexts) return ISDB_ERR_BAD_STATE;
+        m = isdb__oam_register(pol, X, n_arms);
+    }
+    if (id) *id = m;
+    return ISDB_OK;
+}
+
+isdb_result isdb_oam_set_context(isdb_oam *pol, int id) {
+    if (!pol || !pol->base.vt || id < -1 || id >= pol->n_ctx) return ISDB_ERR_INVALID_ARG;
+    pol->pending_ctx = id;
+    return ISDB_OK;
+}
+
+int isdb_oam_n_contexts(const isdb_oam *pol) { return pol->n_ctx; }
+
+isdb_oam_decision isdb_oam_last_decision(const isdb_oam *pol) { return pol->decision; }
+
+void isdb_oam_get_counts(const isdb_oam *pol, isdb_oam_counts *counts) { *counts = pol->counts; }
+
+double isdb_oam_fn(const isdb_oam *pol) { return pol->fn; }
+
+double isdb_oam_min_gap(const isdb_oam *pol) { return pol->min_gap; }
+
+int isdb_oam_targets(const isdb_oam *pol, double *tau, int *n_arms) {
+    if (tau) isdb__copy(pol->tau_n, pol->_tau, tau);
+    if (n_arms) *n_arms = pol->tau_n;
+    return pol->tau_ctx;
+}
+
+isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal) {
+    int k, K;
+    if (!pol || !T || ctx < 0 || ctx >= pol->n_ctx) return ISDB_ERR_INVALID_ARG;
+    if (!pol->has_solution || ctx >= pol->n_ctx_solved) return ISDB_ERR_BAD_STATE;
+    K = pol->cfg.max_arms;
+    for (k = 0; k < pol->_ctx_n[ctx]; ++k) {
+        T[k] = pol->_T[ctx * K + k];
+        if (optimal) optimal[k] = pol->_T_zero[ctx * K + k];
+    }
+    return ISDB_OK;
+}
+
+double isdb_oam_regret_constant(const isdb_oam *pol) { return 2.0 * pol->solve_info.value; }
+
+isdb_result isdb_oam_last_solve(const isdb_oam *pol, isdb_oam_alloc_info *info) {
+    if (info) *info = pol->solve_info;
+    return pol->solve_status;
+}
+
+int isdb_oam_sublog(const isdb_oam *pol) {
+    return pol->has_solution && pol->solve_info.rank_u == pol->cfg.d;
+}
+
+void isdb_oam_theta(const isdb_oam *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_theta, theta); }
+
+uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x) {
+    int v = x ? isdb__oam_find_vec(pol, x) : -1;
+    return v >= 0 ? pol->_N[v] : 0;
+}
 
 /* ---------------------------------------------------------------------------
    Trace-UCB. Per model i the lower factor [[L, 0], [l^T, rho]] of
@@ -5969,7 +7283,114 @@ isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_a
     return ISDB_OK;
 }
 
-/* [impl:env-oam] */
+/* ---------------------------------------------------------------------------
+   Finitely many contexts with fixed action sets (Hao et al. section 5)
+   ------------------------------------------------------------------------ */
+
+isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_contexts) {
+    isdb_context_env_config c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.n_arms = n_arms;
+    c.n_contexts = n_contexts;
+    c.seed = 1;
+    c.noise_sd = 1.0;
+    return c;
+}
+
+ISDB__PRIVATE int isdb__context_env_config_ok(const isdb_context_env_config *c) {
+    int m;
+    double sum = 0.0;
+    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || c->n_contexts < 1 ||
+        c->n_contexts > INT_MAX / (c->n_arms * c->d) || !isdb__nonneg(c->noise_sd) || !c->arms || !c->theta)
+        return 0;
+    if (isdb__check_input(c->arms, c->n_contexts * c->n_arms * c->d) != ISDB_OK ||
+        isdb__check_input(c->theta, c->d) != ISDB_OK)
+        return 0;
+    if (!c->probs) return 1;
+    for (m = 0; m < c->n_contexts; ++m) {
+        if (!isdb__nonneg(c->probs[m])) return 0;
+        sum += c->probs[m];
+    }
+    return sum > 0.0 && isdb__finite(sum);
+}
+
+ISDB__PRIVATE isdb_result isdb__context_env_next(isdb_env *be) {
+    isdb_context_env *e = (isdb_context_env *)be;
+    int k, m = 0, d = be->d, K = be->n_arms;
+    double u = isdb_rng_uniform(&be->rng);
+    while (m < e->cfg.n_contexts - 1 && !(u < e->_cdf[m])) ++m;
+    e->context = m;
+    isdb__copy(K * d, e->cfg.arms + m * K * d, be->X);
+    for (k = 0; k < K; ++k) be->means[k] = isdb__dot(d, be->X + k * d, e->cfg.theta);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__context_env_reward(isdb_env *be, int arm, double *y) {
+    isdb_context_env *e = (isdb_context_env *)be;
+    *y = be->means[arm] + e->cfg.noise_sd * isdb_rng_normal(&be->noise_rng);
+    return ISDB_OK;
+}
+
+ISDB__PRIVATE void isdb__context_env_reset(isdb_env *be) { ((isdb_context_env *)be)->context = -1; }
+
+static const isdb_env_vtable isdb__context_env_vt = {"contexts", isdb__context_env_next, isdb__context_env_reward,
+                                                      isdb__context_env_reset};
+
+isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
+                                  isdb_context_env *env) {
+    isdb__arena a;
+    isdb_result r;
+    void *heap = NULL;
+    int d, K, M, k, m, last = 0;
+    double sum = 0.0, acc = 0.0;
+    double *arms = NULL, *theta = NULL;
+    if (!env || !isdb__context_env_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    memset(env, 0, sizeof *env);
+    d = cfg->d;
+    K = cfg->n_arms;
+    M = cfg->n_contexts;
+    memset(&a, 0, sizeof a);
+    for (k = 0; k < 2; ++k) {
+        /* Pass 0 measures, pass 1 carves. */
+        env->base.X = isdb__take_f64(&a, K * d);
+        env->base.means = isdb__take_f64(&a, K);
+        arms = isdb__take_f64(&a, M * K * d);
+        theta = isdb__take_f64(&a, d);
+        env->_cdf = isdb__take_f64(&a, M);
+        if (a.overflow) return ISDB_ERR_INVALID_ARG;
+        if (k == 0) {
+            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
+            a.base = (unsigned char *)heap;
+            a.used = 0;
+        }
+    }
+    env->cfg = *cfg;
+    isdb__copy(M * K * d, cfg->arms, arms);
+    isdb__copy(d, cfg->theta, theta);
+    env->cfg.arms = arms;
+    env->cfg.theta = theta;
+    env->cfg.probs = NULL;
+    for (m = 0; m < M; ++m) {
+        double q = cfg->probs ? cfg->probs[m] : 1.0;
+        sum += q;
+        if (q > 0.0) last = m;
+    }
+    for (m = 0; m < M; ++m) {
+        acc += cfg->probs ? cfg->probs[m] : 1.0;
+        /* The last context of positive probability closes the interval. */
+        env->_cdf[m] = m >= last ? 1.0 : acc / sum;
+    }
+    env->base.vt = &isdb__context_env_vt;
+    env->base.d = d;
+    env->base.n_arms = K;
+    env->base.seed = cfg->seed;
+    env->base._heap = heap;
+    env->base._owns_heap = 1;
+    if (alloc) env->base._alloc = *alloc;
+    isdb_env_reset(&env->base);
+    return ISDB_OK;
+}
 
 /* ---------------------------------------------------------------------------
    Active-learning environment (Trace-UCB's setting)

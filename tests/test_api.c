@@ -194,7 +194,30 @@ static isdb_result pre_opkb(int d, int max_arms, void *heap, size_t *bytes, void
     return heap ? isdb_opkb_init_preallocated(&c, heap, (isdb_opkb *)mem) : isdb_opkb_heap_size(&c, bytes);
 }
 
-/* [cases:oam] */
+/* OAM registers action sets by content, so its rounds come from a few
+   fixed sets (three contexts, each all max_arms Gaussian arms drawn from
+   its own seed) rather than fresh random rows. */
+static void round_oam(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+    isdb_rng ctx;
+    int i;
+    isdb_rng_seed(&ctx, 1000 + isdb_rng_below(rng, 3));
+    *n_arms = max_arms;
+    for (i = 0; i < max_arms * d; ++i) X[i] = isdb_rng_normal(&ctx);
+}
+
+static isdb_result make_oam(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_oam_config c = isdb_oam_config_init(d, max_arms, 1000);
+    c.max_contexts = 4;
+    c.zeta = 0.2;
+    c.forcing = ISDB_OAM_FORCE_SCALED;
+    c.force_c = 0.3;
+    return isdb_oam_init(&c, alloc, (isdb_oam *)mem);
+}
+
+static isdb_result pre_oam(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_oam_config c = isdb_oam_config_init(d, max_arms, 1000);
+    return heap ? isdb_oam_init_preallocated(&c, heap, (isdb_oam *)mem) : isdb_oam_heap_size(&c, bytes);
+}
 
 /* Trace-UCB: the models are the arms; a round is one context shown as
    every row (n_arms = m). Every mode is a row below. */
@@ -295,7 +318,7 @@ static const policy_case cases[] = {
     /* [rows:isd] */
     {"opkb", make_opkb, pre_opkb, 3, 6, round_opkb},
     {"opkb adaptive", make_opkb_ada, pre_opkb, 3, 7, round_opkb},
-    /* [rows:oam] */
+    {"oam", make_oam, pre_oam, 3, 4, round_oam},
     {"traceucb trace", make_traceucb, pre_traceucb, 2, 3, traceucb_round},
     {"traceucb trace est avg", make_traceucb_est, pre_traceucb, 3, 4, traceucb_round},
     {"traceucb var", make_traceucb_var, pre_traceucb, 2, 3, traceucb_round},
