@@ -36,7 +36,7 @@ SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poi
 LIBS = -lm
 
 HEADER = isdbandit.h
-TEST_DEPS = $(HEADER) tests/test.h tests/ref.h
+TEST_DEPS = $(HEADER) tests/test.h tests/ref.h tests/cases.h
 # Every tests/test_*.c is a test program, except the multi-file builds.
 MULTI = tests/test_two_tu_a.c tests/test_two_tu_b.c tests/test_static.c tests/test_static_extern.c
 TEST_SRC = $(filter-out $(MULTI),$(wildcard tests/test_*.c))

@@ -2912,6 +2912,19 @@ ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const double *X, int n_arm
     return best;
 }
 
+/* The two parts of an arm's UCB, for the policies' explain getters. */
+ISDB__PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const double *x, double beta, double *mean,
+                                              double *bonus) {
+    isdb_result res;
+    double n2;
+    if (!x) return ISDB_ERR_INVALID_ARG;
+    if ((res = isdb__check_input(x, r->d)) != ISDB_OK) return res;
+    n2 = isdb__ridge_norm2(r, x);
+    if (mean) *mean = isdb__dot(r->d, r->work, r->z);
+    if (bonus) *bonus = beta * sqrt(n2);
+    return ISDB_OK;
+}
+
 /* theta = V^-1 b = L^-T z. */
 ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, double *theta) {
     isdb__tri_solve(r->d, r->L, r->inv_diag, 1, r->z, theta);
@@ -3073,14 +3086,8 @@ const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { retur
 void isdb_linucb_theta(const isdb_linucb *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
 isdb_result isdb_linucb_explain(isdb_linucb *pol, const double *x, double *mean, double *bonus) {
-    isdb_result r;
-    double n2;
-    if (!pol || !x) return ISDB_ERR_INVALID_ARG;
-    if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    n2 = isdb__ridge_norm2(&pol->_ridge, x);
-    if (mean) *mean = isdb__dot(pol->cfg.d, pol->_ridge.work, pol->_ridge.z);
-    if (bonus) *bonus = isdb_linucb_beta(pol) * sqrt(n2);
-    return ISDB_OK;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__ridge_explain(&pol->_ridge, x, isdb_linucb_beta(pol), mean, bonus);
 }
 
 /* ---------------------------------------------------------------------------
@@ -3284,14 +3291,8 @@ const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &
 void isdb_swucb_theta(const isdb_swucb *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
 isdb_result isdb_swucb_explain(isdb_swucb *pol, const double *x, double *mean, double *bonus) {
-    isdb_result r;
-    double n2;
-    if (!pol || !x) return ISDB_ERR_INVALID_ARG;
-    if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    n2 = isdb__ridge_norm2(&pol->_ridge, x);
-    if (mean) *mean = isdb__dot(pol->cfg.d, pol->_ridge.work, pol->_ridge.z);
-    if (bonus) *bonus = isdb_swucb_beta(pol) * sqrt(n2);
-    return ISDB_OK;
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__ridge_explain(&pol->_ridge, x, isdb_swucb_beta(pol), mean, bonus);
 }
 
 isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, double T, double B_T, int *window) {

@@ -1,0 +1,296 @@
+/* cases.h - every policy of the library, as the tests and fuzzers build
+   it: a row of `cases` per configuration worth covering (add one when you
+   add a policy). Each row says how to initialise the policy with a
+   non-default config and an allocator, how to initialise it on a caller
+   buffer, and how to draw the arms of a round when random Gaussian rows do
+   not fit (fixed arm sets). Include after isdbandit.h and test.h. */
+#ifndef ISDB_TEST_CASES_H
+#define ISDB_TEST_CASES_H
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Storage big and aligned enough for any policy struct. */
+typedef union storage {
+    long double ld;
+    void *ptr;
+    uint64_t u;
+    unsigned char bytes[16384];
+} storage;
+
+typedef struct policy_case {
+    const char *label;
+    /* Initialises the policy in `mem` with a non-default config (so that
+       config checks on load have something to compare); d and max_arms
+       may be invalid on purpose. */
+    isdb_result (*make)(const isdb_allocator *alloc, int d, int max_arms, void *mem);
+    /* With heap NULL: the heap size of the default config into *bytes;
+       otherwise init_preallocated with that config on heap. */
+    isdb_result (*make_pre)(int d, int max_arms, void *heap, size_t *bytes, void *mem);
+    int d, max_arms;
+    /* The arms of a round (n_arms x d into X); NULL: n_arms uniform in
+       1..max_arms, Gaussian features. Policies with a fixed arm set give
+       that set here. */
+    void (*round)(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X);
+} policy_case;
+
+static isdb_result make_linucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_linucb_config c = isdb_linucb_config_init(d, max_arms);
+    c.lambda = 0.8;
+    c.width = ISDB_WIDTH_DETTRACE;
+    return isdb_linucb_init(&c, alloc, (isdb_linucb *)mem);
+}
+
+static isdb_result make_swucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_swucb_config c = isdb_swucb_config_init(d, max_arms, 7);
+    c.refresh = 5;
+    return isdb_swucb_init(&c, alloc, (isdb_swucb *)mem);
+}
+
+static isdb_result make_dlinucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_dlinucb_config c = isdb_dlinucb_config_init(d, max_arms, 0.95);
+    c.sigma = 0.5;
+    return isdb_dlinucb_init(&c, alloc, (isdb_dlinucb *)mem);
+}
+
+static isdb_result make_lints(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_lints_config c = isdb_lints_config_init(d, max_arms);
+    c.seed = 42;
+    c.mc_samples = 50;
+    return isdb_lints_init(&c, alloc, (isdb_lints *)mem);
+}
+
+static isdb_result make_lints_plain(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_lints_config c = isdb_lints_config_init(d, max_arms);
+    c.inflation = ISDB_LINTS_NONE;
+    c.seed = 43;
+    c.mc_samples = 50;
+    return isdb_lints_init(&c, alloc, (isdb_lints *)mem);
+}
+
+static isdb_result pre_linucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_linucb_config c = isdb_linucb_config_init(d, max_arms);
+    return heap ? isdb_linucb_init_preallocated(&c, heap, (isdb_linucb *)mem) : isdb_linucb_heap_size(&c, bytes);
+}
+
+static isdb_result pre_swucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_swucb_config c = isdb_swucb_config_init(d, max_arms, 5);
+    return heap ? isdb_swucb_init_preallocated(&c, heap, (isdb_swucb *)mem) : isdb_swucb_heap_size(&c, bytes);
+}
+
+static isdb_result pre_dlinucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_dlinucb_config c = isdb_dlinucb_config_init(d, max_arms, 0.9);
+    return heap ? isdb_dlinucb_init_preallocated(&c, heap, (isdb_dlinucb *)mem) : isdb_dlinucb_heap_size(&c, bytes);
+}
+
+static isdb_result pre_lints(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_lints_config c = isdb_lints_config_init(d, max_arms);
+    return heap ? isdb_lints_init_preallocated(&c, heap, (isdb_lints *)mem) : isdb_lints_heap_size(&c, bytes);
+}
+
+/* BOB with a short horizon, so the generic runs (up to 100 rounds) cross
+   several block ends and go past T. */
+static isdb_result make_bob(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_bob_config c = isdb_bob_config_init(d, max_arms, 60);
+    c.lambda = 0.5;
+    c.R = 0.3;
+    c.clip = 1;
+    c.seed = 7;
+    return isdb_bob_init(&c, alloc, (isdb_bob *)mem);
+}
+
+static isdb_result make_bob_long(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_bob_config c = isdb_bob_config_init(d, max_arms, 2000);
+    c.refresh = 3;
+    c.seed = 8;
+    return isdb_bob_init(&c, alloc, (isdb_bob *)mem);
+}
+
+static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_bob_config c = isdb_bob_config_init(d, max_arms, 300);
+    return heap ? isdb_bob_init_preallocated(&c, heap, (isdb_bob *)mem) : isdb_bob_heap_size(&c, bytes);
+}
+
+/* [cases:isd] */
+
+/* OPKB keeps a fixed arm set: a deterministic one for each (d, N), the
+   same in make_ and in the round generator. */
+static double opkb_arms_buf[64 * 16];
+
+static const double *opkb_arms(int d, int n) {
+    int i;
+    if (d < 1 || n < 1 || d * n > 64 * 16) return opkb_arms_buf;
+    for (i = 0; i < d * n; ++i) opkb_arms_buf[i] = sin(1.0 + 0.7 * i) / sqrt((double)d);
+    return opkb_arms_buf;
+}
+
+static void round_opkb(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+    (void)rng;
+    *n_arms = max_arms;
+    memcpy(X, opkb_arms(d, max_arms), sizeof(double) * (size_t)(d * max_arms));
+}
+
+static isdb_result make_opkb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_opkb_config c = isdb_opkb_config_init(d, max_arms, 200.0);
+    c.arms = opkb_arms(d, max_arms);
+    c.sigma = 50.0;
+    c.seed = 7;
+    return isdb_opkb_init(&c, alloc, (isdb_opkb *)mem);
+}
+
+/* ADA-OPKB with an RBF kernel, replays from index 1 and a low threshold,
+   so that the runs below go through replays, tests and restarts. */
+static isdb_result make_opkb_ada(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_opkb_config c = isdb_opkb_config_init(d, max_arms, 200.0);
+    c.arms = opkb_arms(d, max_arms);
+    c.kernel = ISDB_KERNEL_RBF;
+    c.length_scale = 0.5;
+    c.adaptive = 1;
+    c.j_star = 1;
+    c.c0_scale = 0.001;
+    c.seed = 8;
+    return isdb_opkb_init(&c, alloc, (isdb_opkb *)mem);
+}
+
+static isdb_result pre_opkb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_opkb_config c = isdb_opkb_config_init(d, max_arms, 200.0);
+    c.arms = opkb_arms(d, max_arms);
+    return heap ? isdb_opkb_init_preallocated(&c, heap, (isdb_opkb *)mem) : isdb_opkb_heap_size(&c, bytes);
+}
+
+/* OAM registers action sets by content, so its rounds come from a few
+   fixed sets (three contexts, each all max_arms Gaussian arms drawn from
+   its own seed) rather than fresh random rows. */
+static void round_oam(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+    isdb_rng ctx;
+    int i;
+    isdb_rng_seed(&ctx, 1000 + isdb_rng_below(rng, 3));
+    *n_arms = max_arms;
+    for (i = 0; i < max_arms * d; ++i) X[i] = isdb_rng_normal(&ctx);
+}
+
+static isdb_result make_oam(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_oam_config c = isdb_oam_config_init(d, max_arms, 1000);
+    c.max_contexts = 4;
+    c.zeta = 0.2;
+    c.forcing = ISDB_OAM_FORCE_SCALED;
+    c.force_c = 0.3;
+    return isdb_oam_init(&c, alloc, (isdb_oam *)mem);
+}
+
+static isdb_result pre_oam(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_oam_config c = isdb_oam_config_init(d, max_arms, 1000);
+    return heap ? isdb_oam_init_preallocated(&c, heap, (isdb_oam *)mem) : isdb_oam_heap_size(&c, bytes);
+}
+
+/* Trace-UCB: the models are the arms; a round is one context shown as
+   every row (n_arms = m). Every mode is a row below. */
+static void traceucb_round(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+    int i;
+    *n_arms = max_arms;
+    for (i = 0; i < d; ++i) X[i] = isdb_rng_normal(rng);
+    for (i = 1; i < max_arms; ++i) memcpy(X + i * d, X, sizeof(double) * (size_t)d);
+}
+
+static double tu_sigma[16 * 16], tu_values[64];
+
+/* A known second moment for d <= 16 (NULL otherwise: those sizes are
+   invalid in the rows' calls anyway), and m noise variances / weights. */
+static const double *tu_fill(int d, int m) {
+    int i, j;
+    for (i = 0; i < 64; ++i) tu_values[i] = 0.5 + 0.25 * (double)(i % 5);
+    (void)m;
+    if (d < 1 || d > 16) return NULL;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) tu_sigma[i * d + j] = i == j ? 1.5 : 0.2;
+    return tu_sigma;
+}
+
+static isdb_result make_traceucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.Sigma = tu_fill(d, max_arms);
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.alpha = 0.5;
+    c.R = 2.0;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_est(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    tu_fill(d, max_arms);
+    c.weights = tu_values;
+    c.objective = ISDB_TRACEUCB_AVERAGE_LOSS;
+    c.horizon = 500;
+    c.refresh = 2;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_var(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.mode = ISDB_TRACEUCB_VAR;
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.refresh = 1;
+    c.lambda = 0.01;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_uniform(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.mode = ISDB_TRACEUCB_UNIFORM;
+    c.Sigma = tu_fill(d, max_arms);
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_static(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    tu_fill(d, max_arms);
+    c.mode = ISDB_TRACEUCB_STATIC;
+    c.noise_var = tu_values;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_sparse(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.Sigma = tu_fill(d, max_arms);
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
+    c.sparse_s = 1;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result make_traceucb_sparse_est(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    c.mode = ISDB_TRACEUCB_VAR;
+    c.sparse_s = 2;
+    c.sparse_L = 3;
+    return isdb_traceucb_init(&c, alloc, (isdb_traceucb *)mem);
+}
+
+static isdb_result pre_traceucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
+    return heap ? isdb_traceucb_init_preallocated(&c, heap, (isdb_traceucb *)mem)
+                : isdb_traceucb_heap_size(&c, bytes);
+}
+
+static const policy_case cases[] = {
+    {"linucb", make_linucb, pre_linucb, 4, 6, NULL},
+    {"swucb", make_swucb, pre_swucb, 4, 6, NULL},
+    {"dlinucb", make_dlinucb, pre_dlinucb, 4, 6, NULL},
+    {"lints theory", make_lints, pre_lints, 4, 6, NULL},
+    {"lints plain", make_lints_plain, pre_lints, 3, 5, NULL},
+    {"bob", make_bob, pre_bob, 4, 6, NULL},
+    {"bob long", make_bob_long, pre_bob, 3, 5, NULL},
+    /* [rows:isd] */
+    {"opkb", make_opkb, pre_opkb, 3, 6, round_opkb},
+    {"opkb adaptive", make_opkb_ada, pre_opkb, 3, 7, round_opkb},
+    {"oam", make_oam, pre_oam, 3, 4, round_oam},
+    {"traceucb trace", make_traceucb, pre_traceucb, 2, 3, traceucb_round},
+    {"traceucb trace est avg", make_traceucb_est, pre_traceucb, 3, 4, traceucb_round},
+    {"traceucb var", make_traceucb_var, pre_traceucb, 2, 3, traceucb_round},
+    {"traceucb uniform", make_traceucb_uniform, pre_traceucb, 3, 3, traceucb_round},
+    {"traceucb static", make_traceucb_static, pre_traceucb, 2, 4, traceucb_round},
+    {"traceucb sparse", make_traceucb_sparse, pre_traceucb, 3, 3, traceucb_round},
+    {"traceucb sparse est var", make_traceucb_sparse_est, pre_traceucb, 4, 2, traceucb_round},
+};
+#define N_CASES ((int)(sizeof cases / sizeof cases[0]))
+
+#endif
