@@ -360,13 +360,13 @@ ISDB_API size_t isdb_polar_work_size(int n);
    U (p x p, the basis vectors as COLUMNS) and a partition of its columns
    into contiguous blocks such that every U^T C_k U is (approximately) block
    diagonal. Two steps:
-   1. An orthogonal approximate joint diagonalizer, which minimises
-      sum_k ||off(U^T C_k U)||_F^2 over orthogonal U, starting from the
+   1. An orthogonal approximate joint diagonalizer, starting from the
       eigenvectors of C_1:
         ISDB_JBD_JACOBI  Jacobi angles (Cardoso and Souloumiac 1996): sweeps
                          of plane rotations, each optimal for its pair of
-                         columns; monotone, always defined, no solve. Stops
-                         after a sweep without a rotation of |sin| > tol.
+                         columns, minimising sum_k ||off(U^T C_k U)||_F^2;
+                         monotone, always defined, no solve. Stops after a
+                         sweep without a rotation of |sin| > tol.
         ISDB_JBD_UWEDGE  U-WEDGE (Tichavsky and Yeredor 2009, uniform
                          weights) projected back onto the orthogonal
                          matrices after every step by the polar factor, as
@@ -377,10 +377,14 @@ ISDB_API size_t isdb_polar_work_size(int n);
                          G_ii G_jj (a relative guard; the reference code
                          only guards an exact zero), solves with A by LU
                          and takes the polar factor. Stops when no entry of
-                         U moves by tol or more.
-   2. Block detection for a threshold tau: D_ij = max_k |(U^T C_k U)_ij|,
-      scaled to ||D||_F = 1; columns i and j are joined when D_ij > tau
-      (strict); the blocks are the connected components, found from the
+                         U moves by tol or more. It fits a non-orthogonal
+                         model, so it does not minimise the objective above
+                         (and in our tests is about twice as far from the
+                         true subspaces as Jacobi on the same data).
+   2. Block detection for a threshold tau: D_ij measures how strongly
+      columns i and j are coupled in some S_k = U^T C_k U (see
+      isdb_jbd_scale); they are joined when D_ij > tau (strict); the
+      blocks are the connected components, found from the
       lowest unassigned column, each member pulling in its unassigned
       neighbours strongest first; U's columns are then permuted so that
       every block is contiguous, in order of discovery. tau = 1 always
@@ -406,11 +410,28 @@ typedef enum isdb_jbd_method {
     ISDB__JBD_FORCE_INT = 0x7fffffff
 } isdb_jbd_method;
 
+/* How the block detection compares entries (step 2):
+     ISDB_JBD_SCALE_FROBENIUS    D_ij = max_k |S_k[i,j]| over ||D||_F, the
+                                 diagonal included (the authors' code);
+     ISDB_JBD_SCALE_CORRELATION  D_ij = max_k |S_k[i,j]| / sqrt(S_k[i,i]
+                                 S_k[j,j]), the largest correlation of the
+                                 two coordinates over the matrices (ours:
+                                 scale-free per pair; with the Frobenius
+                                 scale a large block, whose inner entries the
+                                 diagonalizer makes small, is often split;
+                                 see the README for the measured rates). */
+typedef enum isdb_jbd_scale {
+    ISDB_JBD_SCALE_CORRELATION = 0,
+    ISDB_JBD_SCALE_FROBENIUS = 1,
+    ISDB__JBD_SCALE_FORCE_INT = 0x7fffffff
+} isdb_jbd_scale;
+
 typedef struct isdb_jbd_options {
     isdb_jbd_method method; /* default ISDB_JBD_JACOBI */
     int max_iter;           /* sweeps (Jacobi) or steps (U-WEDGE); 0: 100 and 1000 */
     double tol;             /* see above; 0: 1e-12 (Jacobi) and 1e-10 (U-WEDGE) */
     double threshold;       /* tau in (0, 1]; 0: chosen by the criterion (default) */
+    isdb_jbd_scale scale;   /* how D is made scale-free; default ISDB_JBD_SCALE_CORRELATION */
 } isdb_jbd_options;
 
 typedef struct isdb_jbd_info {
@@ -437,8 +458,8 @@ ISDB_API isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_opti
                               double *work, isdb_jbd_info *info);
 /* Step 2 alone, for a given orthogonal U (changed in place: columns
    permuted) and threshold tau in (0, 1]: sizes and *n_blocks as above. */
-ISDB_API isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, double *U, int *sizes,
-                                     int *n_blocks, double *work);
+ISDB_API isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, isdb_jbd_scale scale, double *U,
+                                     int *sizes, int *n_blocks, double *work);
 
 /* ---------------------------------------------------------------------------
    The policy interface. Every policy struct starts with `isdb_policy base`;
@@ -710,6 +731,98 @@ ISDB_API void isdb_lints_theta(const isdb_lints *pol, double *theta);
 ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, double *theta);
 
 /* [decl:bob] */
+
+/* ---------------------------------------------------------------------------
+   ISD-linUCB, part 1: invariance detection (the offline phase).
+   isdb_isd_estimate fits the invariant subspace decomposition of Lazzaretto,
+   Peters and Pfister to logged rows (X n x p, y n), as their code does:
+   1. environments: m windows of l rows, starting at floor(k (n - l) /
+      (m - 1)), k = 0..m-1 (they overlap when m l > n; l = n / m gives the
+      contiguous windows of the paper's section 4.2); C_k the covariance of
+      window k (centred and divided by l - 1, or the raw second moment / l);
+   2. isdb_jbd of C_1..C_m: an orthogonal U and its blocks;
+   3. per-window OLS slopes g_k, in U coordinates; for each block b, with
+      mu_b the mean of the block's coordinates over windows, f = X U_b mu_b
+      and e = y - f, the statistic T_b = mean_k |corr_k(e, f)| (0 when f or
+      e is constant in a window): near 0 when the block's coefficient is
+      the same in every window;
+   4. candidates theta in {T_1..T_B, 1}; blocks with T_b < theta are
+      invariant. Each candidate is scored by k-fold cross-validation
+      (contiguous folds of F = n / k rows): beta_inv by OLS in the
+      invariant subspace on the rows outside the fold; inside the fold, for
+      every run of `adapt` rows, delta by OLS of y - x.beta_inv on the
+      residual coordinates, and the next row scored 2 y x.b - (x.b)^2 with
+      b = beta_inv + delta. If no candidate but theta = 1 has a positive
+      score on every fold, nothing is invariant; otherwise the smallest
+      theta whose mean score is within one standard error of the best is
+      chosen (see isdb_isd_selection for which standard error);
+   5. beta_inv by OLS in the chosen invariant subspace on all rows (the
+      paper's eq. 6; with `intercept` every regression above has one, as in
+      the authors' code, and only the slopes are kept).
+   Singular least-squares systems are solved with a ridge of 1e-10 times
+   their mean diagonal. Cost: O(n p^2) for the covariances, window and fold
+   Gram matrices; the JBD (see above); CV O(|candidates| n (p p_res + p_res^3)).
+   All of it works in the caller's `work` (isdb_isd_estimate_work_size
+   doubles); nothing allocates.
+   ------------------------------------------------------------------------ */
+
+/* How the cross-validation picks the threshold: the smallest theta (fewest
+   invariant blocks) whose mean score is within `slack` of the best, with
+     ISDB_ISD_BEST_SCORE        slack 0: the best candidate itself;
+     ISDB_ISD_ONE_SE_UNPAIRED   slack = standard error of the best
+                                candidate's mean over folds (the authors'
+                                code);
+     ISDB_ISD_ONE_SE_PAIRED     slack = standard error of the mean per-fold
+                                difference between the candidate and the
+                                best (default, our choice: in non-stationary
+                                data the folds differ in signal, and the
+                                unpaired error measures that difference of
+                                folds rather than of candidates; with the
+                                paper's parameter scale it almost never
+                                admits an invariant block, see README). */
+typedef enum isdb_isd_selection {
+    ISDB_ISD_BEST_SCORE = 0,
+    ISDB_ISD_ONE_SE_UNPAIRED = 1,
+    ISDB_ISD_ONE_SE_PAIRED = 2,
+    ISDB__ISD_SELECTION_FORCE_INT = 0x7fffffff
+} isdb_isd_selection;
+
+typedef struct isdb_isd_options {
+    int n_windows;      /* m >= 2; default 25 */
+    int window_length;  /* l in p + 1..n; 0: n / 8 (the authors' code) */
+    int center;         /* 1: centred window covariances (default); 0: raw second moments */
+    int intercept;      /* 1: regressions with an intercept (authors' code); 0: none (eq. 6; default) */
+    int folds;          /* cross-validation folds >= 2; default 10 */
+    int adapt;          /* adaptation rows per CV test point; 0: 2 p */
+    int one_se;         /* the selection rule, an isdb_isd_selection; default ISDB_ISD_ONE_SE_PAIRED */
+    int force_residual; /* 1: if every block came out invariant, the one with the largest T_b is
+                           made residual (p_res >= 1, as Assumption 1 requires); default 0 */
+    isdb_jbd_options jbd;
+} isdb_isd_options;
+
+/* Output of isdb_isd_estimate. The caller points the five arrays at
+   storage of p entries (U: p * p); blocks are listed in U's column order,
+   the invariant ones first. */
+typedef struct isdb_isd_fit {
+    double *U;        /* columns 0..p_inv-1 span S_inv, the rest S_res */
+    double *beta_inv; /* the invariant component (in S_inv) */
+    double *stat;     /* T_b of each block */
+    int *sizes;       /* block sizes */
+    int *invariant;   /* 1 for an invariant block */
+    int n_blocks, p_inv;
+    double theta;     /* the statistic threshold chosen (0: nothing invariant) */
+    isdb_jbd_info jbd;
+} isdb_isd_fit;
+
+ISDB_API isdb_isd_options isdb_isd_options_init(void);
+/* Doubles of work isdb_isd_estimate needs for n rows of dimension p (0 if
+   the sizes or options are invalid). */
+ISDB_API size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options *opt);
+/* Requires l >= p + 1 and n / folds >= adapt + 2 (one test point per
+   fold); ISDB_ERR_INVALID_ARG otherwise. ISDB_MAXITER_REACHED (usable)
+   when the JBD did not converge. X and y are not changed. */
+ISDB_API isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
+                                       isdb_isd_fit *fit, double *work);
 
 /* [decl:isd] */
 
@@ -1501,6 +1614,7 @@ isdb_jbd_options isdb_jbd_options_init(void) {
     o.max_iter = 0;
     o.tol = 0.0;
     o.threshold = 0.0;
+    o.scale = ISDB_JBD_SCALE_CORRELATION;
     return o;
 }
 
@@ -1682,10 +1796,27 @@ ISDB__PRIVATE int isdb__jbd_components(int p, const double *D, double tau, doubl
     return nb;
 }
 
-/* D_ij = max_k |S_k[i,j]| scaled to unit Frobenius norm. */
-ISDB__PRIVATE void isdb__jbd_strength(int p, int m, const double *S, double *D) {
+/* The coupling strengths D of step 2 (see isdb_jbd_scale). */
+ISDB__PRIVATE void isdb__jbd_strength(int p, int m, const double *S, isdb_jbd_scale scale, double *D) {
     double norm = 0.0;
-    int i, k, pp = p * p;
+    int i, j, k, pp = p * p;
+    if (scale == ISDB_JBD_SCALE_CORRELATION) {
+        for (i = 0; i < p; ++i)
+            for (j = 0; j < p; ++j) {
+                double v = 0.0;
+                if (i == j) v = 1.0;
+                else
+                    for (k = 0; k < m; ++k) {
+                        const double *Sk = S + k * pp;
+                        double den = sqrt(fabs(Sk[i * p + i]) * fabs(Sk[j * p + j])), a = fabs(Sk[i * p + j]);
+                        /* a/den, with coupling to a zero variance counted as full */
+                        double r = den > 0.0 ? a / den : (a > 0.0 ? 1.0 : 0.0);
+                        if (r > v) v = r;
+                    }
+                D[i * p + j] = v;
+            }
+        return;
+    }
     for (i = 0; i < pp; ++i) {
         double v = 0.0;
         for (k = 0; k < m; ++k)
@@ -1756,11 +1887,12 @@ ISDB__PRIVATE void isdb__jbd_apply(int p, double *U, const double *order, const 
     for (q = 0; q < p; ++q) sizes[(int)blk[q]]++;
 }
 
-isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, double *U, int *sizes, int *n_blocks,
-                            double *work) {
+isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, isdb_jbd_scale scale, double *U, int *sizes,
+                            int *n_blocks, double *work) {
     double *S, *D, *T, *order, *blk;
     int nb, pp;
-    if (!isdb__jbd_sizes_ok(p, m) || !C || !U || !sizes || !n_blocks || !work || !(tau > 0.0 && tau <= 1.0))
+    if (!isdb__jbd_sizes_ok(p, m) || !C || !U || !sizes || !n_blocks || !work || !(tau > 0.0 && tau <= 1.0) ||
+        (scale != ISDB_JBD_SCALE_CORRELATION && scale != ISDB_JBD_SCALE_FROBENIUS))
         return ISDB_ERR_INVALID_ARG;
     pp = p * p;
     if (!isdb__all_finite(C, m * pp) || !isdb__all_finite(U, pp)) return ISDB_ERR_NONFINITE;
@@ -1770,7 +1902,7 @@ isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, double *U
     order = T + pp;
     blk = order + p;
     isdb__jbd_transform(p, m, C, U, S, T);
-    isdb__jbd_strength(p, m, S, D);
+    isdb__jbd_strength(p, m, S, scale, D);
     nb = isdb__jbd_components(p, D, tau, order, blk);
     isdb__jbd_apply(p, U, order, blk, nb, sizes, T);
     *n_blocks = nb;
@@ -1786,6 +1918,7 @@ isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_options *opt,
     int pp, i, k, nb, c, iters = 0, converged;
     if (!isdb__jbd_sizes_ok(p, m) || !C || !U || !sizes || !work) return ISDB_ERR_INVALID_ARG;
     if (o.method != ISDB_JBD_JACOBI && o.method != ISDB_JBD_UWEDGE) return ISDB_ERR_INVALID_ARG;
+    if (o.scale != ISDB_JBD_SCALE_CORRELATION && o.scale != ISDB_JBD_SCALE_FROBENIUS) return ISDB_ERR_INVALID_ARG;
     if (o.max_iter < 0 || !(o.tol >= 0.0) || !(o.threshold >= 0.0 && o.threshold <= 1.0))
         return ISDB_ERR_INVALID_ARG;
     pp = p * p;
@@ -1811,7 +1944,7 @@ isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_options *opt,
         converged = isdb__jbd_uwedge(p, m, C, S, U, o.max_iter, o.tol, &iters, W6, sizes);
     }
     isdb__jbd_transform(p, m, C, U, S, T);
-    isdb__jbd_strength(p, m, S, D);
+    isdb__jbd_strength(p, m, S, o.scale, D);
     /* lbar = mean_k lambda_min(C_k); mean_frob = mean_k ||C_k||_F. */
     for (k = 0; k < m; ++k) {
         double fro = 0.0;
@@ -3081,6 +3214,501 @@ void isdb_lints_theta(const isdb_lints *pol, double *theta) { isdb__copy(pol->cf
 void isdb_lints_last_sample(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
 
 /* [impl:bob] */
+
+/* ---------------------------------------------------------------------------
+   ISD-linUCB: invariance detection
+   ------------------------------------------------------------------------ */
+
+isdb_isd_options isdb_isd_options_init(void) {
+    isdb_isd_options o;
+    memset(&o, 0, sizeof o);
+    o.n_windows = 25;
+    o.window_length = 0;
+    o.center = 1;
+    o.intercept = 0;
+    o.folds = 10;
+    o.adapt = 0;
+    o.one_se = ISDB_ISD_ONE_SE_PAIRED;
+    o.force_residual = 0;
+    o.jbd = isdb_jbd_options_init();
+    return o;
+}
+
+/* Resolved sizes of one estimate: p, n, windows m of l rows, k folds of F
+   rows, a adaptation rows. */
+typedef struct isdb__isd_dims {
+    int p, n, m, l, k, F, a;
+} isdb__isd_dims;
+
+ISDB__PRIVATE int isdb__flag_ok(int v) { return v == 0 || v == 1; }
+
+ISDB__PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) {
+    return o && o->n_windows >= 2 && o->window_length >= 0 && o->folds >= 2 && o->adapt >= 0 &&
+           isdb__flag_ok(o->center) && isdb__flag_ok(o->intercept) && o->one_se >= ISDB_ISD_BEST_SCORE &&
+           o->one_se <= ISDB_ISD_ONE_SE_PAIRED &&
+           isdb__flag_ok(o->force_residual) &&
+           (o->jbd.method == ISDB_JBD_JACOBI || o->jbd.method == ISDB_JBD_UWEDGE) && o->jbd.max_iter >= 0 &&
+           (o->jbd.scale == ISDB_JBD_SCALE_CORRELATION || o->jbd.scale == ISDB_JBD_SCALE_FROBENIUS) &&
+           o->jbd.tol >= 0.0 && isdb__finite(o->jbd.tol) && o->jbd.threshold >= 0.0 && o->jbd.threshold <= 1.0;
+}
+
+ISDB__PRIVATE int isdb__isd_resolve(int p, int n, const isdb_isd_options *o, isdb__isd_dims *dm) {
+    if (!isdb__isd_options_ok(o) || !isdb__dim_ok(p) || n < 2 || n > INT_MAX / (p + 1)) return 0;
+    if (o->n_windows > INT_MAX / (p * p) || o->adapt > n) return 0;
+    dm->p = p;
+    dm->n = n;
+    dm->m = o->n_windows;
+    dm->l = o->window_length ? o->window_length : n / 8;
+    dm->k = o->folds;
+    dm->F = n / o->folds;
+    dm->a = o->adapt ? o->adapt : 2 * p;
+    return dm->l >= p + 1 && dm->l <= n && dm->F >= dm->a + 2;
+}
+
+/* Start of window (or fold) k of `len` rows among n, count of them:
+   floor(k (n - len) / (count - 1)), exactly (numpy's int(linspace)). */
+ISDB__PRIVATE int isdb__isd_start(int k, int count, int n, int len) {
+    return (int)(((int64_t)k * (int64_t)(n - len)) / (int64_t)(count - 1));
+}
+
+typedef struct isdb__isd_work {
+    double *C, *jw, *gt, *f, *fG, *fc, *Z, *R, *PI, *cand, *ord, *xv, *se, *mn, *fsc;
+    double *Uo, *G, *L, *T, *v1, *v2, *v3, *v4, *v5, *flags;
+} isdb__isd_work;
+
+ISDB__PRIVATE double *isdb__carve(double *base, size_t *used, size_t count) {
+    double *ptr = base ? base + *used : NULL;
+    *used += count;
+    return ptr;
+}
+
+ISDB__PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, isdb__isd_work *w) {
+    size_t u = 0, p = (size_t)dm->p, pp = p * p, m = (size_t)dm->m, k = (size_t)dm->k;
+    w->C = isdb__carve(base, &u, m * pp);
+    w->jw = isdb__carve(base, &u, isdb_jbd_work_size(dm->p, dm->m));
+    w->gt = isdb__carve(base, &u, m * p);
+    w->f = isdb__carve(base, &u, (size_t)dm->n);
+    w->fG = isdb__carve(base, &u, k * pp);
+    w->fc = isdb__carve(base, &u, k * p);
+    w->Z = isdb__carve(base, &u, (size_t)dm->F * p);
+    w->R = isdb__carve(base, &u, (size_t)dm->F);
+    w->PI = isdb__carve(base, &u, (size_t)dm->F);
+    w->cand = isdb__carve(base, &u, p + 1);
+    w->ord = isdb__carve(base, &u, p + 1);
+    w->xv = isdb__carve(base, &u, p + 1);
+    w->se = isdb__carve(base, &u, p + 1);
+    w->mn = isdb__carve(base, &u, p + 1);
+    w->fsc = isdb__carve(base, &u, (p + 1) * k);
+    w->Uo = isdb__carve(base, &u, pp);
+    w->G = isdb__carve(base, &u, pp);
+    w->L = isdb__carve(base, &u, pp);
+    w->T = isdb__carve(base, &u, pp);
+    w->v1 = isdb__carve(base, &u, p);
+    w->v2 = isdb__carve(base, &u, p);
+    w->v3 = isdb__carve(base, &u, p);
+    w->v4 = isdb__carve(base, &u, p);
+    w->v5 = isdb__carve(base, &u, p);
+    w->flags = isdb__carve(base, &u, p);
+    return u;
+}
+
+size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options *opt) {
+    isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
+    isdb__isd_dims dm;
+    isdb__isd_work w;
+    if (!isdb__isd_resolve(p, n, &o, &dm)) return 0;
+    return isdb__isd_layout(&dm, NULL, &w);
+}
+
+/* Solves G x = c for the symmetric q x q G (lower triangle read) by
+   Cholesky; if G does not factor, with G + eps I, eps 1e-10 times the
+   mean |diagonal| (1e-10 if that is 0). Returns 0 (x = 0) if neither
+   factors. L: q^2 scratch. */
+ISDB__PRIVATE int isdb__sym_solve(int q, const double *G, const double *c, double *x, double *L) {
+    double scale = 0.0;
+    int i, tries;
+    if (q < 1) return 1;
+    for (i = 0; i < q; ++i) scale += fabs(G[i * q + i]);
+    scale = scale > 0.0 ? scale / (double)q : 1.0;
+    for (tries = 0; tries < 2; ++tries) {
+        isdb__copy(q * q, G, L);
+        if (tries)
+            for (i = 0; i < q; ++i) L[i * q + i] += 1e-10 * scale;
+        if (isdb_chol(q, L) == ISDB_OK) {
+            isdb_chol_solve(q, L, c, x);
+            return 1;
+        }
+    }
+    isdb__zero(q, x);
+    return 0;
+}
+
+/* Gram sums over rows [from, to): G (lower) += x x^T, c += y x, sx += x,
+   *sy += y. */
+ISDB__PRIVATE void isdb__isd_accumulate(int p, const double *X, const double *y, int from, int to, double *G,
+                                        double *c, double *sx, double *sy) {
+    int r, i, j;
+    for (r = from; r < to; ++r) {
+        const double *x = X + r * p;
+        for (i = 0; i < p; ++i) {
+            for (j = 0; j <= i; ++j) G[i * p + j] += x[i] * x[j];
+            c[i] += y[r] * x[i];
+            sx[i] += x[i];
+        }
+        *sy += y[r];
+    }
+}
+
+/* Least-squares normal equations of rows [from1, to1) and [from2, to2):
+   G (full, symmetric) and c, centred when `intercept`. sx: p scratch. */
+ISDB__PRIVATE void isdb__isd_normal(int p, const double *X, const double *y, int from1, int to1, int from2, int to2,
+                                    int intercept, double *G, double *c, double *sx) {
+    double sy = 0.0, cnt = (double)(to1 - from1 + to2 - from2);
+    int i, j;
+    isdb__zero(p * p, G);
+    isdb__zero(p, c);
+    isdb__zero(p, sx);
+    isdb__isd_accumulate(p, X, y, from1, to1, G, c, sx, &sy);
+    isdb__isd_accumulate(p, X, y, from2, to2, G, c, sx, &sy);
+    for (i = 0; i < p; ++i) {
+        for (j = 0; j <= i; ++j) {
+            if (intercept && cnt > 0.0) G[i * p + j] -= sx[i] * sx[j] / cnt;
+            G[j * p + i] = G[i * p + j];
+        }
+        if (intercept && cnt > 0.0) c[i] -= sx[i] * sy / cnt;
+    }
+}
+
+/* Least squares restricted to the columns [off, off + q) of the p x p
+   basis B: x = B_q solve(B_q^T G B_q, B_q^T c), written to out (p); out = 0
+   when q = 0. w: T (p^2), Gq (p^2), L (p^2), two p vectors. */
+ISDB__PRIVATE void isdb__isd_subspace_ols(int p, const double *G, const double *c, const double *B, int off, int q,
+                                          double *out, double *T, double *Gq, double *L, double *cq, double *xq) {
+    int i, j, l;
+    isdb__zero(p, out);
+    if (q < 1) return;
+    for (i = 0; i < p; ++i)
+        for (j = 0; j < q; ++j) {
+            double s = 0.0;
+            for (l = 0; l < p; ++l) s += G[i * p + l] * B[l * p + off + j];
+            T[i * q + j] = s;
+        }
+    for (i = 0; i < q; ++i) {
+        double s = 0.0;
+        for (j = 0; j <= i; ++j) {
+            double g = 0.0;
+            for (l = 0; l < p; ++l) g += B[l * p + off + i] * T[l * q + j];
+            Gq[i * q + j] = g;
+            Gq[j * q + i] = g;
+        }
+        for (l = 0; l < p; ++l) s += B[l * p + off + i] * c[l];
+        cq[i] = s;
+    }
+    isdb__sym_solve(q, Gq, cq, xq, L);
+    for (l = 0; l < p; ++l) {
+        double s = 0.0;
+        for (j = 0; j < q; ++j) s += B[l * p + off + j] * xq[j];
+        out[l] = s;
+    }
+}
+
+/* Uo: the columns of the invariant blocks (flag 1 in inv, given as
+   doubles) first, then the others, each in block order. Returns p_inv. */
+ISDB__PRIVATE int isdb__isd_order(int p, const double *U, const int *sizes, int nb, const double *inv, double *Uo) {
+    int pass, b, off, col = 0, q = 0, i, j;
+    for (pass = 1; pass >= 0; --pass)
+        for (b = 0, off = 0; b < nb; off += sizes[b++]) {
+            if ((inv[b] != 0.0) != (pass == 1)) continue;
+            for (j = 0; j < sizes[b]; ++j, ++col)
+                for (i = 0; i < p; ++i) Uo[i * p + col] = U[i * p + off + j];
+            if (pass == 1) q += sizes[b];
+        }
+    return q;
+}
+
+/* Adds (sgn = 1) or removes (sgn = -1) a residual row to the rolling sums
+   of the CV adaptation window. */
+ISDB__PRIVATE void isdb__isd_roll(int q, const double *z, double r, double sgn, double *S, double *sz, double *szr,
+                                  double *sr) {
+    int i, j;
+    for (i = 0; i < q; ++i) {
+        for (j = 0; j <= i; ++j) S[i * q + j] += sgn * z[i] * z[j];
+        sz[i] += sgn * z[i];
+        szr[i] += sgn * z[i] * r;
+    }
+    *sr += sgn * r;
+}
+
+/* Cross-validated score of the invariant set {b : T_b < th}: the score of
+   each fold into fsc (k), and their mean, standard error (population sd /
+   sqrt k) and minimum. fG, fc hold each fold's training normal equations.
+   inv: nb doubles of scratch. */
+ISDB__PRIVATE void isdb__isd_cv(const isdb__isd_dims *dm, const double *X, const double *y, const double *U,
+                                const int *sizes, const double *stat, int nb, double th, int intercept,
+                                isdb__isd_work *w, double *inv, double *fsc, double *xv, double *se, double *mn) {
+    int p = dm->p, F = dm->F, a = dm->a, f, i, j, l, b, s, q, qr, count = dm->F - dm->a - 1;
+    double mean = 0.0, var = 0.0, lo = 0.0;
+    double *beta = w->v1, *cq = w->v2, *xq = w->v3, *sz = w->v4, *szr = w->v5, *S = w->T;
+    for (b = 0; b < nb; ++b) inv[b] = stat[b] < th ? 1.0 : 0.0;
+    q = isdb__isd_order(p, U, sizes, nb, inv, w->Uo);
+    qr = p - q;
+    for (f = 0; f < dm->k; ++f) {
+        int st = isdb__isd_start(f, dm->k, dm->n, F);
+        double score = 0.0, sr = 0.0;
+        isdb__isd_subspace_ols(p, w->fG + f * p * p, w->fc + f * p, w->Uo, 0, q, beta, w->T, w->G, w->L, cq, xq);
+        for (i = 0; i < F; ++i) {
+            const double *x = X + (st + i) * p;
+            w->PI[i] = isdb__dot(p, x, beta);
+            w->R[i] = y[st + i] - w->PI[i];
+            for (j = 0; j < qr; ++j) {
+                double v = 0.0;
+                for (l = 0; l < p; ++l) v += x[l] * w->Uo[l * p + q + j];
+                w->Z[i * p + j] = v;
+            }
+        }
+        for (s = 0; s < count; ++s) {
+            double pred = w->PI[s + a], yt = y[st + s + a];
+            if (qr > 0) {
+                if (s % a == 0) {
+                    /* Fresh sums every a steps bound the rounding drift. */
+                    isdb__zero(qr * qr, S);
+                    isdb__zero(qr, sz);
+                    isdb__zero(qr, szr);
+                    sr = 0.0;
+                    for (i = s; i < s + a; ++i) isdb__isd_roll(qr, w->Z + i * p, w->R[i], 1.0, S, sz, szr, &sr);
+                } else {
+                    isdb__isd_roll(qr, w->Z + (s - 1) * p, w->R[s - 1], -1.0, S, sz, szr, &sr);
+                    isdb__isd_roll(qr, w->Z + (s + a - 1) * p, w->R[s + a - 1], 1.0, S, sz, szr, &sr);
+                }
+                for (i = 0; i < qr; ++i) {
+                    for (j = 0; j <= i; ++j) {
+                        double g = S[i * qr + j] - (intercept ? sz[i] * sz[j] / (double)a : 0.0);
+                        w->G[i * qr + j] = g;
+                        w->G[j * qr + i] = g;
+                    }
+                    cq[i] = szr[i] - (intercept ? sz[i] * sr / (double)a : 0.0);
+                }
+                isdb__sym_solve(qr, w->G, cq, xq, w->L);
+                pred += isdb__dot(qr, w->Z + (s + a) * p, xq);
+            }
+            score += 2.0 * yt * pred - pred * pred;
+        }
+        fsc[f] = score / (double)count;
+    }
+    for (f = 0; f < dm->k; ++f) {
+        mean += fsc[f];
+        if (f == 0 || fsc[f] < lo) lo = fsc[f];
+    }
+    mean /= (double)dm->k;
+    for (f = 0; f < dm->k; ++f) var += (fsc[f] - mean) * (fsc[f] - mean);
+    *xv = mean;
+    *se = sqrt(var / (double)dm->k) / sqrt((double)dm->k);
+    *mn = lo;
+}
+
+/* mean_k |corr_k(e, f)| over the windows, e = y - f; a window where e or f
+   is constant contributes 0. */
+ISDB__PRIVATE double isdb__isd_stat(const isdb__isd_dims *dm, const double *y, const double *f) {
+    double total = 0.0;
+    int k, r;
+    for (k = 0; k < dm->m; ++k) {
+        int st = isdb__isd_start(k, dm->m, dm->n, dm->l);
+        double mf = 0.0, me = 0.0, sff = 0.0, see = 0.0, sef = 0.0;
+        for (r = st; r < st + dm->l; ++r) {
+            mf += f[r];
+            me += y[r] - f[r];
+        }
+        mf /= (double)dm->l;
+        me /= (double)dm->l;
+        for (r = st; r < st + dm->l; ++r) {
+            double df = f[r] - mf, de = (y[r] - f[r]) - me;
+            sff += df * df;
+            see += de * de;
+            sef += de * df;
+        }
+        if (sff > 0.0 && see > 0.0) total += fabs(sef / sqrt(sff * see));
+    }
+    return total / (double)dm->m;
+}
+
+isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
+                              isdb_isd_fit *fit, double *work) {
+    isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
+    isdb__isd_dims dm;
+    isdb__isd_work w;
+    isdb_result r, jr;
+    int pp, k, b, i, j, nb, off, nc, jj, jstar, q, force = -1;
+    double th_star = 0.0, *inv, *tmp_sizes, *tmp_stat;
+    if (!X || !y || !fit || !work || !fit->U || !fit->beta_inv || !fit->stat || !fit->sizes || !fit->invariant)
+        return ISDB_ERR_INVALID_ARG;
+    if (!isdb__isd_resolve(p, n, &o, &dm)) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(X, n * p)) != ISDB_OK) return r;
+    if ((r = isdb__check_input(y, n)) != ISDB_OK) return r;
+    isdb__isd_layout(&dm, work, &w);
+    pp = p * p;
+    /* 1. Environments. */
+    for (k = 0; k < dm.m; ++k) {
+        int st = isdb__isd_start(k, dm.m, n, dm.l), rr;
+        double *Ck = w.C + k * pp, *mu = w.v1;
+        isdb__zero(p, mu);
+        if (o.center) {
+            for (rr = st; rr < st + dm.l; ++rr)
+                for (i = 0; i < p; ++i) mu[i] += X[rr * p + i];
+            for (i = 0; i < p; ++i) mu[i] /= (double)dm.l;
+        }
+        isdb__zero(pp, Ck);
+        for (rr = st; rr < st + dm.l; ++rr) {
+            const double *x = X + rr * p;
+            for (i = 0; i < p; ++i)
+                for (j = 0; j <= i; ++j) Ck[i * p + j] += (x[i] - mu[i]) * (x[j] - mu[j]);
+        }
+        for (i = 0; i < p; ++i)
+            for (j = 0; j <= i; ++j) {
+                Ck[i * p + j] /= (double)(o.center ? dm.l - 1 : dm.l);
+                Ck[j * p + i] = Ck[i * p + j];
+            }
+    }
+    /* 2. Joint block diagonalization. */
+    jr = isdb_jbd(p, dm.m, w.C, &o.jbd, fit->U, fit->sizes, w.jw, &fit->jbd);
+    if (jr < 0) return jr;
+    nb = fit->jbd.n_blocks;
+    /* 3. Window slopes in U coordinates, and the statistic of each block. */
+    for (k = 0; k < dm.m; ++k) {
+        int st = isdb__isd_start(k, dm.m, n, dm.l);
+        isdb__isd_normal(p, X, y, st, st + dm.l, 0, 0, o.intercept, w.G, w.v2, w.v1);
+        isdb__sym_solve(p, w.G, w.v2, w.v3, w.L);
+        for (j = 0; j < p; ++j) {
+            double s = 0.0;
+            for (i = 0; i < p; ++i) s += fit->U[i * p + j] * w.v3[i];
+            w.gt[k * p + j] = s;
+        }
+    }
+    for (b = 0, off = 0; b < nb; off += fit->sizes[b++]) {
+        double *v = w.v1;
+        isdb__zero(p, v);
+        for (j = off; j < off + fit->sizes[b]; ++j) {
+            double mu = 0.0;
+            for (k = 0; k < dm.m; ++k) mu += w.gt[k * p + j];
+            mu /= (double)dm.m;
+            for (i = 0; i < p; ++i) v[i] += fit->U[i * p + j] * mu;
+        }
+        for (i = 0; i < n; ++i) w.f[i] = isdb__dot(p, X + i * p, v);
+        fit->stat[b] = isdb__isd_stat(&dm, y, w.f);
+    }
+    /* 4. Candidates, sorted ascending (stable); the appended 1 is index nb. */
+    nc = nb + 1;
+    for (j = 0; j < nb; ++j) w.cand[j] = fit->stat[j];
+    w.cand[nb] = 1.0;
+    for (j = 0; j < nc; ++j) w.ord[j] = (double)j;
+    for (j = 1; j < nc; ++j) {
+        double key = w.ord[j];
+        i = j - 1;
+        while (i >= 0 && w.cand[(int)w.ord[i]] > w.cand[(int)key]) {
+            w.ord[i + 1] = w.ord[i];
+            --i;
+        }
+        w.ord[i + 1] = key;
+    }
+    /* Each fold's training normal equations (the rows outside the fold). */
+    for (k = 0; k < dm.k; ++k) {
+        int st = isdb__isd_start(k, dm.k, n, dm.F);
+        isdb__isd_normal(p, X, y, 0, st, st + dm.F, n, o.intercept, w.fG + k * pp, w.fc + k * p, w.v1);
+    }
+    {
+        int prev_q = -1;
+        for (jj = 0; jj < nc; ++jj) {
+            double th = w.cand[(int)w.ord[jj]];
+            int cnt = 0;
+            for (b = 0; b < nb; ++b)
+                if (fit->stat[b] < th) cnt += fit->sizes[b];
+            if (cnt == prev_q) {
+                /* Nested sets: the same size is the same set. */
+                isdb__copy(dm.k, w.fsc + (jj - 1) * dm.k, w.fsc + jj * dm.k);
+                w.xv[jj] = w.xv[jj - 1];
+                w.se[jj] = w.se[jj - 1];
+                w.mn[jj] = w.mn[jj - 1];
+                continue;
+            }
+            prev_q = cnt;
+            isdb__isd_cv(&dm, X, y, fit->U, fit->sizes, fit->stat, nb, th, o.intercept, &w, w.flags,
+                         w.fsc + jj * dm.k, &w.xv[jj], &w.se[jj], &w.mn[jj]);
+        }
+    }
+    /* 5. Selection. */
+    {
+        int all_nonpos = 1;
+        for (jj = 0; jj < nc; ++jj)
+            if ((int)w.ord[jj] != nb && w.mn[jj] > 0.0) all_nonpos = 0;
+        if (all_nonpos) {
+            th_star = 0.0;
+        } else {
+            jstar = 0;
+            for (jj = 1; jj < nc; ++jj)
+                if (w.xv[jj] > w.xv[jstar]) jstar = jj;
+            for (jj = 0; jj <= jstar; ++jj) {
+                double slack = 0.0;
+                if (o.one_se == ISDB_ISD_ONE_SE_UNPAIRED) {
+                    slack = w.se[jstar];
+                } else if (o.one_se == ISDB_ISD_ONE_SE_PAIRED) {
+                    /* Standard error of the mean per-fold difference to
+                       the best candidate. */
+                    double md = 0.0, vd = 0.0;
+                    int f;
+                    for (f = 0; f < dm.k; ++f) md += w.fsc[jj * dm.k + f] - w.fsc[jstar * dm.k + f];
+                    md /= (double)dm.k;
+                    for (f = 0; f < dm.k; ++f) {
+                        double dd = w.fsc[jj * dm.k + f] - w.fsc[jstar * dm.k + f] - md;
+                        vd += dd * dd;
+                    }
+                    slack = sqrt(vd / (double)dm.k) / sqrt((double)dm.k);
+                }
+                if (w.xv[jj] >= w.xv[jstar] - slack) {
+                    th_star = w.cand[(int)w.ord[jj]];
+                    break;
+                }
+            }
+        }
+    }
+    /* Final decomposition: invariant blocks first. */
+    tmp_sizes = w.cand; /* p + 1 doubles each, free now */
+    tmp_stat = w.xv;
+    inv = w.se;
+    for (b = 0; b < nb; ++b) {
+        tmp_sizes[b] = (double)fit->sizes[b];
+        tmp_stat[b] = fit->stat[b];
+        inv[b] = fit->stat[b] < th_star ? 1.0 : 0.0;
+    }
+    if (o.force_residual) {
+        int all = 1;
+        for (b = 0; b < nb; ++b)
+            if (inv[b] == 0.0) all = 0;
+        if (all && nb > 0) {
+            force = 0;
+            for (b = 1; b < nb; ++b)
+                if (tmp_stat[b] > tmp_stat[force]) force = b;
+            inv[force] = 0.0;
+        }
+    }
+    q = isdb__isd_order(p, fit->U, fit->sizes, nb, inv, w.Uo);
+    {
+        int pass, pos = 0;
+        for (pass = 1; pass >= 0; --pass)
+            for (b = 0; b < nb; ++b) {
+                if ((inv[b] != 0.0) != (pass == 1)) continue;
+                fit->sizes[pos] = (int)tmp_sizes[b];
+                fit->stat[pos] = tmp_stat[b];
+                fit->invariant[pos] = pass;
+                ++pos;
+            }
+    }
+    isdb__copy(pp, w.Uo, fit->U);
+    isdb__isd_normal(p, X, y, 0, n, 0, 0, o.intercept, w.G, w.v1, w.v2);
+    isdb__isd_subspace_ols(p, w.G, w.v1, fit->U, 0, q, fit->beta_inv, w.T, w.L, w.Uo, w.v3, w.v4);
+    fit->n_blocks = nb;
+    fit->p_inv = q;
+    fit->theta = th_star;
+    return jr;
+}
 
 /* [impl:isd] */
 

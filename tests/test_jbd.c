@@ -7,7 +7,8 @@
      and check in their Appendix B.1;
    - the threshold criterion and block detection against a slow reference
      written again here; hand-made block patterns;
-   - the Jacobi objective does not increase; bad arguments. */
+   - the Jacobi objective does not increase; both diagonalizers find the
+     planted subspaces from noisy covariances; bad arguments. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
@@ -268,14 +269,15 @@ static void test_criterion_reference(void) {
     int sizes[MAXP], rep;
     isdb_rng rng;
     isdb_rng_seed(&rng, 5);
-    for (rep = 0; rep < 6; ++rep) {
+    for (rep = 0; rep < 12; ++rep) {
         isdb_jbd_options o = isdb_jbd_options_init();
         isdb_jbd_info info;
         double crit[9], lbar = 0, frob_mean = 0, dn = 0, best;
-        int c, k, i, j, lab[MAXP], best_c = 0;
+        int c, k, i, j, lab[MAXP], best_c = 0, scale = rep / 6;
+        o.scale = scale ? ISDB_JBD_SCALE_FROBENIUS : ISDB_JBD_SCALE_CORRELATION;
         planted(&rng, rep % 2 ? PAPER : GAUSS, p, sizes_true, 3, m, Cbuf);
         /* rep >= 3: noisy matrices, where the criterion has to choose. */
-        if (rep >= 3) sampled(&rng, p, m, 60 * rep, Cbuf);
+        if (rep % 6 >= 3) sampled(&rng, p, m, 60 * (rep % 6), Cbuf);
         CHECK(isdb_jbd(p, m, Cbuf, &o, U, sizes, work, &info) >= 0);
         transpose(p, p, U, UT);
         for (k = 0; k < m; ++k) {
@@ -289,11 +291,16 @@ static void test_criterion_reference(void) {
         }
         for (i = 0; i < p * p; ++i) {
             double v = 0;
-            for (k = 0; k < m; ++k) v = fmax(v, fabs(S[k * p * p + i]));
+            int r0 = i / p, c0 = i % p;
+            for (k = 0; k < m; ++k) {
+                const double *Sk = S + k * p * p;
+                v = fmax(v, scale ? fabs(Sk[i]) : fabs(Sk[i]) / sqrt(Sk[r0 * p + r0] * Sk[c0 * p + c0]));
+            }
             D[i] = v;
             dn += v * v;
         }
-        for (i = 0; i < p * p; ++i) D[i] /= sqrt(dn);
+        if (scale)
+            for (i = 0; i < p * p; ++i) D[i] /= sqrt(dn);
         for (c = 0; c < 9; ++c) {
             int nb = ref_components(p, D, taus[c], lab), cnt[MAXP];
             double sq = 0, off = 0;
@@ -361,10 +368,13 @@ static void test_criterion_reference(void) {
     }
 }
 
-/* Hand-made patterns with U = I: which columns join, in which order. */
+/* Hand-made patterns with U = I: which columns join, in which order (the
+   unit diagonal makes both scales agree on which links pass). */
 static void test_block_detection(void) {
     const int p = 5;
-    int sizes[MAXP], nb, i;
+    int sizes[MAXP], nb, i, sc;
+    for (sc = 0; sc < 2; ++sc) {
+    isdb_jbd_scale scale = sc ? ISDB_JBD_SCALE_FROBENIUS : ISDB_JBD_SCALE_CORRELATION;
     static const double expect_cols[5] = {0, 3, 1, 2, 4};
     /* One matrix: links 0-3 (0.5), 2-4 (0.3); 1 alone. */
     memset(Cbuf, 0, sizeof(double) * 25);
@@ -372,12 +382,12 @@ static void test_block_detection(void) {
     Cbuf[0 * p + 3] = Cbuf[3 * p + 0] = 0.5;
     Cbuf[2 * p + 4] = Cbuf[4 * p + 2] = 0.3;
     isdb__identity(p, U, 1.0);
-    CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.05, U, sizes, &nb, work));
+    CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.05, scale, U, sizes, &nb, work));
     CHECK(nb == 3 && sizes[0] == 2 && sizes[1] == 1 && sizes[2] == 2);
     for (i = 0; i < p; ++i) CHECK(U[(int)expect_cols[i] * p + i] == 1.0);
     /* A threshold above every link: singletons in index order. */
     isdb__identity(p, U, 1.0);
-    CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.9, U, sizes, &nb, work));
+    CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.9, scale, U, sizes, &nb, work));
     CHECK(nb == 5);
     for (i = 0; i < p; ++i) CHECK(U[i * p + i] == 1.0);
     /* Strongest first: 0 links to 1 (0.2) and to 2 (0.4): order 0, 2, 1. */
@@ -386,15 +396,17 @@ static void test_block_detection(void) {
     Cbuf[0 * 3 + 1] = Cbuf[1 * 3 + 0] = 0.2;
     Cbuf[0 * 3 + 2] = Cbuf[2 * 3 + 0] = 0.4;
     isdb__identity(3, U, 1.0);
-    CHECK_OK(isdb_jbd_blocks(3, 1, Cbuf, 0.01, U, sizes, &nb, work));
+    CHECK_OK(isdb_jbd_blocks(3, 1, Cbuf, 0.01, scale, U, sizes, &nb, work));
     CHECK(nb == 1 && sizes[0] == 3);
     CHECK(U[0 * 3 + 0] == 1.0 && U[2 * 3 + 1] == 1.0 && U[1 * 3 + 2] == 1.0);
     /* Bad arguments. */
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.0, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 1.5, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, NULL, 0.5, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.0, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 1.5, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_jbd_blocks(3, 1, NULL, 0.5, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.5, (isdb_jbd_scale)5, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
     Cbuf[4] = T_NAN;
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.5, U, sizes, &nb, work), ISDB_ERR_NONFINITE);
+    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.5, scale, U, sizes, &nb, work), ISDB_ERR_NONFINITE);
+    }
 }
 
 /* sum_k ||off(U^T C_k U)||_F^2 for the given U. */
@@ -413,39 +425,77 @@ static double offdiag_mass(int p, int m, const double *C, const double *M) {
     return (double)s;
 }
 
-/* Both diagonalizers lower the objective below its value at the start
-   (the eigenvectors of C_1), and Jacobi and U-WEDGE agree on noisy data
-   up to the sampling error. */
+/* Largest projector distance between a true block and the span of the
+   columns of M assigned to it (each column to the block holding most of
+   it): the accuracy of the diagonalizer alone, whatever the detection. */
+static double diagonalizer_error(int p, const int *tsz, int tnb, const double *M) {
+    static double P1[MAXP * MAXP], P2[MAXP * MAXP], Msel[MAXP * MAXP];
+    double worst = 0.0;
+    int b, toff, j, i, owner[MAXP];
+    for (j = 0; j < p; ++j) {
+        double best = -1.0;
+        for (b = 0, toff = 0; b < tnb; toff += tsz[b++]) {
+            double s = 0.0;
+            int c;
+            for (c = toff; c < toff + tsz[b]; ++c) {
+                double d = 0.0;
+                for (i = 0; i < p; ++i) d += Q[i * p + c] * M[i * p + j];
+                s += d * d;
+            }
+            if (s > best) {
+                best = s;
+                owner[j] = b;
+            }
+        }
+    }
+    for (b = 0, toff = 0; b < tnb; toff += tsz[b++]) {
+        int cnt = 0;
+        for (j = 0; j < p; ++j)
+            if (owner[j] == b) {
+                for (i = 0; i < p; ++i) Msel[i * p + cnt] = M[i * p + j];
+                ++cnt;
+            }
+        if (cnt != tsz[b]) return 1e300;
+        projector(p, Q, toff, tsz[b], P1);
+        projector(p, Msel, 0, cnt, P2);
+        worst = fmax(worst, rel_diff(p, p, P2, P1) * frob(p, p, P1));
+    }
+    return worst;
+}
+
+/* Jacobi lowers its objective below its value at the start (the
+   eigenvectors of C_1), and Jacobi and U-WEDGE find the planted
+   subspaces from noisy covariances (5000 rows per window) to within the
+   sampling error: a projector error below 0.05, about 5 times the mean
+   error the rate test measures at this size. */
 static void test_objective_and_agreement(void) {
     static const int sizes_true[3] = {2, 3, 2};
     static double E[MAXP * MAXP], w[MAXP], C1[MAXP * MAXP];
     const int p = 7, m = 25;
-    int sizes[MAXP], sizes2[MAXP], rep;
+    int sizes[MAXP], rep, method;
     isdb_rng rng;
     isdb_rng_seed(&rng, 77);
     for (rep = 0; rep < 5; ++rep) {
-        isdb_jbd_options o = isdb_jbd_options_init();
-        isdb_jbd_info i1, i2;
-        double start, end;
         planted(&rng, PAPER, p, sizes_true, 3, m, Cbuf);
         sampled(&rng, p, m, 5000, Cbuf);
         memcpy(C1, Cbuf, sizeof(double) * (size_t)(p * p));
         CHECK(isdb_sym_eig(p, C1, w, E) >= 0);
-        start = offdiag_mass(p, m, Cbuf, E);
-        o.threshold = 1.0; /* singletons: U is the diagonalizer itself */
-        CHECK(isdb_jbd(p, m, Cbuf, &o, U, sizes, work, &i1) >= 0);
-        end = offdiag_mass(p, m, Cbuf, U);
-        CHECK_MSG(end <= start * (1 + 1e-12), "objective rose from %g to %g", start, end);
-        CHECK(i1.n_blocks == p);
-        o.threshold = 0.0;
-        CHECK(isdb_jbd(p, m, Cbuf, &o, U, sizes, work, &i1) >= 0);
-        o.method = ISDB_JBD_UWEDGE;
-        CHECK(isdb_jbd(p, m, Cbuf, &o, U2, sizes2, work, &i2) >= 0);
-        CHECK(i1.n_blocks == 3 && i2.n_blocks == 3);
-        {
-            double e1 = block_error(p, sizes_true, 3, U, sizes, i1.n_blocks);
-            double e2 = block_error(p, sizes_true, 3, U2, sizes2, i2.n_blocks);
-            CHECK_MSG(e1 < 0.05 && e2 < 0.05, "errors %g (Jacobi) and %g (U-WEDGE)", e1, e2);
+        for (method = 0; method < 2; ++method) {
+            isdb_jbd_options o = isdb_jbd_options_init();
+            isdb_jbd_info info;
+            double start = offdiag_mass(p, m, Cbuf, E), end, err;
+            o.method = method ? ISDB_JBD_UWEDGE : ISDB_JBD_JACOBI;
+            o.threshold = 1.0; /* singletons: U is the diagonalizer's own output */
+            CHECK(isdb_jbd(p, m, Cbuf, &o, U, sizes, work, &info) >= 0);
+            CHECK(info.n_blocks == p);
+            end = offdiag_mass(p, m, Cbuf, U);
+            /* Only Jacobi minimises this objective; U-WEDGE fits another
+               one (a non-orthogonal model, then projected) and may end
+               higher here while finding the same subspaces. */
+            if (method == 0)
+                CHECK_MSG(end <= start * (1 + 1e-12), "objective rose from %g to %g", start, end);
+            err = diagonalizer_error(p, sizes_true, 3, U);
+            CHECK_MSG(err < 0.05, "rep %d method %d: projector error %g", rep, method, err);
         }
     }
 }
