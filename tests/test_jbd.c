@@ -260,7 +260,8 @@ static int ref_components(int p, const double *D, double tau, int *lab) {
     return nb;
 }
 
-/* The criterion of the threshold choice, written again from the spec. */
+/* The criterion of the threshold choice, written again from the spec, for
+   both scales of D and both norms of the off-block parts. */
 static void test_criterion_reference(void) {
     static const double taus[9] = {0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0};
     static const int sizes_true[3] = {3, 2, 3};
@@ -269,12 +270,13 @@ static void test_criterion_reference(void) {
     int sizes[MAXP], rep;
     isdb_rng rng;
     isdb_rng_seed(&rng, 5);
-    for (rep = 0; rep < 12; ++rep) {
+    for (rep = 0; rep < 18; ++rep) {
         isdb_jbd_options o = isdb_jbd_options_init();
         isdb_jbd_info info;
         double crit[9], lbar = 0, frob_mean = 0, dn = 0, best;
-        int c, k, i, j, lab[MAXP], best_c = 0, scale = rep / 6;
+        int c, k, i, j, lab[MAXP], best_c = 0, scale = (rep / 6) % 2, entry = rep >= 12;
         o.scale = scale ? ISDB_JBD_SCALE_FROBENIUS : ISDB_JBD_SCALE_CORRELATION;
+        o.off_norm = entry ? ISDB_JBD_OFF_ENTRYWISE : ISDB_JBD_OFF_MAXCOL;
         planted(&rng, rep % 2 ? PAPER : GAUSS, p, sizes_true, 3, m, Cbuf);
         /* rep >= 3: noisy matrices, where the criterion has to choose. */
         if (rep % 6 >= 3) sampled(&rng, p, m, 60 * (rep % 6), Cbuf);
@@ -316,7 +318,7 @@ static void test_criterion_reference(void) {
                         double sum = 0;
                         for (i = 0; i < p; ++i)
                             if (lab[i] != lab[j]) sum += fabs(S[k * p * p + i * p + j]);
-                        colmax = fmax(colmax, sum);
+                        colmax = entry ? colmax + sum : fmax(colmax, sum);
                     }
                     off += colmax;
                 }
@@ -520,6 +522,12 @@ static void test_edge_cases(void) {
     CHECK_RESULT(isdb_jbd(1, 1, &one, &o, &u, sizes, work, &info), ISDB_ERR_INVALID_ARG);
     o.threshold = 0.0;
     o.method = (isdb_jbd_method)7;
+    CHECK_RESULT(isdb_jbd(1, 1, &one, &o, &u, sizes, work, &info), ISDB_ERR_INVALID_ARG);
+    o = isdb_jbd_options_init();
+    o.off_norm = (isdb_jbd_offnorm)4;
+    CHECK_RESULT(isdb_jbd(1, 1, &one, &o, &u, sizes, work, &info), ISDB_ERR_INVALID_ARG);
+    o.off_norm = ISDB_JBD_OFF_MAXCOL;
+    o.scale = (isdb_jbd_scale)4;
     CHECK_RESULT(isdb_jbd(1, 1, &one, &o, &u, sizes, work, &info), ISDB_ERR_INVALID_ARG);
     o = isdb_jbd_options_init();
     one = T_INF;
