@@ -906,6 +906,7 @@ typedef struct isdb_isd_config {
 /* A decomposition and what the widths need from it (private). */
 typedef struct isdb__isd_fit {
     int p_inv, n_blocks, n;
+    int identity;  /* U is exactly I (p_inv = 0): projections are copies */
     double theta, lambda0, lambda_max, lambda_beta, delta_pi, r_inv;
     isdb_jbd_info jbd;
     double *U;     /* d x d, columns: S_inv basis first */
@@ -4096,6 +4097,7 @@ ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd
     dst->p_inv = src->p_inv;
     dst->n_blocks = src->n_blocks;
     dst->n = src->n;
+    dst->identity = src->identity;
     dst->theta = src->theta;
     dst->lambda0 = src->lambda0;
     dst->lambda_max = src->lambda_max;
@@ -4160,8 +4162,12 @@ ISDB__PRIVATE int isdb__isd_fit_post(isdb_isd *p, isdb__isd_fit *f, int n, const
         f->lambda_max = ev[d - 1] > 0.0 ? ev[d - 1] : 0.0;
         f->lambda0 = ev[0] > DBL_EPSILON * f->lambda_max ? ev[0] : DBL_EPSILON * f->lambda_max;
     }
+    f->identity = pi == 0;
     for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) f->Ut[j * d + i] = f->U[i * d + j];
+        for (j = 0; j < d; ++j) {
+            f->Ut[j * d + i] = f->U[i * d + j];
+            if (f->U[i * d + j] != (i == j ? 1.0 : 0.0)) f->identity = 0;
+        }
     isdb__zero(dd, f->Lbeta);
     isdb__zero(dd, f->Winv);
     f->lambda_beta = 0.0;
@@ -4267,6 +4273,10 @@ ISDB__PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int 
 ISDB__PRIVATE double isdb__isd_residual(const isdb_isd *p, const double *x, double y, double *z) {
     const isdb__isd_fit *f = &p->_fit;
     int d = p->cfg.d, pi = f->p_inv, j;
+    if (f->identity) {
+        isdb__copy(d, x, z);
+        return y;
+    }
     for (j = pi; j < d; ++j) z[j - pi] = isdb__dot(d, f->Ut + j * d, x);
     return y - isdb__dot(d, x, f->beta);
 }
@@ -4281,6 +4291,10 @@ ISDB__PRIVATE int isdb__isd_hist_slot(const isdb_isd *p, int back) {
 ISDB__PRIVATE void isdb__isd_update_gamma(isdb_isd *p) {
     const isdb__isd_fit *f = &p->_fit;
     int d = p->cfg.d, pi = f->p_inv, q = d - pi, i, j;
+    if (f->identity) {
+        isdb__copy(d, p->_res.theta, p->_gamma);
+        return;
+    }
     for (i = 0; i < d; ++i) {
         double s = f->beta[i];
         for (j = 0; j < q; ++j) s += f->U[i * d + pi + j] * p->_res.theta[j];
@@ -4504,7 +4518,10 @@ ISDB__PRIVATE void isdb__isd_norms(isdb_isd *p, const double *x, double *ni2, do
         }
     *ni2 = s;
     if (q < 1) return;
-    for (j = 0; j < q; ++j) p->_z[j] = isdb__dot(d, f->Ut + (pi + j) * d, x);
+    if (f->identity)
+        isdb__copy(d, x, p->_z);
+    else
+        for (j = 0; j < q; ++j) p->_z[j] = isdb__dot(d, f->Ut + (pi + j) * d, x);
     if (p->cfg.learner == ISDB_ISD_RES_DISCOUNT) {
         const double *Vt = p->_Vt, *u = p->_u;
         double v = 0.0;
@@ -4633,6 +4650,7 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     memset(f->invariant, 0, (size_t)d * sizeof(int));
     memset(&f->jbd, 0, sizeof f->jbd);
     f->p_inv = 0;
+    f->identity = 1;
     f->n_blocks = 0;
     f->theta = 0.0;
     f->lambda_beta = 0.0;
@@ -4752,6 +4770,7 @@ ISDB__PRIVATE void isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, int d, int n
     isdb__ser_int(s, &f->p_inv, 0, d);
     isdb__ser_int(s, &f->n_blocks, 0, d);
     isdb__ser_int(s, &f->n, 0, nmax);
+    isdb__ser_int(s, &f->identity, 0, 1);
     isdb__ser_f64(s, &f->theta, 1);
     isdb__ser_f64(s, &f->lambda0, 1);
     isdb__ser_f64(s, &f->lambda_max, 1);

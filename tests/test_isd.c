@@ -15,8 +15,8 @@
    - the F quantile of the monitor; the environment. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
-#include "test.h"
 #include "ref.h"
+#include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,8 @@ static void make_env(isdb_isd_env *env, int d, int K, int nb, const int *sizes, 
 static void cols(int d, const double *U, int from, int q, double *out) {
     int i, j;
     for (i = 0; i < d; ++i)
-        for (j = 0; j < q; ++j) out[i * q + j] = U[i * d + from + j];
+        for (j = 0; j < q; ++j)
+            out[i * q + j] = U[i * d + from + j];
 }
 
 /* Direct score of x: beta + U_res delta with delta the ridge estimate on
@@ -55,52 +56,65 @@ static double direct_score(int d, int pi, const double *U, const double *beta, c
     long double Vl[MAXD * MAXD], bl[MAXD], m = 0, nr = 0, ni = 0;
     int q = d - pi, i, j, t;
     cols(d, U, pi, q, Ur);
-    for (i = 0; i < q * q; ++i) Vl[i] = 0;
+    for (i = 0; i < q * q; ++i)
+        Vl[i] = 0;
     for (i = 0; i < q; ++i) {
         Vl[i * q + i] = lambda;
         bl[i] = 0;
     }
     for (t = 0; t < n; ++t) {
         long double zt[MAXD], r = hy[t];
-        for (i = 0; i < d; ++i) r -= (long double)hx[t * d + i] * beta[i];
+        for (i = 0; i < d; ++i)
+            r -= (long double)hx[t * d + i] * beta[i];
         for (j = 0; j < q; ++j) {
             zt[j] = 0;
-            for (i = 0; i < d; ++i) zt[j] += (long double)hx[t * d + i] * Ur[i * q + j];
+            for (i = 0; i < d; ++i)
+                zt[j] += (long double)hx[t * d + i] * Ur[i * q + j];
         }
         for (i = 0; i < q; ++i) {
-            for (j = 0; j < q; ++j) Vl[i * q + j] += zt[i] * zt[j];
+            for (j = 0; j < q; ++j)
+                Vl[i * q + j] += zt[i] * zt[j];
             bl[i] += zt[i] * r;
         }
     }
-    for (i = 0; i < q * q; ++i) V[i] = (double)Vl[i];
-    for (i = 0; i < q; ++i) b[i] = (double)bl[i];
-    if (q > 0) ref_solve(q, V, b, delta);
+    for (i = 0; i < q * q; ++i)
+        V[i] = (double)Vl[i];
+    for (i = 0; i < q; ++i)
+        b[i] = (double)bl[i];
+    if (q > 0)
+        ref_solve(q, V, b, delta);
     for (i = 0; i < d; ++i) {
         long double g = beta[i];
-        for (j = 0; j < q; ++j) g += (long double)Ur[i * q + j] * delta[j];
+        for (j = 0; j < q; ++j)
+            g += (long double)Ur[i * q + j] * delta[j];
         m += g * x[i];
     }
     for (j = 0; j < q; ++j) {
         long double s = 0;
-        for (i = 0; i < d; ++i) s += (long double)x[i] * Ur[i * q + j];
+        for (i = 0; i < d; ++i)
+            s += (long double)x[i] * Ur[i * q + j];
         z[j] = (double)s;
     }
     if (q > 0) {
         ref_solve(q, V, z, u);
-        for (j = 0; j < q; ++j) nr += (long double)z[j] * u[j];
+        for (j = 0; j < q; ++j)
+            nr += (long double)z[j] * u[j];
     }
     if (Sb && pi > 0) {
         static double zi[MAXD], ui[MAXD];
         for (j = 0; j < pi; ++j) {
             long double s = 0;
-            for (i = 0; i < d; ++i) s += (long double)x[i] * U[i * d + j];
+            for (i = 0; i < d; ++i)
+                s += (long double)x[i] * U[i * d + j];
             zi[j] = (double)s;
         }
         ref_solve(pi, Sb, zi, ui);
-        for (j = 0; j < pi; ++j) ni += (long double)zi[j] * ui[j];
+        for (j = 0; j < pi; ++j)
+            ni += (long double)zi[j] * ui[j];
     }
     *mean = (double)m;
-    if (joint) return (double)(m + r_res * sqrtl(ni + nr));
+    if (joint)
+        return (double)(m + r_res * sqrtl(ni + nr));
     return (double)(m + r_inv * sqrtl(ni) + r_res * sqrtl(nr));
 }
 
@@ -198,7 +212,8 @@ static void test_oracle_estimated_beta(void) {
         for (i = 0; i < d; ++i)
             for (j = 0; j < d; ++j) {
                 acc = 0;
-                for (r = 0; r < n0; ++r) acc += (long double)X0[r * d + i] * X0[r * d + j];
+                for (r = 0; r < n0; ++r)
+                    acc += (long double)X0[r * d + i] * X0[r * d + j];
                 Sig[i * d + j] = (double)acc;
             }
         for (i = 0; i < pi; ++i) {
@@ -206,14 +221,16 @@ static void test_oracle_estimated_beta(void) {
                 int a, b2;
                 acc = 0;
                 for (a = 0; a < d; ++a)
-                    for (b2 = 0; b2 < d; ++b2) acc += (long double)U[a * d + i] * Sig[a * d + b2] * U[b2 * d + j];
+                    for (b2 = 0; b2 < d; ++b2)
+                        acc += (long double)U[a * d + i] * Sig[a * d + b2] * U[b2 * d + j];
                 Sb[i * pi + j] = (double)acc;
             }
             acc = 0;
             for (r = 0; r < n0; ++r) {
                 long double xu = 0;
                 int a;
-                for (a = 0; a < d; ++a) xu += (long double)X0[r * d + a] * U[a * d + i];
+                for (a = 0; a < d; ++a)
+                    xu += (long double)X0[r * d + a] * U[a * d + i];
                 acc += xu * R0[r];
             }
             zb[i] = (double)acc;
@@ -221,11 +238,14 @@ static void test_oracle_estimated_beta(void) {
         ref_solve(pi, Sb, zb, w);
         for (i = 0; i < d; ++i) {
             acc = 0;
-            for (j = 0; j < pi; ++j) acc += (long double)U[i * d + j] * w[j];
+            for (j = 0; j < pi; ++j)
+                acc += (long double)U[i * d + j] * w[j];
             beta_ref[i] = (double)acc;
         }
-        for (i = 0; i < d; ++i) CHECK_NEAR(beta[i], beta_ref[i], 1e-10);
-        for (i = 0; i < d * d; ++i) E[i] = Sig[i] / n0;
+        for (i = 0; i < d; ++i)
+            CHECK_NEAR(beta[i], beta_ref[i], 1e-10);
+        for (i = 0; i < d * d; ++i)
+            E[i] = Sig[i] / n0;
         CHECK(isdb_sym_eig(d, E, w, Sb + 0) >= 0);
         lambda0 = w[0];
         /* Sb was overwritten as scratch: rebuild it. */
@@ -234,7 +254,8 @@ static void test_oracle_estimated_beta(void) {
                 int a, b2;
                 acc = 0;
                 for (a = 0; a < d; ++a)
-                    for (b2 = 0; b2 < d; ++b2) acc += (long double)U[a * d + i] * Sig[a * d + b2] * U[b2 * d + j];
+                    for (b2 = 0; b2 < d; ++b2)
+                        acc += (long double)U[a * d + i] * Sig[a * d + b2] * U[b2 * d + j];
                 Sb[i * pi + j] = (double)acc;
             }
         isdb_isd_get_info(&pol, &info);
@@ -299,7 +320,8 @@ static void test_p_res_zero(void) {
     isdb_isd_beta_inv(&pol, beta);
     CHECK_OK(isdb_env_next(&env.base));
     CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, s1));
-    for (t = 0; t < 20; ++t) CHECK_OK(isdb_policy_update(&pol.base, t % K, env.base.X + (t % K) * d, 3.0 * t));
+    for (t = 0; t < 20; ++t)
+        CHECK_OK(isdb_policy_update(&pol.base, t % K, env.base.X + (t % K) * d, 3.0 * t));
     CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, s2));
     for (k = 0; k < K; ++k) {
         double mean, bi, br;
@@ -349,10 +371,12 @@ static void test_pinv0_is_linucb(void) {
         CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, s1));
         CHECK_OK(isdb_policy_scores(&lin.base, env.base.X, K, s2));
         for (k = 0; k < K; ++k)
-            if (s1[k] != s2[k]) same_scores = 0;
+            if (s1[k] != s2[k])
+                same_scores = 0;
         CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &a1));
         CHECK_OK(isdb_policy_select(&lin.base, env.base.X, K, &a2));
-        if (a1 != a2) same = 0;
+        if (a1 != a2)
+            same = 0;
         CHECK_OK(isdb_env_reward(&env.base, a1, &y));
         CHECK_OK(isdb_policy_update(&pol.base, a1, env.base.X + a1 * d, y));
         CHECK_OK(isdb_policy_update(&lin.base, a1, env.base.X + a1 * d, y));
@@ -399,17 +423,20 @@ static void test_windowed_learners(void) {
             int i, j, s;
             CHECK_OK(isdb_env_next(&env.base));
             CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, scores));
-            for (i = 0; i < 9; ++i) V[i] = Vt[i] = 0;
+            for (i = 0; i < 9; ++i)
+                V[i] = Vt[i] = 0;
             for (i = 0; i < 3; ++i) {
                 V[i * 3 + i] = Vt[i * 3 + i] = c.lambda;
                 b[i] = 0;
             }
             for (s = from; s < t; ++s) {
                 long double z[3], r = hy[s], wt = mode ? powl(g, t - 1 - s) : 1;
-                for (i = 0; i < d; ++i) r -= (long double)hx[s * d + i] * env.beta_inv[i];
+                for (i = 0; i < d; ++i)
+                    r -= (long double)hx[s * d + i] * env.beta_inv[i];
                 for (j = 0; j < q; ++j) {
                     z[j] = 0;
-                    for (i = 0; i < d; ++i) z[j] += (long double)hx[s * d + i] * Ur[i * q + j];
+                    for (i = 0; i < d; ++i)
+                        z[j] += (long double)hx[s * d + i] * Ur[i * q + j];
                 }
                 for (i = 0; i < 3; ++i) {
                     for (j = 0; j < 3; ++j) {
@@ -419,8 +446,10 @@ static void test_windowed_learners(void) {
                     b[i] += wt * r * z[i];
                 }
             }
-            for (i = 0; i < 9; ++i) Vd[i] = (double)V[i];
-            for (i = 0; i < 3; ++i) bd[i] = (double)b[i];
+            for (i = 0; i < 9; ++i)
+                Vd[i] = (double)V[i];
+            for (i = 0; i < 3; ++i)
+                bd[i] = (double)b[i];
             ref_solve(3, Vd, bd, delta);
             for (k = 0; k < K; ++k) {
                 const double *x = env.base.X + k * d;
@@ -428,17 +457,22 @@ static void test_windowed_learners(void) {
                 long double m = 0, nr = 0;
                 for (j = 0; j < q; ++j) {
                     long double sz = 0;
-                    for (i = 0; i < d; ++i) sz += (long double)x[i] * Ur[i * q + j];
+                    for (i = 0; i < d; ++i)
+                        sz += (long double)x[i] * Ur[i * q + j];
                     z[j] = (double)sz;
                 }
-                for (i = 0; i < d; ++i) m += (long double)x[i] * env.beta_inv[i];
-                for (j = 0; j < q; ++j) m += (long double)z[j] * delta[j];
+                for (i = 0; i < d; ++i)
+                    m += (long double)x[i] * env.beta_inv[i];
+                for (j = 0; j < q; ++j)
+                    m += (long double)z[j] * delta[j];
                 ref_solve(3, Vd, z, u);
                 if (mode)
                     for (i = 0; i < 3; ++i)
-                        for (j = 0; j < 3; ++j) nr += (long double)u[i] * Vt[i * 3 + j] * u[j];
+                        for (j = 0; j < 3; ++j)
+                            nr += (long double)u[i] * Vt[i * 3 + j] * u[j];
                 else
-                    for (j = 0; j < 3; ++j) nr += (long double)z[j] * u[j];
+                    for (j = 0; j < 3; ++j)
+                        nr += (long double)z[j] * u[j];
                 want = (double)(m + 1.3L * sqrtl(nr));
                 worst = fmax(worst, fabs(scores[k] - want) / fmax(1.0, fabs(want)));
             }
@@ -531,7 +565,8 @@ static void test_recompute(void) {
                         Sb[i * pi + j] = (double)acc;
                     }
                 {
-                    double want = direct_score(d, pi, U2, b2, env.base.X + k * d, t + 1, c.lambda, ri, Sb, rr, 1, &mean);
+                    double want =
+                        direct_score(d, pi, U2, b2, env.base.X + k * d, t + 1, c.lambda, ri, Sb, rr, 1, &mean);
                     worst = fmax(worst, fabs(scores[k] - want) / fmax(1.0, fabs(want)));
                 }
             }
@@ -551,8 +586,10 @@ static double span_distance(int d, const double *A, int lda, int ka, const doubl
     for (i = 0; i < d; ++i)
         for (j = 0; j < d; ++j) {
             long double pa = 0, pb = 0;
-            for (l = 0; l < ka; ++l) pa += (long double)A[i * lda + l] * A[j * lda + l];
-            for (l = 0; l < kb; ++l) pb += (long double)B[i * ldb + l] * B[j * ldb + l];
+            for (l = 0; l < ka; ++l)
+                pa += (long double)A[i * lda + l] * A[j * lda + l];
+            for (l = 0; l < kb; ++l)
+                pb += (long double)B[i * ldb + l] * B[j * ldb + l];
             s += (pa - pb) * (pa - pb);
         }
     return (double)sqrtl(s);
@@ -581,8 +618,10 @@ static void test_estimator_planted(void) {
             double bmax_inv = 0, bres = 0, err;
             c.basis_seed = 500 + (uint64_t)seed;
             c.cov_period = n / 8;
-            if (case_ == 2) c.drift_amp = 0.0;
-            if (case_ == 1) c.drift_amp = 4.0;
+            if (case_ == 2)
+                c.drift_amp = 0.0;
+            if (case_ == 1)
+                c.drift_amp = 4.0;
             CHECK_OK(isdb_isd_env_init(&c, NULL, &env));
             CHECK_OK(isdb_isd_env_offline(&env, n, ISDB_ISD_LOG_UNIFORM, 1.0, 40 + (uint64_t)seed, X0, R0));
             fit.U = U;
@@ -604,10 +643,13 @@ static void test_estimator_planted(void) {
                 isdb_isd_env_invariant_basis(&env, Uinv);
                 err = span_distance(d, U, d, fit.p_inv, Uinv, env.p_inv, env.p_inv);
                 CHECK_MSG(err < 0.1, "seed %d: invariant subspace error %g", seed, err);
-                for (i = 0; i < d; ++i) CHECK_NEAR(beta[i], env.beta_inv[i], 0.15);
+                for (i = 0; i < d; ++i)
+                    CHECK_NEAR(beta[i], env.beta_inv[i], 0.15);
                 for (b = 0; b < fit.n_blocks; ++b) {
-                    if (fit.invariant[b]) bmax_inv = fmax(bmax_inv, st[b]);
-                    else bres = st[b];
+                    if (fit.invariant[b])
+                        bmax_inv = fmax(bmax_inv, st[b]);
+                    else
+                        bres = st[b];
                 }
                 CHECK_MSG(bres > bmax_inv, "T of the residual block %g, of the invariant ones up to %g", bres,
                           bmax_inv);
@@ -628,15 +670,18 @@ static long double ref_lgamma_half(int twice) {
     long double s = 0;
     int k;
     if (twice % 2 == 0) {
-        for (k = 2; k < twice / 2; ++k) s += logl((long double)k);
+        for (k = 2; k < twice / 2; ++k)
+            s += logl((long double)k);
         return s;
     }
     /* Gamma(n + 1/2) = sqrt(pi) (2n)! / (4^n n!) */
     {
         int n = twice / 2;
         s = 0.5L * logl(3.14159265358979323846264338327950288L);
-        for (k = 1; k <= 2 * n; ++k) s += logl((long double)k);
-        for (k = 1; k <= n; ++k) s -= logl((long double)k);
+        for (k = 1; k <= 2 * n; ++k)
+            s += logl((long double)k);
+        for (k = 1; k <= n; ++k)
+            s -= logl((long double)k);
         s -= n * logl(4.0L);
         return s;
     }
@@ -648,15 +693,16 @@ static long double ref_lgamma_half(int twice) {
 static double ref_f_cdf(double q, int d1, int d2) {
     long double lb = ref_lgamma_half(d1) + ref_lgamma_half(d2) - ref_lgamma_half(d1 + d2), s = 0, h, a = d1 / 2.0L;
     int k, n = 20000;
-    if (q <= 0) return 0;
+    if (q <= 0)
+        return 0;
     h = sqrtl(q) / n;
     for (k = 0; k <= n; ++k) {
         long double u = k * h, x = u * u, f;
         if (k == 0) {
             f = d1 == 1 ? 2.0L * sqrtl((long double)d1 / d2) : 0.0L;
         } else {
-            f = 2 * u * expl(a * logl((long double)d1 / d2) + (a - 1) * logl(x) -
-                             (d1 + d2) / 2.0L * logl(1 + d1 * x / d2));
+            f = 2 * u *
+                expl(a * logl((long double)d1 / d2) + (a - 1) * logl(x) - (d1 + d2) / 2.0L * logl(1 + d1 * x / d2));
         }
         s += f * (k == 0 || k == n ? 1 : (k % 2 ? 4 : 2));
     }
@@ -676,7 +722,8 @@ static void test_f_quantile(void) {
             CHECK_NEAR(isdb__f_cdf(q, dfs[i][0], dfs[i][1]), 1.0 - levels[l], 1e-11);
             CHECK_NEAR(ref_f_cdf(q, dfs[i][0], dfs[i][1]), 1.0 - levels[l], 1e-8);
         }
-    for (k = 1; k <= 400; ++k) CHECK_NEAR(isdb__lgamma(k / 2.0), (double)ref_lgamma_half(k), 1e-13 * fmax(1.0, k));
+    for (k = 1; k <= 400; ++k)
+        CHECK_NEAR(isdb__lgamma(k / 2.0), (double)ref_lgamma_half(k), 1e-13 * fmax(1.0, k));
 }
 
 /* The invariance monitor (our extension; the paper has none, its section
@@ -700,7 +747,8 @@ static double play(isdb_policy *p, isdb_env *e, int T, double *cum) {
         CHECK_OK(isdb_env_reward(e, arm, &y));
         CHECK_OK(isdb_policy_update(p, arm, e->X + arm * e->d, y));
         best = e->means[0];
-        for (k = 1; k < e->n_arms; ++k) best = fmax(best, e->means[k]);
+        for (k = 1; k < e->n_arms; ++k)
+            best = fmax(best, e->means[k]);
         reg += best - e->means[arm];
         cum[t] = reg;
     }
@@ -724,7 +772,8 @@ static void test_monitor(void) {
         isdb_isd_env_invariant_basis(&A, Uinv);
         cb = ca;
         cb.basis = A.basis;
-        for (i = 0; i < d; ++i) g0[i] = i < 4 ? -A.gamma0[i] : A.gamma0[i];
+        for (i = 0; i < d; ++i)
+            g0[i] = i < 4 ? -A.gamma0[i] : A.gamma0[i];
         cb.gamma0 = g0;
         cb.seed = 1000 + (uint64_t)seed;
         CHECK_OK(isdb_isd_env_init(&cb, NULL, &B));
@@ -734,7 +783,8 @@ static void test_monitor(void) {
             isdb_isd_info info;
             isdb_env_reset(&A.base);
             isdb_env_reset(&B.base);
-            for (i = 0; i < 2; ++i) B.res[i] = A.res[i]; /* only the invariant part changes */
+            for (i = 0; i < 2; ++i)
+                B.res[i] = A.res[i]; /* only the invariant part changes */
             if (mode < 3) {
                 isdb_isd_config c = isdb_isd_config_init(d, K, 2000, X0, R0);
                 c.oracle = 1;
@@ -755,7 +805,8 @@ static void test_monitor(void) {
                               mode, (int)info.alarms, info.fallback);
                     CHECK(info.p_inv == 0);
                 }
-                if (mode == 2) CHECK(info.recomputes >= 1 && info.alarms >= 2);
+                if (mode == 2)
+                    CHECK(info.recomputes >= 1 && info.alarms >= 2);
                 isdb_policy_uninit(&pol.base);
             } else {
                 isdb_linucb_config lc = isdb_linucb_config_init(d, K);
@@ -771,7 +822,8 @@ static void test_monitor(void) {
         isdb_env_uninit(&B.base);
     }
     printf("monitor: mean regret 500..1500 rounds after the change: unmonitored %.1f, fallback %.1f, recompute %.1f, "
-           "fresh LinUCB %.1f\n", late[0], late[1], late[2], late[3]);
+           "fresh LinUCB %.1f\n",
+           late[0], late[1], late[2], late[3]);
     CHECK_LE(late[1], 2 * late[3] + 5);
     CHECK_LE(late[2], 2 * late[3] + 5);
     CHECK_LE(10 * late[1], late[0]);
@@ -800,11 +852,13 @@ static void test_env(void) {
     CHECK_NEAR(isdb__dot(d, e1.beta_inv, e1.basis + 0) * 0 + (double)0, 0.0, 0.0);
     {
         double s = 0;
-        for (i = 0; i < d; ++i) s += e1.basis[i * d + 2] * e1.beta_inv[i];
+        for (i = 0; i < d; ++i)
+            s += e1.basis[i * d + 2] * e1.beta_inv[i];
         CHECK_NEAR(s, 0.0, 1e-14);
     }
     isdb_isd_env_invariant_basis(&e1, Uinv);
-    for (i = 0; i < d; ++i) CHECK(Uinv[i * 4 + 2] == e1.basis[i * d + 3]);
+    for (i = 0; i < d; ++i)
+        CHECK(Uinv[i * 4 + 2] == e1.basis[i * d + 3]);
     memset(acc, 0, sizeof acc);
     for (t = 0; t < n / K; ++t) {
         CHECK_OK(isdb_env_next(&e1.base));
@@ -813,24 +867,30 @@ static void test_env(void) {
         for (k = 0; k < K; ++k) {
             const double *x = e1.base.X + k * d;
             CHECK_NEAR(e1.base.means[k], isdb__dot(d, x, e1.theta), 1e-12);
-            for (j = 0; j < d; ++j) z[j] = isdb__dot(d, x, e1.basis + 0 * d) * 0 + 0;
+            for (j = 0; j < d; ++j)
+                z[j] = isdb__dot(d, x, e1.basis + 0 * d) * 0 + 0;
             for (j = 0; j < d; ++j) {
                 long double s = 0;
-                for (i = 0; i < d; ++i) s += (long double)e1.basis[i * d + j] * x[i];
+                for (i = 0; i < d; ++i)
+                    s += (long double)e1.basis[i * d + j] * x[i];
                 z[j] = (double)s;
             }
             for (i = 0; i < d; ++i)
-                for (j = 0; j < d; ++j) acc[i * d + j] += (long double)z[i] * z[j];
+                for (j = 0; j < d; ++j)
+                    acc[i * d + j] += (long double)z[i] * z[j];
         }
     }
     for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) P[i * d + j] = (double)(acc[i * d + j] / n);
+        for (j = 0; j < d; ++j)
+            P[i * d + j] = (double)(acc[i * d + j] / n);
     for (i = 0; i < d; ++i)
         for (j = 0; j < i; ++j)
-            if (blk[i] != blk[j] && fabs(P[i * d + j]) > 5 * sqrt(P[i * d + i] * P[j * d + j] / n)) bad++;
+            if (blk[i] != blk[j] && fabs(P[i * d + j]) > 5 * sqrt(P[i * d + i] * P[j * d + j] / n))
+                bad++;
     CHECK_MSG(bad == 0, "%d cross-block covariances differ from 0", bad);
     /* theta = beta_inv + U_res res. */
-    for (i = 0; i < d; ++i) CHECK_NEAR(e1.theta[i], e1.beta_inv[i] + e1.basis[i * d + 2] * e1.res[0], 1e-12);
+    for (i = 0; i < d; ++i)
+        CHECK_NEAR(e1.theta[i], e1.beta_inv[i] + e1.basis[i * d + 2] * e1.res[0], 1e-12);
     /* Offline rows: reproducible, no effect on the online stream. */
     isdb_env_reset(&e1.base);
     isdb_env_reset(&e2.base);
@@ -841,8 +901,10 @@ static void test_env(void) {
     CHECK_OK(isdb_env_next(&e2.base));
     CHECK(memcmp(e1.base.X, e2.base.X, sizeof(double) * (size_t)(K * d)) == 0);
     for (t = 0; t < 2000; ++t) {
-        if (t % 2) odd += R0[t];
-        else even += R0[t];
+        if (t % 2)
+            odd += R0[t];
+        else
+            even += R0[t];
     }
     CHECK_MSG(odd > even + 200, "greedy rows earn %g, random rows %g", (double)odd, (double)even);
     CHECK_RESULT(isdb_isd_env_offline(&e1, 0, ISDB_ISD_LOG_UNIFORM, 1.0, 1, X0, R0), ISDB_ERR_INVALID_ARG);
@@ -899,7 +961,8 @@ static void test_config(void) {
     c.oracle = 1;
     c.p_inv = 3;
     c.U_inv = Ubad;
-    for (i = 0; i < 15; ++i) Ubad[i] = Uinv[(i / 3) * 3]; /* three equal columns */
+    for (i = 0; i < 15; ++i)
+        Ubad[i] = Uinv[(i / 3) * 3]; /* three equal columns */
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
     Ubad[0] = T_NAN;
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_NONFINITE);
@@ -918,7 +981,8 @@ static void test_config(void) {
         int sz[5], inv[5];
         isdb_isd_projector(&pol, 0, P);
         isdb_isd_projector(&pol, 1, Q2);
-        for (i = 0; i < 25; ++i) CHECK_NEAR(P[i] + Q2[i], (i % 6 == 0) ? 1.0 : 0.0, 1e-14);
+        for (i = 0; i < 25; ++i)
+            CHECK_NEAR(P[i] + Q2[i], (i % 6 == 0) ? 1.0 : 0.0, 1e-14);
         CHECK(isdb_isd_blocks(&pol, sz, inv, NULL) == 0); /* oracle: no blocks */
         CHECK_RESULT(isdb_isd_explain(&pol, NULL, NULL, NULL, NULL), ISDB_ERR_INVALID_ARG);
     }

@@ -11,8 +11,8 @@
      planted subspaces from noisy covariances; bad arguments. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
-#include "test.h"
 #include "ref.h"
+#include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +41,13 @@ static void planted(isdb_rng *rng, int model, int p, const int *sizes, int nb, i
         for (b = 0, off = 0; b < nb; off += sizes[b++]) {
             int s = sizes[b];
             double A[MAXP * MAXP], scale = 0.2 + 1.8 * isdb_rng_uniform(rng);
-            for (i = 0; i < s * s; ++i) A[i] = model == PAPER ? isdb_rng_uniform(rng) : scale * isdb_rng_normal(rng);
+            for (i = 0; i < s * s; ++i)
+                A[i] = model == PAPER ? isdb_rng_uniform(rng) : scale * isdb_rng_normal(rng);
             for (i = 0; i < s; ++i)
                 for (j = 0; j < s; ++j) {
                     double v = (i == j && model == GAUSS) ? 0.1 : 0.0;
-                    for (l = 0; l < s; ++l) v += A[i * s + l] * A[j * s + l];
+                    for (l = 0; l < s; ++l)
+                        v += A[i * s + l] * A[j * s + l];
                     Bblk[(off + i) * p + off + j] = v;
                 }
         }
@@ -53,7 +55,8 @@ static void planted(isdb_rng *rng, int model, int p, const int *sizes, int nb, i
         matmul(p, p, p, tmp, QT, C + k * p * p);
         /* exactly symmetric */
         for (i = 0; i < p; ++i)
-            for (j = 0; j < i; ++j) C[k * p * p + j * p + i] = C[k * p * p + i * p + j];
+            for (j = 0; j < i; ++j)
+                C[k * p * p + j * p + i] = C[k * p * p + i * p + j];
     }
 }
 
@@ -63,7 +66,8 @@ static void projector(int p, const double *M, int off, int s, double *P) {
     for (i = 0; i < p; ++i)
         for (j = 0; j < p; ++j) {
             long double v = 0;
-            for (l = off; l < off + s; ++l) v += (long double)M[i * p + l] * M[j * p + l];
+            for (l = off; l < off + s; ++l)
+                v += (long double)M[i * p + l] * M[j * p + l];
             P[i * p + j] = (double)v;
         }
 }
@@ -75,7 +79,8 @@ static double block_error(int p, const int *tsz, int tnb, const double *Ue, cons
     static double P1[MAXP * MAXP], P2[MAXP * MAXP];
     double worst = 0.0;
     int b, e, toff, eoff, used[MAXP];
-    if (enb != tnb) return 1e300;
+    if (enb != tnb)
+        return 1e300;
     memset(used, 0, sizeof used);
     for (b = 0, toff = 0; b < tnb; toff += tsz[b++]) {
         double best = 1e300;
@@ -83,7 +88,8 @@ static double block_error(int p, const int *tsz, int tnb, const double *Ue, cons
         projector(p, Q, toff, tsz[b], P1);
         for (e = 0, eoff = 0; e < enb; eoff += esz[e++]) {
             double dist;
-            if (used[e] || esz[e] != tsz[b]) continue;
+            if (used[e] || esz[e] != tsz[b])
+                continue;
             projector(p, Ue, eoff, esz[e], P2);
             dist = rel_diff(p, p, P2, P1) * frob(p, p, P1);
             if (dist < best) {
@@ -91,9 +97,11 @@ static double block_error(int p, const int *tsz, int tnb, const double *Ue, cons
                 best_e = e;
             }
         }
-        if (best_e < 0) return 1e300;
+        if (best_e < 0)
+            return 1e300;
         used[best_e] = 1;
-        if (best > worst) worst = best;
+        if (best > worst)
+            worst = best;
     }
     return worst;
 }
@@ -105,7 +113,8 @@ static double block_error(int p, const int *tsz, int tnb, const double *Ue, cons
    blocks, and U-WEDGE, which is not a descent method once projected, can
    stall), Jacobi only. Every block projector must be within 1e-10. */
 static void test_exact_recovery(void) {
-    static const int cfg_sizes[5][5] = {{4, 1, 3, 2, 0}, {2, 2, 2, 0, 0}, {1, 1, 1, 1, 1}, {3, 5, 0, 0, 0}, {7, 3, 0, 0, 0}};
+    static const int cfg_sizes[5][5] = {
+        {4, 1, 3, 2, 0}, {2, 2, 2, 0, 0}, {1, 1, 1, 1, 1}, {3, 5, 0, 0, 0}, {7, 3, 0, 0, 0}};
     static const int cfg_nb[5] = {4, 3, 5, 2, 2};
     isdb_rng rng;
     int c, method, model, rep, sizes[MAXP];
@@ -114,7 +123,8 @@ static void test_exact_recovery(void) {
         for (c = 0; c < 5; ++c)
             for (rep = 0; rep < 3; ++rep) {
                 int p = 0, b, m = model == PAPER ? 25 : 4 + c;
-                for (b = 0; b < cfg_nb[c]; ++b) p += cfg_sizes[c][b];
+                for (b = 0; b < cfg_nb[c]; ++b)
+                    p += cfg_sizes[c][b];
                 planted(&rng, model, p, cfg_sizes[c], cfg_nb[c], m, Cbuf);
                 for (method = 0; method < (model == PAPER ? 2 : 1); ++method) {
                     isdb_jbd_options o = isdb_jbd_options_init();
@@ -131,8 +141,8 @@ static void test_exact_recovery(void) {
                     CHECK(r == ISDB_OK || r == ISDB_MAXITER_REACHED);
                     CHECK(r == ISDB_OK ? info.converged == 1 : info.converged == 0);
                     err = block_error(p, cfg_sizes[c], cfg_nb[c], U, sizes, info.n_blocks);
-                    CHECK_MSG(err < 1e-10, "model %d config %d rep %d method %d: %d blocks, projector error %g",
-                              model, c, rep, method, info.n_blocks, err);
+                    CHECK_MSG(err < 1e-10, "model %d config %d rep %d method %d: %d blocks, projector error %g", model,
+                              c, rep, method, info.n_blocks, err);
                     CHECK(orthogonality_error(p, p, U) < 1e-13);
                     CHECK_MSG(info.offblock < 1e-12, "off-block mass %g", info.offblock);
                     CHECK(info.iterations >= 1);
@@ -174,14 +184,17 @@ static void sampled(isdb_rng *rng, int p, int m, int n, double *C) {
         memset(A, 0, sizeof A);
         for (i = 0; i < p; ++i) {
             A[i * p + i] = sqrt(chi2(rng, n - i));
-            for (j = 0; j < i; ++j) A[i * p + j] = isdb_rng_normal(rng);
+            for (j = 0; j < i; ++j)
+                A[i * p + j] = isdb_rng_normal(rng);
         }
         matmul(p, p, p, L, A, LA);
         transpose(p, p, LA, LAT);
         matmul(p, p, p, LA, LAT, C + k * p * p);
-        for (i = 0; i < p * p; ++i) C[k * p * p + i] /= n;
+        for (i = 0; i < p * p; ++i)
+            C[k * p * p + i] /= n;
         for (i = 0; i < p; ++i)
-            for (j = 0; j < i; ++j) C[k * p * p + j * p + i] = C[k * p * p + i * p + j];
+            for (j = 0; j < i; ++j)
+                C[k * p * p + j * p + i] = C[k * p * p + i * p + j];
     }
 }
 
@@ -218,7 +231,8 @@ static void test_sampled_rate(void) {
                 o.method = method ? ISDB_JBD_UWEDGE : ISDB_JBD_JACOBI;
                 CHECK(isdb_jbd(p, m, Cbuf, &o, U, sizes, work, &info) >= 0);
                 err = block_error(p, sizes_true, 4, U, sizes, info.n_blocks);
-                if (err > 1e299) found = 0;
+                if (err > 1e299)
+                    found = 0;
                 mean_err[ni] += err / seeds;
             }
         }
@@ -242,7 +256,8 @@ static void test_sampled_rate(void) {
    breadth first), used to check the partition (not the order). */
 static int ref_components(int p, const double *D, double tau, int *lab) {
     int i, j, changed = 1, nb = 0, map[MAXP];
-    for (i = 0; i < p; ++i) lab[i] = i;
+    for (i = 0; i < p; ++i)
+        lab[i] = i;
     while (changed) {
         changed = 0;
         for (i = 0; i < p; ++i)
@@ -252,9 +267,11 @@ static int ref_components(int p, const double *D, double tau, int *lab) {
                     changed = 1;
                 }
     }
-    for (i = 0; i < p; ++i) map[i] = -1;
+    for (i = 0; i < p; ++i)
+        map[i] = -1;
     for (i = 0; i < p; ++i) {
-        if (map[lab[i]] < 0) map[lab[i]] = nb++;
+        if (map[lab[i]] < 0)
+            map[lab[i]] = nb++;
         lab[i] = map[lab[i]];
     }
     return nb;
@@ -279,7 +296,8 @@ static void test_criterion_reference(void) {
         o.off_norm = entry ? ISDB_JBD_OFF_ENTRYWISE : ISDB_JBD_OFF_MAXCOL;
         planted(&rng, rep % 2 ? PAPER : GAUSS, p, sizes_true, 3, m, Cbuf);
         /* rep >= 3: noisy matrices, where the criterion has to choose. */
-        if (rep % 6 >= 3) sampled(&rng, p, m, 60 * (rep % 6), Cbuf);
+        if (rep % 6 >= 3)
+            sampled(&rng, p, m, 60 * (rep % 6), Cbuf);
         CHECK(isdb_jbd(p, m, Cbuf, &o, U, sizes, work, &info) >= 0);
         transpose(p, p, U, UT);
         for (k = 0; k < m; ++k) {
@@ -302,13 +320,16 @@ static void test_criterion_reference(void) {
             dn += v * v;
         }
         if (scale)
-            for (i = 0; i < p * p; ++i) D[i] /= sqrt(dn);
+            for (i = 0; i < p * p; ++i)
+                D[i] /= sqrt(dn);
         for (c = 0; c < 9; ++c) {
             int nb = ref_components(p, D, taus[c], lab), cnt[MAXP];
             double sq = 0, off = 0;
             memset(cnt, 0, sizeof cnt);
-            for (i = 0; i < p; ++i) cnt[lab[i]]++;
-            for (i = 0; i < nb; ++i) sq += (double)cnt[i] * cnt[i];
+            for (i = 0; i < p; ++i)
+                cnt[lab[i]]++;
+            for (i = 0; i < nb; ++i)
+                sq += (double)cnt[i] * cnt[i];
             if (nb == 1)
                 off = frob_mean;
             else {
@@ -317,7 +338,8 @@ static void test_criterion_reference(void) {
                     for (j = 0; j < p; ++j) {
                         double sum = 0;
                         for (i = 0; i < p; ++i)
-                            if (lab[i] != lab[j]) sum += fabs(S[k * p * p + i * p + j]);
+                            if (lab[i] != lab[j])
+                                sum += fabs(S[k * p * p + i * p + j]);
                         colmax = entry ? colmax + sum : fmax(colmax, sum);
                     }
                     off += colmax;
@@ -336,16 +358,19 @@ static void test_criterion_reference(void) {
         {
             int clear = 1;
             for (c = 0; c < 9; ++c)
-                if (c != best_c && fabs(crit[c] - best) < 1e-9 * fabs(best) && taus[c] != taus[best_c]) clear = 0;
-            if (clear) CHECK_MSG(info.threshold == taus[best_c], "rep %d: tau %g, reference %g", rep, info.threshold,
-                                 taus[best_c]);
+                if (c != best_c && fabs(crit[c] - best) < 1e-9 * fabs(best) && taus[c] != taus[best_c])
+                    clear = 0;
+            if (clear)
+                CHECK_MSG(info.threshold == taus[best_c], "rep %d: tau %g, reference %g", rep, info.threshold,
+                          taus[best_c]);
         }
         CHECK_NEAR(info.criterion, best, 1e-9 * fabs(best));
         /* The reported blocks are the reference components of that tau. */
         {
             int nb = ref_components(p, D, info.threshold, lab), cnt[MAXP], sorted_ref[MAXP], sorted_got[MAXP];
             memset(cnt, 0, sizeof cnt);
-            for (i = 0; i < p; ++i) cnt[lab[i]]++;
+            for (i = 0; i < p; ++i)
+                cnt[lab[i]]++;
             CHECK(nb == info.n_blocks);
             for (i = 0; i < nb; ++i) {
                 sorted_ref[i] = cnt[i];
@@ -365,7 +390,8 @@ static void test_criterion_reference(void) {
                         sorted_got[j] = t;
                     }
                 }
-            for (i = 0; i < nb && nb == info.n_blocks; ++i) CHECK(sorted_ref[i] == sorted_got[i]);
+            for (i = 0; i < nb && nb == info.n_blocks; ++i)
+                CHECK(sorted_ref[i] == sorted_got[i]);
         }
     }
 }
@@ -376,38 +402,42 @@ static void test_block_detection(void) {
     const int p = 5;
     int sizes[MAXP], nb, i, sc;
     for (sc = 0; sc < 2; ++sc) {
-    isdb_jbd_scale scale = sc ? ISDB_JBD_SCALE_FROBENIUS : ISDB_JBD_SCALE_CORRELATION;
-    static const double expect_cols[5] = {0, 3, 1, 2, 4};
-    /* One matrix: links 0-3 (0.5), 2-4 (0.3); 1 alone. */
-    memset(Cbuf, 0, sizeof(double) * 25);
-    for (i = 0; i < p; ++i) Cbuf[i * p + i] = 1.0;
-    Cbuf[0 * p + 3] = Cbuf[3 * p + 0] = 0.5;
-    Cbuf[2 * p + 4] = Cbuf[4 * p + 2] = 0.3;
-    isdb__identity(p, U, 1.0);
-    CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.05, scale, U, sizes, &nb, work));
-    CHECK(nb == 3 && sizes[0] == 2 && sizes[1] == 1 && sizes[2] == 2);
-    for (i = 0; i < p; ++i) CHECK(U[(int)expect_cols[i] * p + i] == 1.0);
-    /* A threshold above every link: singletons in index order. */
-    isdb__identity(p, U, 1.0);
-    CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.9, scale, U, sizes, &nb, work));
-    CHECK(nb == 5);
-    for (i = 0; i < p; ++i) CHECK(U[i * p + i] == 1.0);
-    /* Strongest first: 0 links to 1 (0.2) and to 2 (0.4): order 0, 2, 1. */
-    memset(Cbuf, 0, sizeof(double) * 9);
-    for (i = 0; i < 3; ++i) Cbuf[i * 3 + i] = 1.0;
-    Cbuf[0 * 3 + 1] = Cbuf[1 * 3 + 0] = 0.2;
-    Cbuf[0 * 3 + 2] = Cbuf[2 * 3 + 0] = 0.4;
-    isdb__identity(3, U, 1.0);
-    CHECK_OK(isdb_jbd_blocks(3, 1, Cbuf, 0.01, scale, U, sizes, &nb, work));
-    CHECK(nb == 1 && sizes[0] == 3);
-    CHECK(U[0 * 3 + 0] == 1.0 && U[2 * 3 + 1] == 1.0 && U[1 * 3 + 2] == 1.0);
-    /* Bad arguments. */
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.0, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 1.5, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, NULL, 0.5, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.5, (isdb_jbd_scale)5, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
-    Cbuf[4] = T_NAN;
-    CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.5, scale, U, sizes, &nb, work), ISDB_ERR_NONFINITE);
+        isdb_jbd_scale scale = sc ? ISDB_JBD_SCALE_FROBENIUS : ISDB_JBD_SCALE_CORRELATION;
+        static const double expect_cols[5] = {0, 3, 1, 2, 4};
+        /* One matrix: links 0-3 (0.5), 2-4 (0.3); 1 alone. */
+        memset(Cbuf, 0, sizeof(double) * 25);
+        for (i = 0; i < p; ++i)
+            Cbuf[i * p + i] = 1.0;
+        Cbuf[0 * p + 3] = Cbuf[3 * p + 0] = 0.5;
+        Cbuf[2 * p + 4] = Cbuf[4 * p + 2] = 0.3;
+        isdb__identity(p, U, 1.0);
+        CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.05, scale, U, sizes, &nb, work));
+        CHECK(nb == 3 && sizes[0] == 2 && sizes[1] == 1 && sizes[2] == 2);
+        for (i = 0; i < p; ++i)
+            CHECK(U[(int)expect_cols[i] * p + i] == 1.0);
+        /* A threshold above every link: singletons in index order. */
+        isdb__identity(p, U, 1.0);
+        CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.9, scale, U, sizes, &nb, work));
+        CHECK(nb == 5);
+        for (i = 0; i < p; ++i)
+            CHECK(U[i * p + i] == 1.0);
+        /* Strongest first: 0 links to 1 (0.2) and to 2 (0.4): order 0, 2, 1. */
+        memset(Cbuf, 0, sizeof(double) * 9);
+        for (i = 0; i < 3; ++i)
+            Cbuf[i * 3 + i] = 1.0;
+        Cbuf[0 * 3 + 1] = Cbuf[1 * 3 + 0] = 0.2;
+        Cbuf[0 * 3 + 2] = Cbuf[2 * 3 + 0] = 0.4;
+        isdb__identity(3, U, 1.0);
+        CHECK_OK(isdb_jbd_blocks(3, 1, Cbuf, 0.01, scale, U, sizes, &nb, work));
+        CHECK(nb == 1 && sizes[0] == 3);
+        CHECK(U[0 * 3 + 0] == 1.0 && U[2 * 3 + 1] == 1.0 && U[1 * 3 + 2] == 1.0);
+        /* Bad arguments. */
+        CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.0, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 1.5, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_jbd_blocks(3, 1, NULL, 0.5, scale, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.5, (isdb_jbd_scale)5, U, sizes, &nb, work), ISDB_ERR_INVALID_ARG);
+        Cbuf[4] = T_NAN;
+        CHECK_RESULT(isdb_jbd_blocks(3, 1, Cbuf, 0.5, scale, U, sizes, &nb, work), ISDB_ERR_NONFINITE);
     }
 }
 
@@ -422,7 +452,8 @@ static double offdiag_mass(int p, int m, const double *C, const double *M) {
         matmul(p, p, p, T1, M, S);
         for (i = 0; i < p; ++i)
             for (j = 0; j < p; ++j)
-                if (i != j) s += (long double)S[i * p + j] * S[i * p + j];
+                if (i != j)
+                    s += (long double)S[i * p + j] * S[i * p + j];
     }
     return (double)s;
 }
@@ -441,7 +472,8 @@ static double diagonalizer_error(int p, const int *tsz, int tnb, const double *M
             int c;
             for (c = toff; c < toff + tsz[b]; ++c) {
                 double d = 0.0;
-                for (i = 0; i < p; ++i) d += Q[i * p + c] * M[i * p + j];
+                for (i = 0; i < p; ++i)
+                    d += Q[i * p + c] * M[i * p + j];
                 s += d * d;
             }
             if (s > best) {
@@ -454,10 +486,12 @@ static double diagonalizer_error(int p, const int *tsz, int tnb, const double *M
         int cnt = 0;
         for (j = 0; j < p; ++j)
             if (owner[j] == b) {
-                for (i = 0; i < p; ++i) Msel[i * p + cnt] = M[i * p + j];
+                for (i = 0; i < p; ++i)
+                    Msel[i * p + cnt] = M[i * p + j];
                 ++cnt;
             }
-        if (cnt != tsz[b]) return 1e300;
+        if (cnt != tsz[b])
+            return 1e300;
         projector(p, Q, toff, tsz[b], P1);
         projector(p, Msel, 0, cnt, P2);
         worst = fmax(worst, rel_diff(p, p, P2, P1) * frob(p, p, P1));
@@ -541,7 +575,8 @@ static void test_edge_cases(void) {
         int k, s2[MAXP];
         isdb_rng_seed(&rng, 3);
         planted(&rng, GAUSS, 4, sz, 2, 1, Cbuf);
-        for (k = 1; k < 4; ++k) memcpy(Cbuf + k * 16, Cbuf, sizeof(double) * 16);
+        for (k = 1; k < 4; ++k)
+            memcpy(Cbuf + k * 16, Cbuf, sizeof(double) * 16);
         CHECK(isdb_jbd(4, 4, Cbuf, NULL, U, sizes, work, &info) >= 0);
         CHECK(orthogonality_error(4, 4, U) < 1e-13);
         CHECK(isdb_jbd(4, 4, Cbuf, NULL, U2, s2, work, &info) >= 0);
