@@ -16,7 +16,8 @@
       1. Documentation (this block): options, quick start, conventions,
          one block per policy, history.
       2. Public declarations: version, results, allocator, random numbers,
-         dense linear algebra, the policy interface, the policies,
+         dense linear algebra, joint block diagonalization, the policy
+         interface, the policies,
          simulation environments and the regret harness.
       3. Implementation (only with ISDB_IMPLEMENTATION).
       4. License.
@@ -156,7 +157,94 @@
 
    [doc:bob]
 
-   [doc:isd]
+   ISD-LINUCB (isdb_isd): Lazzaretto, Peters, Pfister, "Invariance-based
+   dynamic regret minimization", arXiv 2603.03843 (2026), Algorithm 1.
+      The parameter is split as gamma_t = beta_inv + delta_t with beta_inv
+      in an invariant subspace S_inv (never changes) and delta_t in its
+      orthogonal complement S_res, the two parts of the features being
+      uncorrelated. Offline (at init; again at every recompute): the
+      decomposition U = [U_inv U_res] and beta_inv are fitted to logged
+      rows (X0, R0) by isdb_isd_estimate (JBD of window covariances, an
+      invariance statistic per block, cross-validation; see the JBD and
+      ISD declarations), or given (oracle = 1: U_inv, and beta_inv or eq. 6
+      on the log). beta_inv is OLS inside S_inv (eq. 6, no ridge), with
+      Sigma_beta = U_inv^T X^T X U_inv. Online, round t: ridge regression
+      of r = y - x.beta_inv on z = U_res^T x (lambda I + sum z z^T), delta =
+      U_res V^-1 b, and every arm scored
+        PAPER  x.(beta_inv + delta) + r_inv ||U_inv^T x||_{Sigma_beta^-1}
+                                    + r_res ||U_res^T x||_{V^-1}
+               (the support function of the Minkowski sum of the two
+               confidence sets), with eqs. 25 and 30 read as NORM radii
+               (the paper's eq. 7 writes ||.||^2 <= rho, its proofs use rho
+               as a norm bound; we use the norm reading):
+               r_inv = sigma sqrt(max(0, 2 ln(1/eta) + p_inv ln(L^2 /
+                       (p_inv l0)))) + 2 L^2 M sqrt(2/l0 ln((p_inv + 1)/eta))
+                       + sqrt(p_inv n) DPi L M + sqrt(n/l0) DPi L^2 M,
+               r_res = OFUL's det-trace radius in p_res dimensions at eta/2
+                       + L M DPi sqrt(p_res t)
+                       + L (r_inv / sqrt(l0 n) + M DPi) sqrt(p_res t),
+               n the rows of the fit, l0 = lambda_min(X^T X / n), t the
+               residual rows (min(w, t) with a window, (1 - g^2t)/(1 - g^2)
+               with discounting), DPi the subspace error: 0 with an oracle
+               subspace, else delta_pi or the plug-in sqrt(lambda_max(X^T X
+               / n) ln(2 d / eta) / n). Oracle beta_inv: r_inv = 0, eta
+               unsplit (Theorem 1).
+        CODE   x.(beta_inv + delta) + alpha_t sqrt(||.||^2_{Sigma_beta^-1}
+               + ||.||^2_{V^-1}), alpha_t = M (p_res/d) sqrt(lambda) +
+               sqrt(2 ln(1/eta) + p_inv ln(1 + 1/(p_inv lambda_min(
+               Sigma_beta))) + p_res ln(1 + t/(lambda p_res))): what the
+               authors' experiments ran (they also use the ridge lambda
+               p_res/d; set lambda accordingly to match).
+        FIXED  the same joint ellipsoid with the constant alpha.
+      alpha multiplies PAPER and CODE widths. The residual learner is
+      LinUCB (all online rows; the paper), a sliding window of w rows
+      (exact: rank-one update and checked downdate, rebuilt from the kept
+      rows on refusal and every `refresh`), or discounting by gamma with
+      D-LinUCB's V-tilde width ||V^-1 z||_Vt (the two non-stationary
+      variants the paper names without analysing). p_inv = 0: beta_inv = 0
+      and, with U = I (oracle, or a fallback), the policy is LinUCB with
+      the det-trace width, bit for bit. p_res = 0: no online learning; the
+      score is x.beta_inv plus the invariant width (force_residual in the
+      estimator keeps p_res >= 1 instead, as the paper requires p_inv < d).
+      Recompute (recompute_every = W > 0): every W updates the kept online
+      rows (history, a ring of the last rows) join the offline rows, the
+      decomposition and beta_inv are refitted (in oracle mode beta_inv
+      only) and the residual learner is rebuilt from the kept rows under
+      the new basis; a failed refit keeps the old one (counted).
+      Invariance monitor (OUR EXTENSION, not in the paper): every
+      monitor_every updates, on the last monitor_window rows, an F test of
+      whether the d coordinates explain y - x.beta_inv better than the
+      p_res residual coordinates alone: F = ((RSS_res - RSS_all)/p_inv) /
+      (RSS_all/(n - d)) against its 1 - monitor_level quantile (exact under
+      Gaussian noise, a right beta_inv and a residual part constant over the
+      window). An alarm means the invariant part no longer explains the
+      data: FALLBACK switches to all d dimensions (U = I, beta_inv = 0, a
+      fresh residual learner, i.e. LinUCB / SW / D-LinUCB in full); RECOMPUTE
+      refits first and falls back on a second alarm before the next
+      scheduled recompute.
+      Defaults: estimated mode, LinUCB residual learner, PAPER widths,
+      lambda 1, eta 0.01, sigma = L = M = 1, alpha 1, no recompute, no
+      monitor; window 100, gamma 0.99 when chosen. The estimator's
+      defaults are the authors' (25 windows of n/8 rows, 10 folds, 2 d
+      adaptation rows) except three documented choices: Jacobi angles
+      (U-WEDGE available), per-pair correlations for block detection (the
+      code's Frobenius scale available) and a paired one-standard-error
+      rule (the code's unpaired one available); no intercept (eq. 6; the
+      code's intercept available).
+      Cost per round: select O(K d (1 + p_res) + K p_res^2), plus O(K d
+      p_inv) when beta_inv is estimated (its width); update O(d p_res +
+      p_res^2) (LinUCB, window; refactorisation every p_res updates, window
+      rebuilds O(w p_res^2) every max(w, p_res)), O(d p_res + p_res^3) for
+      discounting. A recompute costs one isdb_isd_estimate on n0 + history
+      rows: O(n d^2) for the covariances and Gram matrices, O(sweeps m d^3)
+      for the JBD, O(|candidates| n (d p_res + p_res^3)) for the
+      cross-validation (about 10 ms at d = 10, n = 8000 here). The monitor
+      adds O(monitor_window d^2 + d^3) per test. Memory (doubles): (n0 + H)
+      (d + 1) for the rows (H = history), H (d + 1) for the ring, 15 d^2
+      for three decompositions and the learner (+ 4 d^2 discounting), and a
+      scratch of 8 d^2 or, in estimated mode, the estimator's workspace if
+      larger (about (m + 10) d^2 + k d^2 + n + F d for m windows, k folds
+      of F rows).
 
    [doc:opkb]
 
