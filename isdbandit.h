@@ -243,7 +243,7 @@
       (d + 1) for the rows (H = history), H (d + 1) for the ring, 15 d^2
       for three decompositions and the learner (+ 4 d^2 discounting), and a
       scratch of 8 d^2 or, in estimated mode, the estimator's workspace if
-      larger (about (m + 10) d^2 + k d^2 + n + F d for m windows, k folds
+      larger (about (2 m + k + 12) d^2 + n + F d for m windows and k folds
       of F rows).
 
    [doc:opkb]
