@@ -1269,7 +1269,9 @@ ISDB_API isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isd
                                        isdb_isd_env *env);
 /* T0 logged offline rows: X0 (T0 x d) the features of the logged actions,
    R0 (T0) their rewards, noise of sd log_noise_sd; `seed` drives the
-   features, the logger and the noise. Does not change env. */
+   features, the logger and the noise. The online stream of env is not
+   changed (only its scratch is used: not concurrently with
+   isdb_env_next on the same env). */
 ISDB_API isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_isd_logger logger,
                                           double log_noise_sd, uint64_t seed, double *X0, double *R0);
 /* The columns of U spanning the invariant subspace (d x p_inv, in block
