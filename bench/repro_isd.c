@@ -85,9 +85,9 @@ typedef struct series {
 /* A line plot: one polyline per series, axes with five ticks, a legend. */
 static void svg_plot(const char *file, const char *title, const char *xlabel, const char *ylabel, const series *s,
                      int ns) {
-    static const char *colors[8] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                    "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
-    const double W = 720, H = 440, l = 70, r = 200, t = 40, b = 50;
+    static const char *colors[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+    const double W = 860, H = 440, l = 70, r = 300, t = 40, b = 50;
     double x0 = 1e300, x1 = -1e300, y0 = 0.0, y1 = -1e300;
     int i, j, k;
     FILE *f = open_out(file);
@@ -126,13 +126,13 @@ static void svg_plot(const char *file, const char *title, const char *xlabel, co
     fprintf(f, "<text x=\"16\" y=\"%.0f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.0f)\">%s</text>\n",
             (H - b + t) / 2, (H - b + t) / 2, ylabel);
     for (i = 0; i < ns; ++i) {
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[i % 8]);
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[i % 10]);
         for (j = 0; j < s[i].n; ++j)
             fprintf(f, "%.1f,%.1f ", l + (W - r - l) * (s[i].x[j] - x0) / (x1 - x0),
                     H - b - (H - b - t) * (s[i].y[j] - y0) / (y1 - y0));
         fprintf(f, "\"/>\n");
         fprintf(f, "<line x1=\"%.0f\" y1=\"%d\" x2=\"%.0f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>\n", W - r + 12,
-                50 + 18 * i, W - r + 36, 50 + 18 * i, colors[i % 8]);
+                50 + 18 * i, W - r + 36, 50 + 18 * i, colors[i % 10]);
         fprintf(f, "<text x=\"%.0f\" y=\"%d\">%s</text>\n", W - r + 42, 54 + 18 * i, s[i].name);
     }
     fprintf(f, "</svg>\n");
