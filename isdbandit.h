@@ -1072,7 +1072,8 @@ ISDB_API void isdb_isd_radii(const isdb_isd *pol, double *r_inv, double *r_res);
 ISDB_API isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, double *bonus_inv,
                                       double *bonus_res);
 /* Re-estimates now on the offline rows and the kept online rows, as a
-   scheduled recompute does. On failure the state is unchanged. */
+   scheduled recompute does. On failure the decomposition and the learner
+   are unchanged (the failure is counted in the info). */
 ISDB_API isdb_result isdb_isd_recompute(isdb_isd *pol);
 
 /* [decl:opkb] */
