@@ -111,7 +111,81 @@ static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void 
     return heap ? isdb_bob_init_preallocated(&c, heap, (isdb_bob *)mem) : isdb_bob_heap_size(&c, bytes);
 }
 
-/* [cases:isd] */
+/* ISD-linUCB needs logged offline rows: 200 rows of the invariant
+   subspace environment (blocks d - 2 and 2, the second residual), the
+   same for every call with the same d. Sizes the env refuses (d < 3 or
+   beyond the buffers) leave the data empty, and init then refuses d. */
+#define ISD_N0 200
+static double isd_X0[ISD_N0 * 8], isd_R0[ISD_N0], isd_Uinv[8 * 8], isd_beta[8];
+
+static int isd_offline(int d) {
+    isdb_isd_env env;
+    int sizes[2], res[2] = {0, 1};
+    isdb_isd_env_config c;
+    if (d < 3 || d > 8) return 0;
+    sizes[0] = d - 2;
+    sizes[1] = 2;
+    c = isdb_isd_env_config_init(d, 5, 2, sizes, res);
+    c.cov_period = 50;
+    if (isdb_isd_env_init(&c, NULL, &env) != ISDB_OK) return 0;
+    if (isdb_isd_env_offline(&env, ISD_N0, ISDB_ISD_LOG_UNIFORM, 0.5, 7, isd_X0, isd_R0) != ISDB_OK) return 0;
+    isdb_isd_env_invariant_basis(&env, isd_Uinv);
+    memcpy(isd_beta, env.beta_inv, sizeof(double) * (size_t)d);
+    isdb_env_uninit(&env.base);
+    return d - 2;
+}
+
+static isdb_result make_isd(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_isd_config c;
+    isd_offline(d);
+    c = isdb_isd_config_init(d, max_arms, ISD_N0, isd_X0, isd_R0);
+    c.lambda = 0.5;
+    c.recompute_every = 9;
+    c.monitor = ISDB_ISD_MONITOR_FALLBACK;
+    c.monitor_window = 30;
+    c.monitor_every = 5;
+    c.monitor_level = 0.2; /* alarms are likely: the fallback path runs */
+    return isdb_isd_init(&c, alloc, (isdb_isd *)mem);
+}
+
+static isdb_result make_isd_window(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_isd_config c;
+    int pi = isd_offline(d);
+    c = isdb_isd_config_init(d, max_arms, ISD_N0, isd_X0, isd_R0);
+    c.oracle = 1;
+    c.p_inv = pi;
+    c.U_inv = isd_Uinv;
+    c.learner = ISDB_ISD_RES_WINDOW;
+    c.window = 5;
+    c.radius = ISDB_ISD_RADIUS_CODE;
+    c.recompute_every = 11;
+    return isdb_isd_init(&c, alloc, (isdb_isd *)mem);
+}
+
+static isdb_result make_isd_discount(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_isd_config c;
+    int pi = isd_offline(d);
+    c = isdb_isd_config_init(d, max_arms, ISD_N0, isd_X0, isd_R0);
+    c.oracle = 1;
+    c.p_inv = pi;
+    c.U_inv = isd_Uinv;
+    c.beta_inv = isd_beta;
+    c.learner = ISDB_ISD_RES_DISCOUNT;
+    c.gamma = 0.9;
+    c.radius = ISDB_ISD_RADIUS_FIXED;
+    c.alpha = 0.7;
+    c.monitor = ISDB_ISD_MONITOR_RECOMPUTE;
+    c.monitor_window = 20;
+    c.monitor_level = 0.3;
+    return isdb_isd_init(&c, alloc, (isdb_isd *)mem);
+}
+
+static isdb_result pre_isd(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_isd_config c;
+    isd_offline(d);
+    c = isdb_isd_config_init(d, max_arms, ISD_N0, isd_X0, isd_R0);
+    return heap ? isdb_isd_init_preallocated(&c, heap, (isdb_isd *)mem) : isdb_isd_heap_size(&c, bytes);
+}
 
 /* OPKB keeps a fixed arm set: a deterministic one for each (d, N), the
    same in make_ and in the round generator. */
@@ -279,7 +353,9 @@ static const policy_case cases[] = {
     {"lints plain", make_lints_plain, pre_lints, 3, 5, NULL},
     {"bob", make_bob, pre_bob, 4, 6, NULL},
     {"bob long", make_bob_long, pre_bob, 3, 5, NULL},
-    /* [rows:isd] */
+    {"isd estimated", make_isd, pre_isd, 4, 6, NULL},
+    {"isd oracle window", make_isd_window, pre_isd, 5, 6, NULL},
+    {"isd oracle discount", make_isd_discount, pre_isd, 4, 5, NULL},
     {"opkb", make_opkb, pre_opkb, 3, 6, round_opkb},
     {"opkb adaptive", make_opkb_ada, pre_opkb, 3, 7, round_opkb},
     {"oam", make_oam, pre_oam, 3, 4, round_oam},
