@@ -1,18 +1,25 @@
 /* soak.c - long runs checked against exact refits (`make soak`).
-   A drifting problem (theta rotating in two planes, 10 arms a round on the
-   unit sphere, noise 0.1) is played for --steps rounds (default 10^6) by
-   SW-UCB (w = 100, d = 10, the issue's setting), the same SW-UCB with its
-   periodic rebuilds switched off (swucb-raw: only refused downdates
-   rebuild, so the drift of 10^6 update/downdate pairs shows), LinUCB and
-   D-LinUCB. At the
-   end each policy's estimate theta and its widths ||x|| (in the policy's
-   metric) for 50 probe vectors are compared with a refit computed here in
-   long double: SW-UCB from the stored last w observations, LinUCB from
-   long-double running sums of all observations, D-LinUCB from a long-double
-   run of its recursion. It also checks that nothing was allocated after
-   init. Passes when every relative difference is below 1e-9.
+   A drifting problem (theta rotating in two planes of its first four
+   coordinates, 10 arms a round on the unit sphere of R^10, noise 0.1) is
+   played for --steps rounds (default 10^7) by
+     swucb      SW-UCB, w = 100 (issue 2's setting: d = 10, w = 100);
+     swucb-raw  the same with its periodic rebuilds off (only refused
+                downdates rebuild), so the drift of the update/downdate
+                pairs shows;
+     linucb     LinUCB;
+     dlinucb    D-LinUCB, gamma 0.995;
+     isd        ISD-linUCB in oracle mode (the invariant subspace: the six
+                coordinates theta never uses, beta_inv = 0) with a sliding
+                window of 100 as its residual learner.
+   At round 10^6 and at the end, each policy's estimate and its widths for
+   50 probe vectors are compared with a refit computed here in long double:
+   the windowed ones from the stored last 100 observations, LinUCB from
+   long-double running sums of everything, D-LinUCB from a long-double run
+   of its recursion. It also checks that nothing was allocated after init
+   and that the step counter kept count. Passes when every relative
+   difference is below 1e-9.
 
-   usage: soak [--steps N] [--policy swucb|swucb-raw|linucb|dlinucb|all] */
+   usage: soak [--steps N] [--policy NAME|all] */
 #define _POSIX_C_SOURCE 199309L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
@@ -26,10 +33,15 @@
 #define D 10
 #define K 10
 #define W 100
+#define Q 4 /* ISD's residual dimension: the coordinates theta uses */
 #define PROBES 50
 #define GAMMA 0.995
 #define LAMBDA 1.0
 #define TOL 1e-9
+#define CHECKPOINT 1000000L
+
+enum { SWUCB, SWUCB_RAW, LINUCB, DLINUCB, ISD, N_POLICIES };
+static const char *names[N_POLICIES] = {"swucb", "swucb-raw", "linucb", "dlinucb", "isd"};
 
 static double now(void) {
     struct timespec ts;
@@ -78,27 +90,30 @@ static void solve_ld(int n, const long double *A, const long double *b, long dou
     }
 }
 
-/* The reference of one policy: Gram matrices and b in long double. */
+/* What the refit needs: long-double sums (LinUCB, D-LinUCB) or the last W
+   observations (the windowed policies). */
 typedef struct reference {
+    int policy;
     long double V[D * D], Vt[D * D], b[D];
     double ring_x[W * D], ring_y[W];
     long count;
 } reference;
 
-static void reference_init(reference *r) {
+static int windowed(int policy) { return policy == SWUCB || policy == SWUCB_RAW || policy == ISD; }
+
+static void reference_init(reference *r, int policy) {
     int i;
     memset(r, 0, sizeof *r);
+    r->policy = policy;
     for (i = 0; i < D; ++i) r->V[i * D + i] = r->Vt[i * D + i] = LAMBDA;
 }
 
-static int is_window(const char *policy) { return strncmp(policy, "swucb", 5) == 0; }
-
-static void reference_add(reference *r, const char *policy, const double *x, double y) {
+static void reference_add(reference *r, const double *x, double y) {
     int i, j;
-    if (is_window(policy)) {
+    if (windowed(r->policy)) {
         memcpy(r->ring_x + (r->count % W) * D, x, sizeof(double) * D);
         r->ring_y[r->count % W] = y;
-    } else if (strcmp(policy, "linucb") == 0) {
+    } else if (r->policy == LINUCB) {
         for (i = 0; i < D; ++i) {
             for (j = 0; j < D; ++j) r->V[i * D + j] += (long double)x[i] * x[j];
             r->b[i] += (long double)y * x[i];
@@ -117,71 +132,151 @@ static void reference_add(reference *r, const char *policy, const double *x, dou
     r->count++;
 }
 
-/* The window's sums, for SW-UCB. */
-static void reference_window(reference *r) {
-    int i, j, k, n = r->count < W ? (int)r->count : W;
-    for (i = 0; i < D * D; ++i) r->V[i] = (i % (D + 1)) == 0 ? LAMBDA : 0.0L;
-    for (i = 0; i < D; ++i) r->b[i] = 0.0L;
-    for (k = 0; k < n; ++k)
-        for (i = 0; i < D; ++i) {
-            for (j = 0; j < D; ++j) r->V[i * D + j] += (long double)r->ring_x[k * D + i] * r->ring_x[k * D + j];
-            r->b[i] += (long double)r->ring_y[k] * r->ring_x[k * D + i];
+/* The refit's Gram matrix (n x n: n = D, or Q for ISD's residual
+   coordinates) and b into V, b. */
+static int reference_gram(const reference *r, long double *V, long double *b) {
+    int n = r->policy == ISD ? Q : D, rows = r->count < W ? (int)r->count : W, i, j, k;
+    if (!windowed(r->policy)) {
+        memcpy(V, r->V, sizeof r->V);
+        memcpy(b, r->b, sizeof r->b);
+        return n;
+    }
+    for (i = 0; i < n * n; ++i) V[i] = (i % (n + 1)) == 0 ? LAMBDA : 0.0L;
+    for (i = 0; i < n; ++i) b[i] = 0.0L;
+    for (k = 0; k < rows; ++k)
+        for (i = 0; i < n; ++i) {
+            for (j = 0; j < n; ++j) V[i * n + j] += (long double)r->ring_x[k * D + i] * r->ring_x[k * D + j];
+            b[i] += (long double)r->ring_y[k] * r->ring_x[k * D + i];
         }
+    return n;
 }
 
-/* Width of x in the policy's metric: ||x||_{V^-1}, or for D-LinUCB
-   ||V^-1 x||_Vt. */
-static long double reference_width(const reference *r, const char *policy, const double *x) {
+typedef union any_policy {
+    isdb_linucb a;
+    isdb_swucb b;
+    isdb_dlinucb c;
+    isdb_isd e;
+} any_policy;
+
+static isdb_result make(int policy, any_policy *mem, const isdb_allocator *alloc) {
+    if (policy == SWUCB || policy == SWUCB_RAW) {
+        isdb_swucb_config c = isdb_swucb_config_init(D, K, W);
+        if (policy == SWUCB_RAW) c.refresh = 2147483647;
+        return isdb_swucb_init(&c, alloc, &mem->b);
+    }
+    if (policy == LINUCB) {
+        isdb_linucb_config c = isdb_linucb_config_init(D, K);
+        return isdb_linucb_init(&c, alloc, &mem->a);
+    }
+    if (policy == DLINUCB) {
+        isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, GAMMA);
+        return isdb_dlinucb_init(&c, alloc, &mem->c);
+    } else {
+        static double U_inv[D * (D - Q)], beta_inv[D];
+        isdb_isd_config c = isdb_isd_config_init(D, K, 0, NULL, NULL);
+        int i;
+        memset(U_inv, 0, sizeof U_inv);
+        for (i = 0; i < D - Q; ++i) U_inv[(Q + i) * (D - Q) + i] = 1.0;
+        c.oracle = 1;
+        c.p_inv = D - Q;
+        c.U_inv = U_inv;
+        c.beta_inv = beta_inv;
+        c.learner = ISDB_ISD_RES_WINDOW;
+        c.window = W;
+        c.lambda = LAMBDA;
+        c.radius = ISDB_ISD_RADIUS_FIXED;
+        return isdb_isd_init(&c, alloc, &mem->e);
+    }
+}
+
+/* The policy's estimate (in R^D) and the width (in the policy's metric,
+   beta excluded) of x. */
+static void policy_estimate(int policy, any_policy *mem, double *est) {
+    if (policy == SWUCB || policy == SWUCB_RAW) isdb_swucb_theta(&mem->b, est);
+    if (policy == LINUCB) isdb_linucb_theta(&mem->a, est);
+    if (policy == DLINUCB) isdb_dlinucb_theta(&mem->c, est);
+    if (policy == ISD) isdb_isd_gamma(&mem->e, est);
+}
+
+static double policy_width(int policy, any_policy *mem, const double *x) {
+    double bonus = 0.0, r_res = 1.0;
+    if (policy == SWUCB || policy == SWUCB_RAW) {
+        isdb_swucb_explain(&mem->b, x, NULL, &bonus);
+        return bonus / isdb_swucb_beta(&mem->b);
+    }
+    if (policy == LINUCB) {
+        isdb_linucb_explain(&mem->a, x, NULL, &bonus);
+        return bonus / isdb_linucb_beta(&mem->a);
+    }
+    if (policy == DLINUCB) {
+        isdb_dlinucb_explain(&mem->c, x, NULL, &bonus);
+        return bonus / isdb_dlinucb_beta(&mem->c);
+    }
+    isdb_isd_explain(&mem->e, x, NULL, NULL, &bonus);
+    isdb_isd_radii(&mem->e, NULL, &r_res);
+    return bonus / r_res;
+}
+
+/* The same width from the refit: ||x||_{V^-1} (in ISD's residual
+   coordinates), or for D-LinUCB ||V^-1 x||_Vt. */
+static long double reference_width(const reference *r, const long double *V, int n, const double *x) {
     long double xl[D], u[D], q = 0.0L;
     int i, j;
-    for (i = 0; i < D; ++i) xl[i] = x[i];
-    solve_ld(D, r->V, xl, u);
-    if (strcmp(policy, "dlinucb") != 0) {
-        for (i = 0; i < D; ++i) q += u[i] * xl[i];
+    for (i = 0; i < n; ++i) xl[i] = x[i];
+    solve_ld(n, V, xl, u);
+    if (r->policy != DLINUCB) {
+        for (i = 0; i < n; ++i) q += u[i] * xl[i];
     } else {
-        for (i = 0; i < D; ++i)
-            for (j = 0; j < D; ++j) q += u[i] * r->Vt[i * D + j] * u[j];
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < n; ++j) q += u[i] * r->Vt[i * n + j] * u[j];
     }
     return sqrtl(q);
 }
 
-static int soak(const char *policy, long steps) {
-    static union {
-        isdb_linucb a;
-        isdb_swucb b;
-        isdb_dlinucb c;
-    } mem;
+/* Largest relative differences of the estimate and of the widths from the
+   refit; 1 when both are below TOL. */
+static int compare(int policy, any_policy *mem, const reference *ref, isdb_rng *rng, double *err_est,
+                   double *err_width) {
+    long double V[D * D], b[D], est_ref[D];
+    double est[D], probe[D], norm = 0.0;
+    int n = reference_gram(ref, V, b), i, k;
+    for (i = 0; i < D; ++i) est_ref[i] = 0.0L;
+    solve_ld(n, V, b, est_ref);
+    policy_estimate(policy, mem, est);
+    *err_est = *err_width = 0.0;
+    for (i = 0; i < D; ++i) norm += (double)(est_ref[i] * est_ref[i]);
+    for (i = 0; i < D; ++i) *err_est = fmax(*err_est, fabs(est[i] - (double)est_ref[i]) / sqrt(norm));
+    for (k = 0; k < PROBES; ++k) {
+        long double want;
+        for (i = 0; i < D; ++i) probe[i] = isdb_rng_normal(rng);
+        want = reference_width(ref, V, n, probe);
+        *err_width = fmax(*err_width, fabs(policy_width(policy, mem, probe) - (double)want) / (double)want);
+    }
+    return *err_est < TOL && *err_width < TOL;
+}
+
+static int soak(int policy, long steps) {
+    static any_policy mem;
     static reference ref;
     isdb_allocator alloc;
     isdb_policy *p = (isdb_policy *)&mem;
-    isdb_result r = ISDB_OK;
-    isdb_rng rng;
-    double X[K * D], theta[D], est[D], probe[D], t0, err_theta = 0.0, err_width = 0.0, norm_theta = 0.0;
-    long double theta_ref[D];
+    isdb_result r;
+    isdb_rng rng, probes;
+    double X[K * D], theta[D], t0, e_est, e_width;
     long s, after_init;
-    int i, k, arm;
+    int i, k, arm, ok = 1;
     alloc.alloc_fn = counting_alloc;
     alloc.free_fn = counting_free;
     alloc.user = NULL;
     allocations = 0;
-    if (is_window(policy)) {
-        isdb_swucb_config c = isdb_swucb_config_init(D, K, W);
-        if (strcmp(policy, "swucb-raw") == 0) c.refresh = 2147483647;
-        r = isdb_swucb_init(&c, &alloc, &mem.b);
-    } else if (strcmp(policy, "linucb") == 0) {
-        isdb_linucb_config c = isdb_linucb_config_init(D, K);
-        r = isdb_linucb_init(&c, &alloc, &mem.a);
-    } else {
-        isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, GAMMA);
-        r = isdb_dlinucb_init(&c, &alloc, &mem.c);
-    }
-    if (r != ISDB_OK) {
-        fprintf(stderr, "%s: %s\n", policy, isdb_result_string(r));
+    if ((r = make(policy, &mem, &alloc)) != ISDB_OK) {
+        fprintf(stderr, "%s: %s\n", names[policy], isdb_result_string(r));
         return 0;
     }
     after_init = allocations;
-    reference_init(&ref);
+    reference_init(&ref, policy);
     isdb_rng_seed(&rng, 2026);
+    isdb_rng_seed(&probes, 77);
     t0 = now();
     for (s = 0; s < steps; ++s) {
         double a = 2e-4 * (double)s, y;
@@ -201,71 +296,53 @@ static int soak(const char *policy, long steps) {
         if ((r = isdb_policy_select(p, X, K, &arm)) != ISDB_OK) break;
         y = isdb__dot(D, X + arm * D, theta) + 0.1 * isdb_rng_normal(&rng);
         if ((r = isdb_policy_update(p, arm, X + arm * D, y)) != ISDB_OK) break;
-        reference_add(&ref, policy, X + arm * D, y);
-        if (steps >= 10 && s % (steps / 10) == 0) fprintf(stderr, "\r%s: %ld%%", policy, 100 * s / steps);
+        reference_add(&ref, X + arm * D, y);
+        if (s + 1 == CHECKPOINT && steps > CHECKPOINT) {
+            ok &= compare(policy, &mem, &ref, &probes, &e_est, &e_width);
+            printf("%-9s %10ld %9s %12.2e %12.2e %8s %s\n", names[policy], s + 1, "", e_est, e_width, "",
+                   e_est < TOL && e_width < TOL ? "ok" : "FAILED");
+        }
+        if (steps >= 100 && s % (steps / 100) == 0) fprintf(stderr, "\r%s: %ld%%", names[policy], 100 * s / steps);
     }
     t0 = now() - t0;
-    fprintf(stderr, "\r              \r");
+    fprintf(stderr, "\r                    \r");
     if (r != ISDB_OK) {
-        fprintf(stderr, "%s stopped at step %ld: %s\n", policy, s, isdb_result_string(r));
+        fprintf(stderr, "%s stopped at step %ld: %s\n", names[policy], s, isdb_result_string(r));
         return 0;
     }
-    if (is_window(policy)) reference_window(&ref);
-    solve_ld(D, ref.V, ref.b, theta_ref);
-    if (is_window(policy))
-        isdb_swucb_theta(&mem.b, est);
-    else if (strcmp(policy, "linucb") == 0)
-        isdb_linucb_theta(&mem.a, est);
-    else
-        isdb_dlinucb_theta(&mem.c, est);
-    for (i = 0; i < D; ++i) norm_theta += (double)(theta_ref[i] * theta_ref[i]);
-    for (i = 0; i < D; ++i) err_theta = fmax(err_theta, fabs(est[i] - (double)theta_ref[i]) / sqrt(norm_theta));
-    for (k = 0; k < PROBES; ++k) {
-        double bonus = 0.0, beta;
-        long double want;
-        for (i = 0; i < D; ++i) probe[i] = isdb_rng_normal(&rng);
-        if (is_window(policy)) {
-            isdb_swucb_explain(&mem.b, probe, NULL, &bonus);
-            beta = isdb_swucb_beta(&mem.b);
-        } else if (strcmp(policy, "linucb") == 0) {
-            isdb_linucb_explain(&mem.a, probe, NULL, &bonus);
-            beta = isdb_linucb_beta(&mem.a);
-        } else {
-            isdb_dlinucb_explain(&mem.c, probe, NULL, &bonus);
-            beta = isdb_dlinucb_beta(&mem.c);
-        }
-        want = reference_width(&ref, policy, probe);
-        err_width = fmax(err_width, fabs(bonus / beta - (double)want) / (double)want);
-    }
-    printf("%-9s %10ld %9.3f %12.2e %12.2e %8ld %s\n", policy, steps, 1e9 * t0 / (double)steps, err_theta, err_width,
-           allocations - after_init,
-           err_theta < TOL && err_width < TOL && allocations == after_init ? "ok" : "FAILED");
-    if (is_window(policy))
-        printf("         (%llu exact rebuilds, %llu of them after a refused downdate)\n",
+    ok &= compare(policy, &mem, &ref, &probes, &e_est, &e_width);
+    ok &= allocations == after_init && p->t == (uint64_t)steps;
+    printf("%-9s %10ld %9.0f %12.2e %12.2e %8ld %s\n", names[policy], steps, 1e9 * t0 / (double)steps, e_est,
+           e_width, allocations - after_init, ok ? "ok" : "FAILED");
+    if (policy == SWUCB || policy == SWUCB_RAW)
+        printf("          (%llu exact rebuilds, %llu of them after a refused downdate)\n",
                (unsigned long long)mem.b.rebuilds, (unsigned long long)mem.b.refusals);
     isdb_policy_uninit(p);
-    return err_theta < TOL && err_width < TOL && allocations == after_init;
+    return ok;
 }
 
 int main(int argc, char **argv) {
-    static const char *all[4] = {"swucb", "swucb-raw", "linucb", "dlinucb"};
     const char *only = "all";
-    long steps = 1000000;
-    int i, ok = 1;
+    long steps = 10000000L;
+    int i, ok = 1, any = 0;
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc && atol(argv[i + 1]) > 0)
             steps = atol(argv[++i]);
         else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
             only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--steps N] [--policy swucb|swucb-raw|linucb|dlinucb|all]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--steps N] [--policy swucb|swucb-raw|linucb|dlinucb|isd|all]\n", argv[0]);
             return 2;
         }
     }
     printf("soak: d=%d, %d arms, drifting theta; estimate and widths against a long-double refit (tolerance %g)\n", D,
            K, TOL);
-    printf("%-9s %10s %9s %12s %12s %8s\n", "policy", "steps", "ns/step", "theta err", "width err", "allocs");
-    for (i = 0; i < 4; ++i)
-        if (strcmp(only, "all") == 0 || strcmp(only, all[i]) == 0) ok &= soak(all[i], steps);
-    return ok ? 0 : 1;
+    printf("%-9s %10s %9s %12s %12s %8s\n", "policy", "steps", "ns/step", "est. err", "width err", "allocs");
+    for (i = 0; i < N_POLICIES; ++i)
+        if (strcmp(only, "all") == 0 || strcmp(only, names[i]) == 0) {
+            ok &= soak(i, steps);
+            any = 1;
+        }
+    if (!any) fprintf(stderr, "no policy named %s\n", only);
+    return ok && any ? 0 : 1;
 }
