@@ -339,6 +339,9 @@
       + p^3))) and solves OP and pi(A) (about 10-30 Newton steps of
       O(N p^2 + N^2 p + N^3) each, warm-started; ~10 ms at N = p = 100),
       and the update ending a replay, which tests it (O(j (N p^2 + p^3))).
+      Init refuses (ISDB_ERR_INVALID_ARG) more than 4096 arms, a kernel too
+      large for lambda = sigma / T (max k(x, x) > 1e10 lambda: rescale the
+      arms), and a kernel that is numerically zero.
       Init factors K and solves pi(X). Memory: N (p + d) + the solver's
       2 p^2 + 3 N p + N^2 + 20 N + (J^2/2 + 5 J) N doubles, J = log2 T
       (N^2 more for a Gram matrix). Past T the last block goes on.
@@ -413,7 +416,9 @@
                  closed form, O(J^3) per Newton step (J <= M K pairs), only
                  in exploration rounds after det G grew. Memory
                  O(d^2 + M K d), plus 2 ((M+1) K)^2 doubles of solver
-                 workspace.
+                 workspace; init refuses (ISDB_ERR_INVALID_ARG) a config
+                 whose workspace exceeds INT_MAX doubles (e.g. K = 10^4
+                 with the default max_contexts 8).
 
    TRACE-UCB (isdb_traceucb): Riquelme, Ghavamzadeh, Lazaric, ICML 2017,
    Algorithm 1, with the paper's baselines as modes.
@@ -7503,7 +7508,9 @@ isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap,
     pol->log_term = log(C0 * (double)N / cfg->delta);
     pol->alpha = cfg->c4 * cfg->sigma / pol->log_term;
     E = ceil(cfg->c3 * pol->gamma * pol->log_term);
-    if (!isdb__finite(E) || !isdb__finite(pol->gamma) || !(pol->gamma > 0.0)) return ISDB_ERR_NONFINITE;
+    if (!isdb__finite(E) || !isdb__finite(pol->gamma)) return ISDB_ERR_NONFINITE;
+    /* A kernel that is numerically zero (every arm alike): nothing to learn. */
+    if (!(pol->gamma > 0.0)) return ISDB_ERR_INVALID_ARG;
     if (E < 1.0) E = 1.0;
     if (E > 4503599627370496.0) E = 4503599627370496.0;
     pol->E = (uint64_t)E;

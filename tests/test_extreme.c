@@ -2,7 +2,8 @@
    features and rewards at ISDB_INPUT_MAX and subnormal, a window holding a
    vector that makes its Gram matrix numerically singular, one arm and one
    dimension. Each works, or returns the documented error and changes
-   nothing. */
+   nothing. The first tests cover LinUCB, SW-UCB, D-LinUCB and LinTS; the
+   table at the end covers the other five policies. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
@@ -161,10 +162,189 @@ static void test_window_with_huge_vector(void) {
     isdb_policy_uninit(&sw.base);
 }
 
+
+/* ---- BOB, ISD, OPKB, OAM and Trace-UCB -------------------------------------
+   Each gets a factory for any (d, K): the data it needs (a fixed arm set,
+   an oracle subspace) is made here. Everything must work except the
+   documented refusals (ISDB_ERR_INVALID_ARG at init):
+     OPKB: more than 4096 arms; arms whose kernel is too large for
+           lambda = sigma / T (max k(x, x) > 1e10 lambda), or numerically
+           zero (its arms are the fixed set, so the input-limit scenarios
+           scale the arm set itself);
+     OAM:  a solver workspace 2 ((M + 1) K)^2 beyond INT_MAX doubles
+           (K = 10^4 with the default M = 8 contexts). */
+
+typedef union other_policy {
+    isdb_bob bob;
+    isdb_isd isd;
+    isdb_opkb opkb;
+    isdb_oam oam;
+    isdb_traceucb tr;
+} other_policy;
+
+enum { P_BOB, P_ISD, P_OPKB, P_OAM, P_TRACEUCB, N_OTHER };
+static const char *other_names[N_OTHER] = {"bob", "isd", "opkb", "oam", "traceucb"};
+
+/* The arm set of the fixed-set policies: K unit vectors, the first d of
+   them the coordinate axes (so they span R^d when K >= d). */
+static double *fixed_arms(int d, int K) {
+    double *X = (double *)malloc(sizeof(double) * (size_t)d * (size_t)K);
+    isdb_rng rng;
+    int i, k;
+    if (!X) return NULL;
+    isdb_rng_seed(&rng, (uint64_t)(d * 31 + K));
+    for (k = 0; k < K; ++k) {
+        if (k < d)
+            for (i = 0; i < d; ++i) X[k * d + i] = i == k ? 1.0 : 0.0;
+        else
+            isdb__sphere_point(&rng, d, X + k * d);
+    }
+    return X;
+}
+
+static isdb_result make_other(int which, int d, int K, const double *arms, other_policy *mem) {
+    if (which == P_BOB) {
+        isdb_bob_config c = isdb_bob_config_init(d, K, 1000);
+        return isdb_bob_init(&c, NULL, &mem->bob);
+    }
+    if (which == P_ISD) {
+        /* Oracle mode: the first half of the coordinates invariant. */
+        static double U[256 * 128], beta[256];
+        isdb_isd_config c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+        int i, pi = d / 2;
+        memset(U, 0, sizeof U);
+        for (i = 0; i < pi; ++i) U[i * pi + i] = 1.0;
+        for (i = 0; i < d; ++i) beta[i] = i < pi ? 0.1 : 0.0;
+        c.oracle = 1;
+        c.p_inv = pi;
+        c.U_inv = pi ? U : NULL;
+        c.beta_inv = beta;
+        c.learner = ISDB_ISD_RES_WINDOW;
+        c.window = 5000; /* longer than the run */
+        c.radius = ISDB_ISD_RADIUS_FIXED;
+        return isdb_isd_init(&c, NULL, &mem->isd);
+    }
+    if (which == P_OPKB) {
+        isdb_opkb_config c = isdb_opkb_config_init(d, K, 1000.0);
+        c.arms = arms;
+        c.adaptive = 1;
+        return isdb_opkb_init(&c, NULL, &mem->opkb);
+    }
+    if (which == P_OAM) {
+        isdb_oam_config c = isdb_oam_config_init(d, K, 1000);
+        return isdb_oam_init(&c, NULL, &mem->oam);
+    } else {
+        isdb_traceucb_config c = isdb_traceucb_config_init(d, K);
+        return isdb_traceucb_init(&c, NULL, &mem->tr);
+    }
+}
+
+static unsigned char snap_before[1 << 22], snap_after[1 << 22];
+
+/* One call that may be refused; a refusal must change nothing. */
+static int refused_changes_nothing(isdb_policy *p, isdb_result r) {
+    size_t n = 0;
+    if (r == ISDB_OK) return 1;
+    if (isdb_policy_save(p, snap_after, sizeof snap_after, &n) != ISDB_OK) return 0;
+    return memcmp(snap_before, snap_after, n) == 0;
+}
+
+/* Plays `rounds` rounds; features from the fixed set, or random rows
+   scaled by `scale`; rewards scaled by `reward`. Checks every result. */
+static void play_other(int which, int d, int K, const double *arms, other_policy *mem, int rounds, double scale,
+                       double reward, const char *label) {
+    isdb_policy *p = (isdb_policy *)mem;
+    double *X = (double *)malloc(sizeof(double) * (size_t)d * (size_t)K), *out = (double *)malloc(sizeof(double) * (size_t)K);
+    isdb_rng rng;
+    int t, i, arm, bad_result = 0, changed = 0, nonfinite = 0, bad_arm = 0;
+    isdb_rng_seed(&rng, 9);
+    if (!X || !out) {
+        free(X);
+        free(out);
+        return;
+    }
+    for (t = 0; t < rounds; ++t) {
+        isdb_result r;
+        size_t n = 0;
+        double sum = 0.0;
+        if (arms)
+            memcpy(X, arms, sizeof(double) * (size_t)d * (size_t)K);
+        else
+            for (i = 0; i < d * K; ++i) X[i] = scale * isdb_rng_normal(&rng);
+        isdb_policy_save(p, snap_before, sizeof snap_before, &n);
+        r = isdb_policy_select(p, X, K, &arm);
+        if (r != ISDB_OK && r != ISDB_ERR_RANGE) bad_result = 1;
+        if (!refused_changes_nothing(p, r)) changed = 1;
+        if (r != ISDB_OK) arm = 0;
+        if (arm < 0 || arm >= K) {
+            bad_arm = 1;
+            arm = 0;
+        }
+        isdb_policy_save(p, snap_before, sizeof snap_before, &n);
+        r = isdb_policy_update(p, arm, X + arm * d, t % 2 ? reward : -reward * 1e-310);
+        if (r != ISDB_OK && r != ISDB_ERR_RANGE && r != ISDB_ERR_NOT_SPD) bad_result = 1;
+        if (!refused_changes_nothing(p, r)) changed = 1;
+        if (isdb_policy_probs(p, X, K, out) == ISDB_OK) {
+            for (i = 0; i < K; ++i) sum += out[i];
+            if (!(fabs(sum - 1.0) < 1e-9)) nonfinite = 1;
+        }
+        if (isdb_policy_scores(p, X, K, out) == ISDB_OK && !isdb__all_finite(out, K)) nonfinite = 1;
+    }
+    CHECK_MSG(!bad_result, "%s %s: an undocumented error", other_names[which], label);
+    CHECK_MSG(!changed, "%s %s: a refused call changed the state", other_names[which], label);
+    CHECK_MSG(!nonfinite, "%s %s: scores not finite or probs not a distribution", other_names[which], label);
+    CHECK_MSG(!bad_arm, "%s %s: select returned an arm out of range", other_names[which], label);
+    free(X);
+    free(out);
+}
+
+static void test_other_policies(void) {
+    static other_policy mem;
+    /* scale: of the random features, or (limits: 1) of the fixed arm sets. */
+    static const struct {
+        const char *label;
+        int d, K, rounds, limits;
+        double scale, reward;
+    } scenarios[] = {
+        {"d=256 K=4", 256, 4, 40, 0, 0.1, 1.0},
+        {"d=3 K=10^4", 3, 10000, 6, 0, 1.0, 1.0},
+        {"d=1 K=1", 1, 1, 50, 0, 1.0, 1.0},
+        {"d=2 K=3 inputs at ISDB_INPUT_MAX", 2, 3, 60, 1, ISDB_INPUT_MAX / 3.0, ISDB_INPUT_MAX},
+        {"d=2 K=3 subnormal inputs", 2, 3, 60, 1, 1e-310, 1e-310},
+    };
+    int which, s;
+    printf("extreme inputs, policy x scenario (init result):\n");
+    for (which = 0; which < N_OTHER; ++which)
+        for (s = 0; s < (int)(sizeof scenarios / sizeof scenarios[0]); ++s) {
+            int d = scenarios[s].d, K = scenarios[s].K;
+            int fixed = which == P_OPKB || which == P_OAM;
+            double *arms = fixed ? fixed_arms(d, K) : NULL;
+            isdb_result r;
+            if (fixed && arms && scenarios[s].limits) {
+                int i;
+                for (i = 0; i < d * K; ++i) arms[i] *= scenarios[s].scale;
+            }
+            r = make_other(which, d, K, arms, &mem);
+            printf("  %-9s %-34s %s\n", other_names[which], scenarios[s].label, isdb_result_string(r));
+            if ((which == P_OPKB && (K > 4096 || scenarios[s].limits)) || (which == P_OAM && K == 10000))
+                CHECK_RESULT(r, ISDB_ERR_INVALID_ARG);
+            else
+                CHECK_MSG(r == ISDB_OK, "%s %s: init gave %s", other_names[which], scenarios[s].label,
+                          isdb_result_string(r));
+            if (r == ISDB_OK) {
+                play_other(which, d, K, fixed ? arms : NULL, &mem, scenarios[s].rounds, scenarios[s].scale,
+                           scenarios[s].reward, scenarios[s].label);
+                isdb_policy_uninit((isdb_policy *)&mem);
+            }
+            free(arms);
+        }
+}
+
 int main(void) {
     test_large_sizes();
     test_window_longer_than_run();
     test_input_limits();
     test_window_with_huge_vector();
+    test_other_policies();
     return test_report();
 }
