@@ -197,6 +197,19 @@ static void check_save_load(const policy_case *pc) {
     bad[n / 2] ^= 0x10;
     CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_FORMAT);
     bad[n / 2] ^= 0x10;
+    /* One flipped bit anywhere: every header and checksum byte, and 200
+       positions spread over the body. */
+    {
+        size_t k, i;
+        int all_rejected = 1;
+        for (k = 0; k < 32 + 8 + 200; ++k) {
+            i = k < 32 ? k : k < 40 ? n - 8 + (k - 32) : 32 + (k - 40) * (n - 40) / 200;
+            bad[i] ^= (unsigned char)(1u << (k % 8));
+            if (isdb_policy_load(b, bad, n) != ISDB_ERR_FORMAT) all_rejected = 0;
+            bad[i] ^= (unsigned char)(1u << (k % 8));
+        }
+        CHECK_MSG(all_rejected, "%s: a snapshot with one flipped bit loaded", pc->label);
+    }
     bad[4] = 2; /* format version */
     CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_FORMAT);
     bad[4] = saved[4];
