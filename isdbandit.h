@@ -1,24 +1,19 @@
 /* isdbandit.h - v0.1.0 - non-stationary linear bandits in one C99 header -
    MIT or public domain (Unlicense), see the end of the file.
 
-   Do this:
-      #define ISDB_IMPLEMENTATION
-   before you include this file in *one* C or C++ file to create the
-   implementation. Every other file includes it plainly:
-
-      #include ...
+   Do this in *one* C or C++ file to create the implementation:
       #define ISDB_IMPLEMENTATION
       #include "isdbandit.h"
-
-   The library needs libc and libm only (link with -lm).
+   Every other file includes it plainly. The library needs libc and libm
+   only (link with -lm).
 
    CONTENTS
       1. Documentation (this block): options, quick start, conventions,
          one block per policy, history.
       2. Public declarations: version, results, allocator, random numbers,
          dense linear algebra, joint block diagonalization, the policy
-         interface, the policies,
-         simulation environments and the regret harness.
+         interface, the policies, simulation environments and the regret
+         harness.
       3. Implementation (only with ISDB_IMPLEMENTATION).
       4. License.
 
@@ -105,12 +100,12 @@
                             + sqrt(lambda) S
         ISDB_WIDTH_CONSTANT 1 (so the width is alpha, as in Li et al.)
       Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, LOGDET.
-      Cost: select O(K d^2) (one triangular solve per arm); update O(d^2)
-      (Cholesky rank-one update by Givens rotations, which also carry
-      z = L^-1 b along), plus one refactorisation of the exact Gram sum
-      every `refresh` updates (default max(4d, 256), so O(d^2) amortised),
-      which removes the rounding the rank-one steps accumulate. Scores use
-      x.theta = (L^-1 x).z, one triangular solve per arm.
+      Cost: select O(K d^2): one triangular solve w = L^-1 x per arm (four
+      arms at a time), scored as w.z + beta |w| with z = L^-1 b. Update
+      O(d^2): a Cholesky rank-one update by Givens rotations, which also
+      carry z along, plus one refactorisation of the exact Gram sum every
+      `refresh` updates (default max(4d, 256), so O(d^2) amortised), which
+      removes the rounding the rank-one steps accumulate.
       Memory 3 d^2 + O(d) doubles.
 
    SW-UCB (isdb_swucb): Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
@@ -278,8 +273,9 @@
       code's intercept available).
       Cost per round: select O(K d (1 + p_res) + K p_res^2), plus O(K d
       p_inv) when beta_inv is estimated (its width); update O(d p_res +
-      p_res^2) (LinUCB, window; refactorisation every p_res updates, window
-      rebuilds O(w p_res^2) every max(w, p_res)), O(d p_res + p_res^3) for
+      p_res^2) (LinUCB, window; refactorisation every max(4 p_res, 256)
+      updates, window rebuilds O(w p_res^2) every max(w, p_res)),
+      O(d p_res + p_res^3) for
       discounting. A recompute costs one isdb_isd_estimate on n0 + history
       rows: O(n d^2) for the covariances and Gram matrices, O(sweeps m d^3)
       for the JBD, O(|candidates| n (d p_res + p_res^3)) for the
@@ -2026,8 +2022,6 @@ typedef struct isdb_sim_result {
    rounds played). Allocates nothing. */
 ISDB_API isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_regret,
                                   isdb_sim_result *res);
-
-/* [decl:env-bob] */
 
 /* ---------------------------------------------------------------------------
    The invariant subspace environment (the data-generating process of the
@@ -9633,8 +9627,6 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_re
     res->seconds = (double)(clock() - start) / (double)CLOCKS_PER_SEC;
     return r < 0 ? r : ISDB_OK;
 }
-
-/* [impl:env-bob] */
 
 /* ---------------------------------------------------------------------------
    The invariant subspace environment
