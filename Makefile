@@ -9,6 +9,11 @@
 #   make bench       speed of each policy beside naive references (bench/)
 #   make soak        long runs checked against exact refits
 #   make reproduce   the papers' experiments (bench/repro_*.c)
+#   make fuzz        libFuzzer on the two fuzz targets (needs clang),
+#                    FUZZ_SECONDS each (default 600)
+#   make valgrind    the tests under memcheck
+#   make determinism the demo and reproductions with gcc and clang at
+#                    -O0, -O2 and -O3 must write identical CSV files
 #   make examples    build the example programs
 #   make install     copy isdbandit.h to $(PREFIX)/include
 #   make clean
@@ -65,7 +70,15 @@ REPRO_BINS = $(addprefix $(BUILD)/bench/,$(notdir $(REPRO_SRC:.c=)))
 BENCH_DEPS = $(HEADER) $(wildcard bench/*.h)
 OUT ?= out
 
-.PHONY: all demo test sanitize valgrind determinism bench soak reproduce examples install clean
+# The fuzz targets (tests/fuzz_<name>.c). `make sanitize` also replays
+# their seed corpora (tests/corpus/<name>) with $(CC), without libFuzzer.
+FUZZ_TARGETS = ops snapshot
+FUZZ_SECONDS ?= 600
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1 $(FP)
+FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
+REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
+
+.PHONY: all demo test sanitize valgrind determinism bench soak reproduce fuzz examples install clean
 .SECONDARY:
 
 all: test
@@ -79,8 +92,20 @@ test: $(TEST_BINS) $(EXAMPLE_BINS)
 	@echo "compilers: $(CC)$(if $(CLANG), clang)$(if $(HAVE_CXX), $(CXX))$(if $(CLANGXX), clang++)"
 	@sh tests/run.sh $(TEST_BINS)
 
-sanitize: $(SAN_BINS)
-	@sh tests/run.sh $(SAN_BINS)
+sanitize: $(SAN_BINS) $(REPLAY_BINS)
+	@sh tests/run.sh $(SAN_BINS) $(foreach t,$(FUZZ_TARGETS),"$(BUILD)/asan/replay_$(t) tests/corpus/$(t)/*")
+
+# Each target runs FUZZ_SECONDS from its seed corpus; what it adds goes to
+# $(BUILD)/fuzz/corpus-<name>, a finding to $(BUILD)/fuzz/<name>-crash-*.
+fuzz: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s, log in $(BUILD)/fuzz/$$t.log"; \
+	  ./$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(BUILD)/fuzz/$$t- $(BUILD)/fuzz/corpus-$$t tests/corpus/$$t \
+	    > $(BUILD)/fuzz/$$t.log 2>&1 || { tail -n 60 $(BUILD)/fuzz/$$t.log; exit 1; }; \
+	  grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec)' $(BUILD)/fuzz/$$t.log; \
+	done
 
 # The gcc C99 test binaries under memcheck: no error, no leak.
 valgrind: $(addprefix $(BUILD)/gcc-c99/,$(TEST_NAMES))
@@ -135,6 +160,20 @@ $(BUILD)/asan/.probe:
 	  { echo "make sanitize: $(CC) cannot build with -fsanitize=address,undefined;"; \
 	    echo "install its sanitizer runtimes (Debian: libasan8 libubsan1) or set CC=clang."; exit 1; }
 	@touch $@
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz_%.c $(FUZZ_DEPS) | $(BUILD)/fuzz/.probe
+	clang -std=c99 $(WARN) $(FUZZ_FLAGS) $< -o $@ $(LIBS)
+
+$(BUILD)/fuzz/.probe:
+	@command -v clang >/dev/null 2>&1 || { echo "make fuzz: needs clang with libFuzzer; clang is not installed (Debian: apt-get install clang)"; exit 1; }
+	@mkdir -p $(@D)
+	@printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; return (int)(n & 0); }\n' > $(@D)/probe.c
+	@clang $(FUZZ_FLAGS) $(@D)/probe.c -o $(@D)/probe 2>/dev/null || \
+	  { echo "make fuzz: clang cannot link -fsanitize=fuzzer,address,undefined (Debian: apt-get install libclang-rt-dev)"; exit 1; }
+	@touch $@
+
+$(BUILD)/asan/replay_%: tests/fuzz_%.c tests/fuzz_replay.c $(FUZZ_DEPS) | $(BUILD)/asan/.probe
+	$(CC) -std=c99 $(WARN) $(SAN) $< tests/fuzz_replay.c -o $@ $(LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(HEADER)
 	@mkdir -p $(@D)

@@ -519,6 +519,13 @@
       load rejects (ISDB_ERR_FORMAT, object unchanged) a wrong magic,
       version, kind, size or checksum, a config different from the
       object's own, and any state value out of range or not finite.
+      The checksum catches damage, not forgery. A snapshot made to pass it
+      is still checked for everything the library indexes or samples with
+      (sizes, counters, indices, probability vectors), so it cannot make
+      a later call read or write out of bounds; numbers that are finite
+      but inconsistent with each other (a factor that does not match its
+      sums) are not detected, and calls on such a state may return
+      ISDB_ERR_NONFINITE or store values a later load refuses.
 
    HISTORY
       0.1.0  first release: linear algebra, joint block diagonalization,
@@ -3475,6 +3482,26 @@ ISDB__PRIVATE void isdb__ser_f64_range(isdb_ser *s, double *v, int n, double lo,
 
 /* n doubles, each of which must be finite. */
 ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) { isdb__ser_f64_range(s, v, n, -DBL_MAX, DBL_MAX); }
+
+/* Largest |sum - 1| a stored probability vector may show. */
+#define ISDB__SIMPLEX_TOL 1e-6
+
+/* A probability vector: n doubles in [0, 1] whose sum is 1. */
+ISDB__PRIVATE void isdb__ser_simplex(isdb_ser *s, double *v, int n) {
+    double sum = 0.0;
+    int i;
+    for (i = 0; i < n && !s->failed; ++i) {
+        uint64_t x;
+        double value;
+        memcpy(&x, &v[i], sizeof x);
+        if (!isdb__ser_raw(s, &x, 8)) return;
+        memcpy(&value, &x, sizeof value);
+        if (s->mode >= ISDB__SER_CHECK && !(value >= 0.0 && value <= 1.0)) s->failed = 1;
+        if (isdb__ser_storing(s)) v[i] = value;
+        sum += value;
+    }
+    if (s->mode >= ISDB__SER_CHECK && !(fabs(sum - 1.0) <= ISDB__SIMPLEX_TOL)) s->failed = 1;
+}
 
 /* Config values: written, and on reading required to equal the object's
    own (bit for bit). */
@@ -7375,7 +7402,7 @@ ISDB__PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) 
 ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_opkb *p = (isdb_opkb *)bp;
     const isdb_opkb_config *c = &p->cfg;
-    int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k;
+    int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
     isdb__ser_cfg_int(s, (int)c->kernel);
     isdb__ser_cfg_f64(s, c->length_scale);
     isdb__ser_cfg_int(s, (int)c->features);
@@ -7404,8 +7431,8 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_f64(s, c->solver_tol);
     isdb__ser_cfg_int(s, c->solver_max_iter);
     isdb__ser_int(s, &p->epoch, 1, INT_MAX);
-    isdb__ser_int(s, &p->block, 0, p->j_max);
-    isdb__ser_int(s, &p->m_cur, 0, p->j_max);
+    block = isdb__ser_int(s, &p->block, 0, p->j_max);
+    isdb__ser_int(s, &p->m_cur, 0, block);
     isdb__ser_u64(s, &p->epoch_start);
     isdb__ser_u64(s, &p->block_start);
     isdb__ser_u64(s, &p->block_len);
@@ -7414,7 +7441,14 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_f64(s, &p->last_stat, 1);
     isdb__opkb_ser_info(s, &p->op_info);
     isdb__opkb_ser_info(s, &p->set_info);
-    isdb__ser_f64_range(s, p->_P, (J + 1) * N, 0.0, 1.0);
+    /* The strategies of blocks 0..block are distributions; later rows are
+       not written yet. */
+    for (k = 0; k <= J; ++k) {
+        if (k <= block)
+            isdb__ser_simplex(s, p->_P + k * N, N);
+        else
+            isdb__ser_f64_range(s, p->_P + k * N, N, 0.0, 1.0);
+    }
     isdb__ser_f64(s, p->_D, J * N);
     isdb__ser_f64(s, p->_wC, (J + 1) * N);
     isdb__ser_f64(s, p->_wB, (J + 1) * N);

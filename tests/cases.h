@@ -114,7 +114,7 @@ static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void 
 /* ISD-linUCB needs logged offline rows: 200 rows of the invariant
    subspace environment (blocks d - 2 and 2, the second residual), the
    same for every call with the same d. Sizes the env refuses (d < 3 or
-   beyond the buffers) leave the data empty, and init then refuses d. */
+   beyond the buffers) leave the data zero, and init then refuses d. */
 #define ISD_N0 200
 static double isd_X0[ISD_N0 * 8], isd_R0[ISD_N0], isd_Uinv[8 * 8], isd_beta[8];
 
@@ -122,6 +122,10 @@ static int isd_offline(int d) {
     isdb_isd_env env;
     int sizes[2], res[2] = {0, 1};
     isdb_isd_env_config c;
+    memset(isd_X0, 0, sizeof isd_X0);
+    memset(isd_R0, 0, sizeof isd_R0);
+    memset(isd_Uinv, 0, sizeof isd_Uinv);
+    memset(isd_beta, 0, sizeof isd_beta);
     if (d < 3 || d > 8) return 0;
     sizes[0] = d - 2;
     sizes[1] = 2;
@@ -193,7 +197,7 @@ static double opkb_arms_buf[64 * 16];
 
 static const double *opkb_arms(int d, int n) {
     int i;
-    if (d < 1 || n < 1 || d * n > 64 * 16) return opkb_arms_buf;
+    if (d < 1 || n < 1 || n > 64 * 16 / d) return opkb_arms_buf;
     for (i = 0; i < d * n; ++i) opkb_arms_buf[i] = sin(1.0 + 0.7 * i) / sqrt((double)d);
     return opkb_arms_buf;
 }
@@ -368,5 +372,18 @@ static const policy_case cases[] = {
     {"traceucb sparse est var", make_traceucb_sparse_est, pre_traceucb, 4, 2, traceucb_round},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
+
+/* The arms of a round for a policy of case pc built with sizes d and
+   max_arms: the case's own generator, or 1..max_arms rows of Gaussian
+   features. X holds max_arms x d. */
+static void case_round(isdb_rng *rng, const policy_case *pc, int d, int max_arms, int *n_arms, double *X) {
+    int i;
+    if (pc->round) {
+        pc->round(rng, d, max_arms, n_arms, X);
+        return;
+    }
+    *n_arms = 1 + (int)isdb_rng_below(rng, (uint64_t)max_arms);
+    for (i = 0; i < *n_arms * d; ++i) X[i] = isdb_rng_normal(rng);
+}
 
 #endif

@@ -61,23 +61,12 @@ static int same_state(isdb_policy *p, const unsigned char *before, size_t n_befo
     return n == n_before && memcmp(snap_b, before, n) == 0;
 }
 
-/* A round: the case's own generator, or n_arms rows of Gaussian features. */
-static void make_round(isdb_rng *rng, const policy_case *pc, int *n_arms, double *X) {
-    int i;
-    if (pc->round) {
-        pc->round(rng, pc->d, pc->max_arms, n_arms, X);
-        return;
-    }
-    *n_arms = 1 + (int)isdb_rng_below(rng, (uint64_t)pc->max_arms);
-    for (i = 0; i < *n_arms * pc->d; ++i) X[i] = isdb_rng_normal(rng);
-}
-
 static int x_optional(const isdb_policy *p) { return (p->vt->flags & ISDB_POLICY_X_OPTIONAL) != 0; }
 
 /* One select + update on a fresh round; returns the arm. */
 static int step(isdb_policy *p, const policy_case *pc, isdb_rng *rng, double *X) {
     int n_arms, arm = -1;
-    make_round(rng, pc, &n_arms, X);
+    case_round(rng, pc, pc->d, pc->max_arms, &n_arms, X);
     CHECK_OK(isdb_policy_select(p, X, n_arms, &arm));
     if (arm < 0 || arm >= n_arms) {
         CHECK(0);
@@ -102,7 +91,7 @@ static void check_bad_input(const policy_case *pc) {
     memset(&mem, 0xA5, sizeof mem); /* init must not trust what was there */
     CHECK_OK(pc->make(NULL, d, K, &mem));
     for (t = 0; t < 15; ++t) step(p, pc, &rng, X);
-    make_round(&rng, pc, &i, X);
+    case_round(&rng, pc, pc->d, pc->max_arms, &i, X);
     CHECK(i == K || !pc->round); /* the checks below offer all K arms */
     if (!pc->round)
         for (i = 0; i < K * d; ++i) X[i] = isdb_rng_normal(&rng);
@@ -265,7 +254,7 @@ static void check_allocation(const policy_case *pc) {
     after_init = count.allocs;
     CHECK(after_init >= 1);
     for (t = 0; t < 50; ++t) {
-        make_round(&rng, pc, &n_arms, X);
+        case_round(&rng, pc, pc->d, pc->max_arms, &n_arms, X);
         CHECK_OK(isdb_policy_scores(p, X, n_arms, out));
         CHECK_OK(isdb_policy_probs(p, X, n_arms, out));
         CHECK_OK(isdb_policy_select(p, X, n_arms, &arm));
