@@ -114,7 +114,7 @@ static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void 
 /* ISD-linUCB needs logged offline rows: 200 rows of the invariant
    subspace environment (blocks d - 2 and 2, the second residual), the
    same for every call with the same d. Sizes the env refuses (d < 3 or
-   beyond the buffers) leave the data zero, and init then refuses d. */
+   beyond the buffers) leave the data zero. */
 #define ISD_N0 200
 static double isd_X0[ISD_N0 * 8], isd_R0[ISD_N0], isd_Uinv[8 * 8], isd_beta[8];
 
