@@ -129,6 +129,43 @@ static void test_tri_solve(void) {
     }
 }
 
+/* Lower factors of matrices with condition numbers 1e2 to 1e12 (the
+   factor's is the square root). A triangular solve is backward stable:
+   ||L x - b|| <= n eps ||L|| ||x|| whatever the conditioning; its
+   distance to the long-double reference is bounded by the condition
+   number times that, n eps kappa(L) for each of the two solutions (a
+   factor n more covers the componentwise condition number, which exceeds
+   kappa(L) by at most n). */
+static void test_tri_solve_ill_conditioned(void) {
+    static const double conds[] = {1e2, 1e6, 1e9, 1e12};
+    isdb_rng rng;
+    int c, s, trans;
+    isdb_rng_seed(&rng, 23);
+    for (c = 0; c < 4; ++c)
+        for (s = 0; s < N_SIZES; s += 2) {
+            int n = sizes[s];
+            double kappa = sqrt(conds[c]);
+            spd_with_condition(&rng, n, conds[c], A0, ev);
+            CHECK_OK(isdb_chol(n, A0));
+            for (trans = 0; trans < 2; ++trans) {
+                double be, fe;
+                if (trans)
+                    transpose(n, n, A0, A1);
+                else
+                    memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+                random_matrix(&rng, n, 1, v0);
+                isdb_tri_solve(n, A0, trans, v0, v1);
+                matmul(n, n, 1, A1, v1, v2);
+                be = rel_diff(n, 1, v2, v0) * frob(n, 1, v0) / (frob(n, n, A1) * frob(n, 1, v1));
+                CHECK_MSG(be < n * DBL_EPSILON, "n=%d cond=%g trans=%d backward error %g", n, conds[c], trans, be);
+                ref_solve(n, A1, v0, v2);
+                fe = rel_diff(n, 1, v1, v2);
+                CHECK_MSG(fe < 2.0 * n * n * DBL_EPSILON * kappa, "n=%d cond=%g trans=%d differs from the reference by %g",
+                          n, conds[c], trans, fe);
+            }
+        }
+}
+
 static void test_update_downdate(void) {
     isdb_rng rng;
     int s, i, j;
@@ -165,8 +202,8 @@ static void test_update_downdate(void) {
 
 /* A sliding window over a stream: every step adds one vector and removes
    the oldest, by update and downdate, compared with the Gram matrix of
-   lambda I + the window. Pass 1 is badly scaled (feature scales 1 to 1e6,
-   lambda 1e-6, window shorter than n: condition numbers up to ~1e18); there
+   lambda I + the window. Pass 1 is badly scaled (feature scales 1 to 1e4,
+   lambda 1e-3, window shorter than n: condition numbers near 1e12); there
    a downdate may be refused, which must leave L unchanged, and the caller
    then refactorises (what SW-UCB does). The factor's backward error stays
    small throughout. */
@@ -271,6 +308,24 @@ static void test_qr(void) {
         memcpy(A2, A0, sizeof(double) * (size_t)(m * n));
         CHECK_OK(isdb_qr(m, n, A2, NULL, work));
         CHECK(memcmp(A1, A2, sizeof(double) * (size_t)(m * n)) == 0);
+    }
+    /* Ill-conditioned square matrices (condition numbers to 1e12, made
+       unsymmetric by a random orthogonal factor): Householder QR is
+       backward stable, so both identities hold to rounding whatever the
+       conditioning. */
+    for (s = 0; s < N_SIZES; s += 3) {
+        static const double conds[] = {1e6, 1e12};
+        int n = sizes[s], c;
+        for (c = 0; c < 2; ++c) {
+            spd_with_condition(&rng, n, conds[c], A2, ev);
+            random_orthogonal(&rng, n, Q0);
+            matmul(n, n, n, Q0, A2, A0);
+            memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+            CHECK_OK(isdb_qr(n, n, A1, Q0, work));
+            CHECK_MSG(orthogonality_error(n, n, Q0) < 1e-13, "n=%d cond=%g Q not orthogonal", n, conds[c]);
+            matmul(n, n, n, Q0, A1, A2);
+            CHECK_MSG(rel_diff(n, n, A2, A0) < 1e-13, "n=%d cond=%g QR != A (%g)", n, conds[c], rel_diff(n, n, A2, A0));
+        }
     }
     CHECK_RESULT(isdb_qr(2, 2, A0, A0, work), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_qr(0, 2, A0, Q0, work), ISDB_ERR_INVALID_ARG);
@@ -397,6 +452,30 @@ static void test_polar(void) {
         CHECK_MSG(rel_diff(n, n, Qp, A2) < 10.0 * (orthogonality_error(n, n, A2) + n * DBL_EPSILON),
                   "n=%d moved by %g, departure %g", n, rel_diff(n, n, Qp, A2), orthogonality_error(n, n, A2));
     }
+    /* Condition numbers to 1e12: the factor is still orthogonal and Q^T A
+       symmetric to rounding, and it is Q0 within the polar factor's
+       sensitivity: a backward error of n eps ||A|| moves it by at most
+       2 n eps sigma_1 / (sigma_n + sigma_n-1) (Kenney and Laub 1991). */
+    for (s = 1; s < N_SIZES; s += 3) {
+        static const double conds[] = {1e9, 1e12};
+        int n = sizes[s], c;
+        for (c = 0; c < 2; ++c) {
+            double sens, asym;
+            random_orthogonal(&rng, n, A2);
+            spd_with_condition(&rng, n, conds[c], S, ev);
+            sens = 2.0 * n * DBL_EPSILON / (ev[n - 1] + ev[n - 2]);
+            matmul(n, n, n, A2, S, A0);
+            CHECK_OK(isdb_polar(n, A0, Qp, work));
+            CHECK_MSG(orthogonality_error(n, n, Qp) < 1e-13, "n=%d cond=%g factor not orthogonal", n, conds[c]);
+            transpose(n, n, Qp, QT);
+            matmul(n, n, n, QT, A0, P);
+            transpose(n, n, P, S);
+            asym = rel_diff(n, n, P, S);
+            CHECK_MSG(asym < 1e-13, "n=%d cond=%g Q^T A not symmetric (%g)", n, conds[c], asym);
+            CHECK_MSG(rel_diff(n, n, Qp, A2) < sens, "n=%d cond=%g factor off by %g, sensitivity bound %g", n,
+                      conds[c], rel_diff(n, n, Qp, A2), sens);
+        }
+    }
     /* Singular input. */
     memset(A0, 0, sizeof(double) * 9);
     for (i = 0; i < 3; ++i) A0[i * 3 + 0] = A0[i * 3 + 1] = (double)(i + 1);
@@ -409,6 +488,7 @@ int main(void) {
     test_chol_ill_conditioned();
     test_chol_failures();
     test_tri_solve();
+    test_tri_solve_ill_conditioned();
     test_update_downdate();
     test_update_downdate_sequence();
     test_sym_eig();
