@@ -256,6 +256,20 @@ static isdb_result make_oam(const isdb_allocator *alloc, int d, int max_arms, vo
     return isdb_oam_init(&c, alloc, (isdb_oam *)mem);
 }
 
+/* The default (literal) forcing schedule. */
+static isdb_result make_oam_literal(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_oam_config c = isdb_oam_config_init(d, max_arms, 500);
+    c.max_contexts = 3;
+    return isdb_oam_init(&c, alloc, (isdb_oam *)mem);
+}
+
+static isdb_result make_oam_unforced(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_oam_config c = isdb_oam_config_init(d, max_arms, 2000);
+    c.max_contexts = 3;
+    c.forcing = ISDB_OAM_FORCE_NONE;
+    return isdb_oam_init(&c, alloc, (isdb_oam *)mem);
+}
+
 static isdb_result pre_oam(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_oam_config c = isdb_oam_config_init(d, max_arms, 1000);
     return heap ? isdb_oam_init_preallocated(&c, heap, (isdb_oam *)mem) : isdb_oam_heap_size(&c, bytes);
@@ -363,6 +377,8 @@ static const policy_case cases[] = {
     {"opkb", make_opkb, pre_opkb, 3, 6, round_opkb},
     {"opkb adaptive", make_opkb_ada, pre_opkb, 3, 7, round_opkb},
     {"oam", make_oam, pre_oam, 3, 4, round_oam},
+    {"oam literal forcing", make_oam_literal, pre_oam, 2, 3, round_oam},
+    {"oam no forcing", make_oam_unforced, pre_oam, 3, 3, round_oam},
     {"traceucb trace", make_traceucb, pre_traceucb, 2, 3, traceucb_round},
     {"traceucb trace est avg", make_traceucb_est, pre_traceucb, 3, 4, traceucb_round},
     {"traceucb var", make_traceucb_var, pre_traceucb, 2, 3, traceucb_round},
