@@ -3493,6 +3493,17 @@ ISDB__PRIVATE void isdb__ser_f64_range(isdb_ser *s, double *v, int n, double lo,
 /* n doubles, each of which must be finite. */
 ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) { isdb__ser_f64_range(s, v, n, -DBL_MAX, DBL_MAX); }
 
+/* A count kept as a double: a whole number in [0, hi]. */
+ISDB__PRIVATE void isdb__ser_count(isdb_ser *s, double *v, double hi) {
+    uint64_t x;
+    double value;
+    memcpy(&x, v, sizeof x);
+    if (!isdb__ser_raw(s, &x, 8)) return;
+    memcpy(&value, &x, sizeof value);
+    if (s->mode >= ISDB__SER_CHECK && !(value >= 0.0 && value <= hi && value == floor(value))) s->failed = 1;
+    if (isdb__ser_storing(s)) *v = value;
+}
+
 /* Largest |sum - 1| a stored probability vector may show. */
 #define ISDB__SIMPLEX_TOL 1e-6
 
@@ -6393,7 +6404,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->recomputes);
     isdb__ser_u64(s, &p->recompute_failures);
     isdb__ser_u64(s, &p->alarms);
-    isdb__ser_f64(s, &p->n_res, 1);
+    isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
     isdb__ser_f64(s, &p->monitor_stat, 1);
     isdb__ser_f64(s, &p->monitor_threshold, 1);
     isdb__ser_f64(s, p->_hist_x, H * d);
