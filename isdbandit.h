@@ -3476,18 +3476,23 @@ ISDB__PRIVATE int isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
     return value;
 }
 
-/* n doubles, each in [lo, hi] (so finite). */
+/* One double in [lo, hi] (so finite); returns the value moved (0 once
+   the walk has failed). */
+ISDB__PRIVATE double isdb__ser_f64_in(isdb_ser *s, double *v, double lo, double hi) {
+    uint64_t x;
+    double value;
+    memcpy(&x, v, sizeof x);
+    if (!isdb__ser_raw(s, &x, 8)) return 0.0;
+    memcpy(&value, &x, sizeof value);
+    if (s->mode >= ISDB__SER_CHECK && !(value >= lo && value <= hi)) s->failed = 1;
+    if (isdb__ser_storing(s)) *v = value;
+    return value;
+}
+
+/* n doubles, each in [lo, hi]. */
 ISDB__PRIVATE void isdb__ser_f64_range(isdb_ser *s, double *v, int n, double lo, double hi) {
     int i;
-    for (i = 0; i < n; ++i) {
-        uint64_t x;
-        double value;
-        memcpy(&x, &v[i], sizeof x);
-        if (!isdb__ser_raw(s, &x, 8)) return;
-        memcpy(&value, &x, sizeof value);
-        if (s->mode >= ISDB__SER_CHECK && !(value >= lo && value <= hi)) s->failed = 1;
-        if (isdb__ser_storing(s)) v[i] = value;
-    }
+    for (i = 0; i < n; ++i) isdb__ser_f64_in(s, &v[i], lo, hi);
 }
 
 /* n doubles, each of which must be finite. */
@@ -3495,13 +3500,8 @@ ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) { isdb__ser_f64_
 
 /* A count kept as a double: a whole number in [0, hi]. */
 ISDB__PRIVATE void isdb__ser_count(isdb_ser *s, double *v, double hi) {
-    uint64_t x;
-    double value;
-    memcpy(&x, v, sizeof x);
-    if (!isdb__ser_raw(s, &x, 8)) return;
-    memcpy(&value, &x, sizeof value);
-    if (s->mode >= ISDB__SER_CHECK && !(value >= 0.0 && value <= hi && value == floor(value))) s->failed = 1;
-    if (isdb__ser_storing(s)) *v = value;
+    double value = isdb__ser_f64_in(s, v, 0.0, hi);
+    if (s->mode >= ISDB__SER_CHECK && value != floor(value)) s->failed = 1;
 }
 
 /* Largest |sum - 1| a stored probability vector may show. */
@@ -3511,16 +3511,7 @@ ISDB__PRIVATE void isdb__ser_count(isdb_ser *s, double *v, double hi) {
 ISDB__PRIVATE void isdb__ser_simplex(isdb_ser *s, double *v, int n) {
     double sum = 0.0;
     int i;
-    for (i = 0; i < n && !s->failed; ++i) {
-        uint64_t x;
-        double value;
-        memcpy(&x, &v[i], sizeof x);
-        if (!isdb__ser_raw(s, &x, 8)) return;
-        memcpy(&value, &x, sizeof value);
-        if (s->mode >= ISDB__SER_CHECK && !(value >= 0.0 && value <= 1.0)) s->failed = 1;
-        if (isdb__ser_storing(s)) v[i] = value;
-        sum += value;
-    }
+    for (i = 0; i < n; ++i) sum += isdb__ser_f64_in(s, &v[i], 0.0, 1.0);
     if (s->mode >= ISDB__SER_CHECK && !(fabs(sum - 1.0) <= ISDB__SIMPLEX_TOL)) s->failed = 1;
 }
 
