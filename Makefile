@@ -8,7 +8,9 @@
 #   make sanitize    the tests under AddressSanitizer and UBSan
 #   make bench       speed of each policy beside naive references (bench/)
 #   make soak        long runs checked against exact refits
-#   make reproduce   the papers' experiments (bench/repro_*.c)
+#   make agnostic    the untuned policies beside the best tuned window or
+#                    discount on 13 drifting problems (bench/agnostic.c)
+#   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
 #   make fuzz        libFuzzer on the two fuzz targets (needs clang),
 #                    FUZZ_SECONDS each (default 600)
 #   make valgrind    the tests under memcheck
@@ -78,7 +80,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all demo test sanitize valgrind determinism bench soak reproduce fuzz examples install clean
+.PHONY: all demo test sanitize valgrind determinism bench soak agnostic reproduce fuzz examples install clean
 .SECONDARY:
 
 all: test
@@ -191,10 +193,15 @@ bench: $(BENCH_BINS)
 soak: $(BUILD)/bench/soak
 	./$(BUILD)/bench/soak
 
-reproduce: $(REPRO_BINS)
+# One process per scenario, as many at a time as there are processors.
+agnostic: $(BUILD)/bench/agnostic
 	@mkdir -p $(OUT)
-	@if [ -z "$(REPRO_BINS)" ]; then echo "no reproductions yet (bench/repro_*.c)"; fi
+	./$(BUILD)/bench/agnostic --out $(OUT)
+
+reproduce: $(REPRO_BINS) $(BUILD)/bench/agnostic
+	@mkdir -p $(OUT)
 	@set -e; for r in $(REPRO_BINS); do ./$$r --out $(OUT); done
+	./$(BUILD)/bench/agnostic --out $(OUT)
 
 install:
 	mkdir -p $(DESTDIR)$(PREFIX)/include

@@ -12,7 +12,9 @@
    Each figure is the best of 3 repetitions (the machine may be shared).
    The `target:` lines at the end check the speed targets: LinUCB and
    SW-UCB within 2x of the floor at d >= 20 and 10x faster than the naive
-   refit at d = 50, D-LinUCB's update within 2x of one Cholesky.
+   refit at d = 50, D-LinUCB's update within 2x of one Cholesky. A last
+   table gives the adaptive policy's select, update and step beside
+   LinUCB's at d = 2, 10, 50, with its bound: (estimators + 1) x LinUCB.
 
    usage: bench_policies [--quick] */
 #define _POSIX_C_SOURCE 199309L
@@ -50,6 +52,7 @@ static void fill_pool(int d, int K) {
 /* ---- the policies through the generic interface ---- */
 
 typedef union any_policy {
+    isdb_adaptive adaptive;
     isdb_linucb a;
     isdb_swucb b;
     isdb_dlinucb c;
@@ -291,6 +294,56 @@ static double time_chol(int d, long steps) {
 
 static double best_of_3(double a, double b, double c) { return fmin(a, fmin(b, c)); }
 
+/* The adaptive policy (default config, so 2 + log2(4096 / max(16, 2 d))
+   estimators) against LinUCB in the same run, after 5000 updates so every
+   memory is filled and the played estimator is a discounted one at times. */
+static void adaptive_table(int quick) {
+    static const int dims[3] = {2, 10, 50};
+    static const int arms[2] = {5, 50};
+    int di, ki, rep, w;
+    printf("\nadaptive beside linucb, ns per call, best of 3\n");
+    printf("%4s %3s %6s %9s %9s %9s %9s %8s %8s\n", "d", "K", "n_est", "select", "update", "step", "linucb",
+           "ratio", "bound");
+    for (di = 0; di < 3; ++di)
+        for (ki = 0; ki < 2; ++ki) {
+            int d = dims[di], K = arms[ki], n_est = 0;
+            long steps = (long)(3e6 / ((double)K * d * d + 200.0));
+            double t[2][3][3];
+            if (quick) steps /= 10;
+            if (steps < 200) steps = 200;
+            fill_pool(d, K);
+            for (rep = 0; rep < 3; ++rep)
+                for (w = 0; w < 2; ++w) {
+                    any_policy mem;
+                    isdb_policy *p;
+                    if (w == 0) {
+                        isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+                        if (isdb_adaptive_init(&c, NULL, &mem.adaptive) != ISDB_OK) exit(1);
+                        n_est = mem.adaptive.n_est;
+                        p = &mem.adaptive.base;
+                    } else {
+                        p = make(0, d, K, &mem);
+                    }
+                    time_policy(p, d, K, 5000, STEP);
+                    t[w][rep][0] = time_policy(p, d, K, steps, SELECT);
+                    t[w][rep][1] = time_policy(p, d, K, steps, UPDATE);
+                    t[w][rep][2] = time_policy(p, d, K, steps, STEP);
+                    isdb_policy_uninit(p);
+                }
+            {
+                double sel = best_of_3(t[0][0][0], t[0][1][0], t[0][2][0]);
+                double upd = best_of_3(t[0][0][1], t[0][1][1], t[0][2][1]);
+                double st = best_of_3(t[0][0][2], t[0][1][2], t[0][2][2]);
+                double lin = best_of_3(t[1][0][2], t[1][1][2], t[1][2][2]);
+                printf("%4d %3d %6d %9.0f %9.0f %9.0f %9.0f %8.2f %8d\n", d, K, n_est, 1e9 * sel, 1e9 * upd,
+                       1e9 * st, 1e9 * lin, st / lin, n_est + 1);
+                printf("target: adaptive d=%d K=%d step at most (estimators + 1) x linucb's: %.2fx of %d: %s\n", d,
+                       K, st / lin, n_est + 1, st <= (n_est + 1) * lin ? "holds" : "fails");
+            }
+            fflush(stdout);
+        }
+}
+
 /* The issue's speed targets, checked on the table: each line says
    what was measured and whether it holds. */
 typedef struct row {
@@ -370,5 +423,6 @@ int main(int argc, char **argv) {
                 fflush(stdout);
             }
     targets(rows, n_rows);
+    adaptive_table(quick);
     return 0;
 }

@@ -14,7 +14,7 @@
    Every policy gets the scenario's noise scale and ridge, and the windows
    and discounts that need B_T come from the library's helpers
    (isdb_swucb_tuned_window, isdb_dlinucb_tuned_gamma) given the
-   scenario's B_T; BOB needs only T. Each seed is one environment stream
+   scenario's B_T; BOB needs only T, adaptive nothing. Each seed is one environment stream
    shared by all policies (common random numbers).
 
    It prints, per scenario, the mean and standard error of the final
@@ -126,6 +126,19 @@ static isdb_result make_bob(setup *s, isdb_policy **out) {
     return r;
 }
 
+static isdb_result make_adaptive(setup *s, isdb_policy **out) {
+    isdb_adaptive *p = (isdb_adaptive *)malloc(sizeof *p);
+    isdb_adaptive_config c = isdb_adaptive_config_init(s->d, s->K);
+    isdb_result r;
+    c.lambda = s->lambda;
+    c.R = s->noise;
+    if (!p) return ISDB_ERR_OUT_OF_MEMORY;
+    if ((r = isdb_adaptive_init(&c, NULL, p)) != ISDB_OK) free(p);
+    *out = r == ISDB_OK ? &p->base : NULL;
+    snprintf(s->tuning, sizeof s->tuning, "-");
+    return r;
+}
+
 typedef struct policy_entry {
     const char *name;  /* what --policies accepts */
     const char *about; /* one line for --help */
@@ -139,6 +152,7 @@ static const policy_entry policies[] = {
     {"dlinucb", "D-LinUCB, discount tuned to the scenario's B_T", make_dlinucb},
     {"lints", "linear Thompson sampling (no inflation)", make_lints},
     {"bob", "BOB: EXP3 over SW-UCB windows, needs only T", make_bob},
+    {"adaptive", "drift-agnostic: memories chosen online, needs nothing", make_adaptive},
 };
 #define N_POLICIES ((int)(sizeof policies / sizeof policies[0]))
 
@@ -315,7 +329,7 @@ static int parse_options(int argc, char **argv, options *o) {
                 return fail(argv[0], "unknown scenario '%s' (abrupt, rotation, sinusoid or all)", bad);
         } else if (strcmp(a, "--policies") == 0) {
             if (!parse_list(v, pol_names, N_POLICIES, o->use_policy, bad, sizeof bad))
-                return fail(argv[0], "unknown policy '%s' (linucb, swucb, dlinucb, lints, bob or all)", bad);
+                return fail(argv[0], "unknown policy '%s' (linucb, swucb, dlinucb, lints, bob, adaptive or all)", bad);
         } else if (strcmp(a, "--T") == 0) {
             if (!parse_u64(v, 10, 100000000, &o->T)) return fail(argv[0], "--T wants a whole number from 10 to 1e8, not '%s'", v);
         } else if (strcmp(a, "--seeds") == 0) {

@@ -363,6 +363,32 @@ static isdb_result pre_traceucb(int d, int max_arms, void *heap, size_t *bytes, 
                 : isdb_traceucb_heap_size(&c, bytes);
 }
 
+/* Short memories and low thresholds, so the played estimator moves (the
+   generic runs are stationary, so they seldom cut the memory; cuts are
+   covered by test_adaptive.c and the fuzzers). */
+static isdb_result make_adaptive(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_adaptive_config c = isdb_adaptive_config_init(d, max_arms);
+    c.lambda = 0.7;
+    c.min_memory = 2;
+    c.max_memory = 9;
+    c.threshold = 0.8;
+    c.play_threshold = 0.3;
+    c.refresh = 3;
+    return isdb_adaptive_init(&c, alloc, (isdb_adaptive *)mem);
+}
+
+static isdb_result make_adaptive_default(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_adaptive_config c = isdb_adaptive_config_init(d, max_arms);
+    c.R = 0.5;
+    return isdb_adaptive_init(&c, alloc, (isdb_adaptive *)mem);
+}
+
+static isdb_result pre_adaptive(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
+    isdb_adaptive_config c = isdb_adaptive_config_init(d, max_arms);
+    return heap ? isdb_adaptive_init_preallocated(&c, heap, (isdb_adaptive *)mem)
+                : isdb_adaptive_heap_size(&c, bytes);
+}
+
 static const policy_case cases[] = {
     {"linucb", make_linucb, pre_linucb, 4, 6, NULL},
     {"swucb", make_swucb, pre_swucb, 4, 6, NULL},
@@ -371,6 +397,8 @@ static const policy_case cases[] = {
     {"lints plain", make_lints_plain, pre_lints, 3, 5, NULL},
     {"bob", make_bob, pre_bob, 4, 6, NULL},
     {"bob long", make_bob_long, pre_bob, 3, 5, NULL},
+    {"adaptive", make_adaptive, pre_adaptive, 4, 6, NULL},
+    {"adaptive default", make_adaptive_default, pre_adaptive, 3, 5, NULL},
     {"isd estimated", make_isd, pre_isd, 4, 6, NULL},
     {"isd oracle window", make_isd_window, pre_isd, 5, 6, NULL},
     {"isd oracle discount", make_isd_discount, pre_isd, 4, 5, NULL},

@@ -1,0 +1,539 @@
+/* agnostic.c - what `make agnostic` runs: how close each policy that needs
+   no tuning comes to the best tuned one, on problems it was not tuned for.
+
+   Each scenario is a linear environment; every policy is run on the same
+   10 seeds (common random numbers: seed s is one stream of arms and noise
+   for every policy). The tuned grid is SW-UCB at 7 windows and D-LinUCB at
+   7 discounts gamma = 1 - 1/w, the windows w spaced geometrically from 50
+   rounds to T, plus LinUCB (the infinite window). The untuned policies are
+   LinUCB, BOB (given T), linear Thompson sampling and adaptive. Every
+   policy is told the scenario's noise scale (R, sigma) and ridge; nothing
+   else. For each scenario the program prints the best grid member and its
+   mean final pseudo-regret, and each untuned policy's ratio to it; then
+   each untuned policy's worst and geometric-mean ratio over all scenarios,
+   and `claim:` lines for the targets of the adaptive policy.
+
+   Scenarios run in parallel, one process each (POSIX fork), --jobs at a
+   time (default: the online processors). --quick runs 3 seeds and shorter
+   horizons, for a first look; the README reports the full run. */
+#define _POSIX_C_SOURCE 200809L
+#define ISDB_IMPLEMENTATION
+#include "../isdbandit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRID 7
+#define MAX_SEEDS 64
+
+/* ---- policies ----------------------------------------------------------- */
+
+enum { P_LINUCB, P_BOB, P_LINTS, P_ADAPTIVE, P_SW0, P_DL0 = P_SW0 + GRID, N_POL = P_DL0 + GRID };
+#define N_UNTUNED 4
+
+typedef union any_policy {
+    isdb_policy base;
+    isdb_linucb linucb;
+    isdb_swucb swucb;
+    isdb_dlinucb dlinucb;
+    isdb_lints lints;
+    isdb_bob bob;
+    isdb_adaptive adaptive;
+} any_policy;
+
+typedef struct problem {
+    int d, K;
+    uint64_t T;
+    double noise, lambda;
+    int windows[GRID];
+} problem;
+
+static void policy_name(const problem *pr, int k, char *buf, size_t cap) {
+    static const char *const untuned[N_UNTUNED] = {"linucb", "bob", "lints", "adaptive"};
+    if (k < N_UNTUNED)
+        snprintf(buf, cap, "%s", untuned[k]);
+    else if (k < P_DL0)
+        snprintf(buf, cap, "swucb w=%d", pr->windows[k - P_SW0]);
+    else
+        snprintf(buf, cap, "dlinucb g=1-1/%d", pr->windows[k - P_DL0]);
+}
+
+static isdb_result make_policy(const problem *pr, int k, uint64_t seed, any_policy *p) {
+    int d = pr->d, K = pr->K;
+    if (k == P_LINUCB) {
+        isdb_linucb_config c = isdb_linucb_config_init(d, K);
+        c.lambda = pr->lambda;
+        c.R = pr->noise;
+        return isdb_linucb_init(&c, NULL, &p->linucb);
+    }
+    if (k == P_BOB) {
+        isdb_bob_config c = isdb_bob_config_init(d, K, pr->T);
+        c.lambda = pr->lambda;
+        c.R = pr->noise;
+        c.seed = seed;
+        return isdb_bob_init(&c, NULL, &p->bob);
+    }
+    if (k == P_LINTS) {
+        isdb_lints_config c = isdb_lints_config_init(d, K);
+        c.lambda = pr->lambda;
+        c.R = pr->noise;
+        c.inflation = ISDB_LINTS_NONE;
+        c.seed = seed;
+        return isdb_lints_init(&c, NULL, &p->lints);
+    }
+    if (k == P_ADAPTIVE) {
+        isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+        c.lambda = pr->lambda;
+        c.R = pr->noise;
+        return isdb_adaptive_init(&c, NULL, &p->adaptive);
+    }
+    if (k < P_DL0) {
+        isdb_swucb_config c = isdb_swucb_config_init(d, K, pr->windows[k - P_SW0]);
+        c.lambda = pr->lambda;
+        c.R = pr->noise;
+        return isdb_swucb_init(&c, NULL, &p->swucb);
+    } else {
+        isdb_dlinucb_config c = isdb_dlinucb_config_init(d, K, 1.0 - 1.0 / (double)pr->windows[k - P_DL0]);
+        c.lambda = pr->lambda;
+        c.sigma = pr->noise;
+        return isdb_dlinucb_init(&c, NULL, &p->dlinucb);
+    }
+}
+
+/* ---- scenarios ---------------------------------------------------------- */
+
+typedef struct scenario scenario;
+
+/* What an environment's parameter path needs beyond its config. */
+typedef struct path_state {
+    const scenario *sc;
+    uint64_t T;
+    double dir[2][64]; /* two orthonormal directions of the rotation plane */
+} path_state;
+
+struct scenario {
+    const char *name, *about;
+    int d, K;
+    uint64_t T, T_quick;
+    double noise, lambda;
+    /* Fills the environment config; pieces (up to 64 x d) and switches
+       are its storage for a piecewise path, st for a callback path. */
+    void (*configure)(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c, double *pieces,
+                      uint64_t *switches, path_state *st);
+    int changes;   /* PIECEWISE: number of jumps */
+    double turns;  /* ROTATION callbacks: full turns over T */
+    double period; /* SINUSOID: period in rounds (0: Cheung et al.'s B_T = T^(1/3)) */
+};
+
+/* A random unit vector of dimension d. */
+static void unit_vector(isdb_rng *rng, int d, double *v) {
+    double n = 0.0;
+    int i;
+    do {
+        n = 0.0;
+        for (i = 0; i < d; ++i) {
+            v[i] = isdb_rng_normal(rng);
+            n += v[i] * v[i];
+        }
+    } while (n < 1e-12);
+    for (i = 0; i < d; ++i) v[i] /= sqrt(n);
+}
+
+static void configure_stationary(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                                 double *pieces, uint64_t *switches, path_state *st) {
+    (void)T, (void)switches, (void)st;
+    unit_vector(rng, sc->d, pieces);
+    c->n_pieces = 1;
+    c->pieces = pieces;
+}
+
+/* `changes` jumps at evenly spaced rounds to fresh random unit parameters. */
+static void configure_jumps(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                            double *pieces, uint64_t *switches, path_state *st) {
+    int k;
+    (void)st;
+    for (k = 0; k <= sc->changes; ++k) unit_vector(rng, sc->d, pieces + k * sc->d);
+    for (k = 0; k < sc->changes; ++k) switches[k] = T * (uint64_t)(k + 1) / (uint64_t)(sc->changes + 1);
+    c->n_pieces = sc->changes + 1;
+    c->pieces = pieces;
+    c->switch_at = switches;
+}
+
+/* The demo's abrupt scenario (Russac et al.): four fixed parameters. */
+static void configure_russac_jumps(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                                   double *pieces, uint64_t *switches, path_state *st) {
+    static const double thetas[8] = {1, 0, -1, 0, 0, 1, 0, -1};
+    (void)sc, (void)rng, (void)st;
+    memcpy(pieces, thetas, sizeof thetas);
+    switches[0] = T / 6;
+    switches[1] = T / 3;
+    switches[2] = T / 2;
+    c->n_pieces = 4;
+    c->pieces = pieces;
+    c->switch_at = switches;
+}
+
+static void configure_russac_rotation(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                                      double *pieces, uint64_t *switches, path_state *st) {
+    (void)sc, (void)rng, (void)pieces, (void)switches, (void)st;
+    c->path = ISDB_PATH_ROTATION;
+    c->rot_rounds = T / 2 > 0 ? T / 2 : 1;
+}
+
+/* Two one-hot arms with antiphase means 0.5 +- 0.3 sin(omega t). */
+static void configure_sinusoid(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                               double *pieces, uint64_t *switches, path_state *st) {
+    static const double arms[4] = {1, 0, 0, 1};
+    (void)rng, (void)pieces, (void)switches, (void)st;
+    c->arms = ISDB_ARMS_FIXED;
+    c->fixed_arms = arms;
+    c->path = ISDB_PATH_SINUSOID;
+    c->sin_omega = sc->period > 0.0 ? 2.0 * ISDB__PI / sc->period : 5.0 * cbrt((double)T) * ISDB__PI / (double)T;
+}
+
+/* theta turns `turns` times at constant speed in a random plane. */
+static void rotate(uint64_t t, double *theta, void *user) {
+    const path_state *st = (const path_state *)user;
+    double a = 2.0 * ISDB__PI * st->sc->turns * (double)t / (double)st->T;
+    int i;
+    for (i = 0; i < st->sc->d; ++i) theta[i] = cos(a) * st->dir[0][i] + sin(a) * st->dir[1][i];
+}
+
+static void configure_turning(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                              double *pieces, uint64_t *switches, path_state *st) {
+    int i, d = sc->d;
+    double dot = 0.0, n = 0.0;
+    (void)pieces, (void)switches;
+    st->sc = sc;
+    st->T = T;
+    unit_vector(rng, d, st->dir[0]);
+    unit_vector(rng, d, st->dir[1]);
+    for (i = 0; i < d; ++i) dot += st->dir[0][i] * st->dir[1][i];
+    for (i = 0; i < d; ++i) {
+        st->dir[1][i] -= dot * st->dir[0][i];
+        n += st->dir[1][i] * st->dir[1][i];
+    }
+    for (i = 0; i < d; ++i) st->dir[1][i] /= sqrt(n);
+    c->path = ISDB_PATH_CALLBACK;
+    c->theta_fn = rotate;
+    c->theta_user = st;
+}
+
+/* Box arms scaled into the unit ball (the demo's), or sphere arms. */
+#define BOX 1
+#define SPHERE 0
+
+static const struct {
+    scenario sc;
+    int box;
+} table[] = {
+    {{"abrupt", "demo: d=2, K=50, 3 jumps (Russac et al.)", 2, 50, 6000, 3000, 1.0, 0.1, configure_russac_jumps, 3, 0, 0},
+     BOX},
+    {{"rotation", "demo: d=2, K=50, turns pi/2 then stops", 2, 50, 6000, 3000, 1.0, 0.1, configure_russac_rotation, 0,
+      0, 0},
+     BOX},
+    {{"sinusoid", "demo: 2 one-hot arms, Cheung et al. sec. 7", 2, 2, 30000, 10000, 0.1, 1.0, configure_sinusoid, 0, 0,
+      0},
+     SPHERE},
+    {{"stationary", "d=5, K=20, fixed theta, noise 1", 5, 20, 10000, 4000, 1.0, 1.0, configure_stationary, 0, 0, 0},
+     SPHERE},
+    {{"stationary-d20", "d=20, K=100, fixed theta, noise 0.5", 20, 100, 5000, 2000, 0.5, 1.0, configure_stationary, 0,
+      0, 0},
+     SPHERE},
+    {{"few-jumps", "d=10, K=20, 3 jumps, noise 0.5", 10, 20, 20000, 6000, 0.5, 1.0, configure_jumps, 3, 0, 0}, SPHERE},
+    {{"many-jumps", "d=5, K=10, 40 jumps, noise 0.5", 5, 10, 20000, 6000, 0.5, 1.0, configure_jumps, 40, 0, 0},
+     SPHERE},
+    {{"slow-turn", "d=3, K=10, one turn over T = 1e5, noise 1", 3, 10, 100000, 20000, 1.0, 1.0, configure_turning, 0,
+      1.0, 0},
+     SPHERE},
+    {{"fast-turn", "d=5, K=20, five turns, noise 0.5", 5, 20, 20000, 6000, 0.5, 1.0, configure_turning, 0, 5.0, 0},
+     SPHERE},
+    {{"sin-fast", "2 one-hot arms, period 400, noise 0.1", 2, 2, 20000, 6000, 0.1, 1.0, configure_sinusoid, 0, 0,
+      400.0},
+     SPHERE},
+    {{"sin-slow", "2 one-hot arms, period 10000, noise 0.3", 2, 2, 40000, 20000, 0.3, 1.0, configure_sinusoid, 0, 0,
+      10000.0},
+     SPHERE},
+    {{"heavy-noise", "d=5, K=20, 3 jumps, noise 3", 5, 20, 20000, 6000, 3.0, 1.0, configure_jumps, 3, 0, 0}, SPHERE},
+    {{"d20-turn", "d=20, K=50, half a turn, noise 0.5", 20, 50, 5000, 2000, 0.5, 1.0, configure_turning, 0, 0.5, 0},
+     SPHERE},
+};
+#define N_SCEN ((int)(sizeof table / sizeof table[0]))
+
+/* ---- one scenario ------------------------------------------------------- */
+
+static void scenario_problem(int s, int quick, problem *pr) {
+    const scenario *sc = &table[s].sc;
+    int i;
+    pr->d = sc->d;
+    pr->K = sc->K;
+    pr->T = quick ? sc->T_quick : sc->T;
+    pr->noise = sc->noise;
+    pr->lambda = sc->lambda;
+    for (i = 0; i < GRID; ++i) pr->windows[i] = (int)floor(50.0 * pow((double)pr->T / 50.0, i / (GRID - 1.0)) + 0.5);
+}
+
+
+typedef struct outcome {
+    double mean[N_POL], se[N_POL], us[N_POL];
+} outcome;
+
+static isdb_result make_env(int s, uint64_t T, uint64_t seed, double *pieces, uint64_t *switches, path_state *st,
+                            isdb_linear_env *env) {
+    const scenario *sc = &table[s].sc;
+    isdb_linear_env_config c = isdb_linear_env_config_init(sc->d, sc->K);
+    isdb_rng rng;
+    /* The problem (parameters, rotation plane) depends on the seed too. */
+    isdb_rng_seed(&rng, seed * 7919u + 17u);
+    c.seed = seed;
+    c.noise_sd = sc->noise;
+    if (table[s].box) {
+        c.arms = ISDB_ARMS_BOX;
+        c.clip_norm = 1.0;
+    }
+    sc->configure(sc, T, &rng, &c, pieces, switches, st);
+    return isdb_linear_env_init(&c, NULL, env);
+}
+
+static int run_scenario(int s, int seeds, int quick, outcome *out) {
+    problem pr;
+    double *regret = (double *)calloc((size_t)N_POL * MAX_SEEDS, sizeof(double));
+    double *pieces = (double *)malloc(64 * 64 * sizeof(double));
+    double secs[N_POL] = {0};
+    uint64_t switches[64];
+    path_state st;
+    int k, i;
+    if (!regret || !pieces) return 1;
+    scenario_problem(s, quick, &pr);
+    for (i = 0; i < seeds; ++i) {
+        isdb_linear_env env;
+        if (make_env(s, pr.T, (uint64_t)i + 1, pieces, switches, &st, &env) != ISDB_OK) return 1;
+        for (k = 0; k < N_POL; ++k) {
+            any_policy p;
+            isdb_sim_result res;
+            isdb_env_reset(&env.base);
+            if (make_policy(&pr, k, (uint64_t)i + 1, &p) != ISDB_OK) return 1;
+            if (isdb_sim_run(&p.base, &env.base, pr.T, NULL, &res) != ISDB_OK) return 1;
+            regret[k * MAX_SEEDS + i] = res.regret;
+            secs[k] += res.seconds;
+            isdb_policy_uninit(&p.base);
+        }
+        isdb_env_uninit(&env.base);
+    }
+    for (k = 0; k < N_POL; ++k) {
+        double m = 0.0, v = 0.0;
+        for (i = 0; i < seeds; ++i) m += regret[k * MAX_SEEDS + i];
+        m /= seeds;
+        for (i = 0; i < seeds; ++i) v += (regret[k * MAX_SEEDS + i] - m) * (regret[k * MAX_SEEDS + i] - m);
+        out->mean[k] = m;
+        out->se[k] = seeds > 1 ? sqrt(v / (seeds - 1) / seeds) : 0.0;
+        out->us[k] = 1e6 * secs[k] / ((double)seeds * (double)pr.T);
+    }
+    free(regret);
+    free(pieces);
+    return 0;
+}
+
+/* Runs the scenarios `jobs` at a time, each in a child process that
+   sends its outcome back through a pipe. */
+static int run_all(int seeds, int quick, int jobs, const int *use, outcome *out) {
+    pid_t pid[N_SCEN];
+    int fd[N_SCEN], next = 0, running = 0, done = 0, s, failed = 0, todo = 0;
+    for (s = 0; s < N_SCEN; ++s) todo += use[s];
+    while (done < todo) {
+        while (running < jobs && next < N_SCEN) {
+            int p[2];
+            if (!use[next]) {
+                ++next;
+                continue;
+            }
+            if (pipe(p) != 0) return 1;
+            pid[next] = fork();
+            if (pid[next] < 0) return 1;
+            if (pid[next] == 0) {
+                outcome o;
+                close(p[0]);
+                if (run_scenario(next, seeds, quick, &o) != 0) _exit(1);
+                if (write(p[1], &o, sizeof o) != (ssize_t)sizeof o) _exit(1);
+                _exit(0);
+            }
+            close(p[1]);
+            fd[next] = p[0];
+            ++running;
+            ++next;
+        }
+        {
+            int status;
+            pid_t w = wait(&status);
+            if (w < 0) return 1;
+            for (s = 0; s < N_SCEN; ++s)
+                if (use[s] && pid[s] == w) {
+                    size_t got = 0;
+                    while (got < sizeof out[s]) {
+                        ssize_t r = read(fd[s], (char *)&out[s] + got, sizeof out[s] - got);
+                        if (r <= 0) break;
+                        got += (size_t)r;
+                    }
+                    close(fd[s]);
+                    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != sizeof out[s]) failed = 1;
+                    fprintf(stderr, "  %s done\n", table[s].sc.name);
+                }
+            --running;
+            ++done;
+        }
+    }
+    return failed;
+}
+
+/* ---- report ------------------------------------------------------------- */
+
+/* Every policy's mean, standard error and time, one row each. */
+static void write_csv(const char *dir, const int *use, int quick, int seeds, const outcome *out) {
+    char path[1024];
+    FILE *f;
+    int s, k;
+    snprintf(path, sizeof path, "%s/agnostic.csv", dir);
+    if (!(f = fopen(path, "w"))) {
+        fprintf(stderr, "agnostic: cannot write %s\n", path);
+        return;
+    }
+    fprintf(f, "scenario,T,seeds,policy,mean_regret,std_err,us_per_round\n");
+    for (s = 0; s < N_SCEN; ++s) {
+        problem pr;
+        if (!use[s]) continue;
+        scenario_problem(s, quick, &pr);
+        for (k = 0; k < N_POL; ++k) {
+            char name[64];
+            policy_name(&pr, k, name, sizeof name);
+            fprintf(f, "%s,%lu,%d,%s,%.6g,%.6g,%.4g\n", table[s].sc.name, (unsigned long)pr.T, seeds, name,
+                    out[s].mean[k], out[s].se[k], out[s].us[k]);
+        }
+    }
+    fclose(f);
+    fprintf(stderr, "agnostic: wrote %s\n", path);
+}
+
+int main(int argc, char **argv) {
+    static outcome out[N_SCEN];
+    int use[N_SCEN], s, k, i, seeds = 10, quick = 0, jobs = 0;
+    double worst[N_UNTUNED], logsum[N_UNTUNED], stat_worst = 0.0;
+    int n_used = 0;
+    const char *out_dir = NULL;
+    time_t start = time(NULL);
+    for (s = 0; s < N_SCEN; ++s) use[s] = 1;
+    for (i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+            seeds = 3;
+        } else if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
+            seeds = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) {
+            jobs = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+            out_dir = argv[++i];
+        } else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc) {
+            const char *name = argv[++i];
+            int found = 0;
+            for (s = 0; s < N_SCEN; ++s) use[s] = strcmp(table[s].sc.name, name) == 0, found |= use[s];
+            if (!found) {
+                fprintf(stderr, "%s: unknown scenario '%s'\n", argv[0], name);
+                return 2;
+            }
+        } else {
+            int help = strcmp(argv[i], "--help") == 0;
+            fprintf(help ? stdout : stderr,
+                    "usage: %s [--quick] [--seeds N] [--jobs N] [--scenario NAME] [--out DIR]\n"
+                    "The untuned policies beside the best of a tuned window/discount grid; see the source.\n",
+                    argv[0]);
+            for (s = 0; s < N_SCEN; ++s)
+                fprintf(help ? stdout : stderr, "  %-15s %s, T = %lu\n", table[s].sc.name, table[s].sc.about,
+                        (unsigned long)table[s].sc.T);
+            return help ? 0 : 2;
+        }
+    }
+    if (seeds < 1 || seeds > MAX_SEEDS) {
+        fprintf(stderr, "%s: --seeds wants 1 to %d\n", argv[0], MAX_SEEDS);
+        return 2;
+    }
+    if (jobs < 1) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = n > 0 ? (int)n : 1;
+    }
+    fprintf(stderr, "agnostic: %d scenarios, %d seeds, %d at a time\n", N_SCEN, seeds, jobs);
+    if (run_all(seeds, quick, jobs, use, out) != 0) {
+        fprintf(stderr, "%s: a scenario failed\n", argv[0]);
+        return 1;
+    }
+    for (k = 0; k < N_UNTUNED; ++k) worst[k] = logsum[k] = 0.0;
+    printf("Mean final pseudo-regret over %d seeds; ratio = policy / best tuned (grid of SW-UCB windows,\n"
+           "D-LinUCB discounts and LinUCB, chosen with hindsight per scenario).\n\n",
+           seeds);
+    printf("| scenario | T | best tuned | its regret | linucb | bob | lints | adaptive |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    for (s = 0; s < N_SCEN; ++s) {
+        const scenario *sc = &table[s].sc;
+        problem pr;
+        char name[64];
+        int best = P_LINUCB;
+        if (!use[s]) continue;
+        ++n_used;
+        scenario_problem(s, quick, &pr);
+        for (k = P_SW0; k < N_POL; ++k)
+            if (out[s].mean[k] < out[s].mean[best]) best = k;
+        policy_name(&pr, best, name, sizeof name);
+        printf("| %s | %lu | %s | %.1f | ", sc->name, (unsigned long)pr.T, name, out[s].mean[best]);
+        for (k = 0; k < N_UNTUNED; ++k) {
+            double ratio = out[s].mean[k] / out[s].mean[best];
+            printf("%.2f |%s", ratio, k + 1 < N_UNTUNED ? " " : "\n");
+            if (ratio > worst[k]) worst[k] = ratio;
+            logsum[k] += log(ratio);
+        }
+        if (strncmp(sc->name, "stationary", 10) == 0) {
+            double r = out[s].mean[P_ADAPTIVE] / out[s].mean[P_LINUCB];
+            if (r > stat_worst) stat_worst = r;
+        }
+    }
+    printf("\nEvery policy, mean regret +- standard error (microseconds per round):\n");
+    for (s = 0; s < N_SCEN; ++s) {
+        problem pr;
+        if (!use[s]) continue;
+        scenario_problem(s, quick, &pr);
+        printf("  %s:", table[s].sc.name);
+        for (k = 0; k < N_POL; ++k) {
+            char name[64];
+            policy_name(&pr, k, name, sizeof name);
+            printf("%s %s %.1f+-%.1f (%.1f us)", k ? "," : "", name, out[s].mean[k], out[s].se[k], out[s].us[k]);
+        }
+        printf("\n");
+    }
+    printf("\n| policy | worst ratio | geometric mean |\n|---|---|---|\n");
+    for (k = 0; k < N_UNTUNED; ++k) {
+        char name[64];
+        policy_name(NULL, k, name, sizeof name);
+        printf("| %s | %.2f | %.2f |\n", name, worst[k], exp(logsum[k] / n_used));
+    }
+    printf("\n");
+    printf("claim: agnostic: adaptive's worst ratio to the best tuned policy %.2f (target <= 1.5) %s\n",
+           worst[P_ADAPTIVE], worst[P_ADAPTIVE] <= 1.5 ? "holds" : "fails");
+    printf("claim: agnostic: adaptive's geometric-mean ratio %.2f (target <= 1.0) %s\n",
+           exp(logsum[P_ADAPTIVE] / n_used), exp(logsum[P_ADAPTIVE] / n_used) <= 1.0 ? "holds" : "fails");
+    if (stat_worst > 0.0)
+        printf("claim: agnostic: adaptive / LinUCB on the stationary scenarios, worst %.2f (target <= 1.2) %s\n",
+               stat_worst, stat_worst <= 1.2 ? "holds" : "fails");
+    for (k = 0; k < N_UNTUNED; ++k) {
+        char name[64];
+        if (k == P_ADAPTIVE) continue;
+        policy_name(NULL, k, name, sizeof name);
+        printf("claim: agnostic: %s's worst ratio %.2f, geometric mean %.2f (for comparison)\n", name, worst[k],
+               exp(logsum[k] / n_used));
+    }
+    if (out_dir) write_csv(out_dir, use, quick, seeds, out);
+    fprintf(stderr, "agnostic: %ld s\n", (long)(time(NULL) - start));
+    return 0;
+}

@@ -1,0 +1,320 @@
+/* The adaptive policy's own pieces (the generic contract is test_api.c's):
+   - each discounted estimator is D-LinUCB's estimate right after each of
+     its refactorisations, and the unbounded one is LinUCB's throughout;
+   - the change test fires soon after a jump, and on stationary streams at
+     most at the rate the header documents;
+   - a cut leaves the longer estimators equal to the one it cut to;
+   - bad configs are refused, defaults resolve as documented. */
+#define ISDB_IMPLEMENTATION
+#include "../isdbandit.h"
+#include "test.h"
+
+#include <string.h>
+
+static double rel_diff(int d, const double *a, const double *b) {
+    double num = 0.0, den = 0.0;
+    int i;
+    for (i = 0; i < d; ++i) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return sqrt(num / (den > 1e-300 ? den : 1e-300));
+}
+
+/* theta = L^-T z of one estimator, through the public solver. */
+static void estimator_theta(const isdb_adaptive *p, int k, double *theta) {
+    isdb_tri_solve(p->cfg.d, p->_est[k].ridge.L, 1, p->_est[k].ridge.z, theta);
+}
+
+static void test_estimators_match_references(void) {
+    enum { D = 4, N = 1500 };
+    isdb_adaptive p;
+    isdb_adaptive_config c = isdb_adaptive_config_init(D, 3);
+    isdb_dlinucb dl[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    isdb_linucb lin;
+    isdb_linucb_config lc = isdb_linucb_config_init(D, 3);
+    isdb_rng rng;
+    double x[D], theta[D], ref[D], worst = 0.0;
+    int k, t, i, compared = 0;
+    c.lambda = 0.6;
+    c.min_memory = 4;
+    c.max_memory = 64;
+    c.threshold = 1e300; /* never cut */
+    c.refresh = 7;
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+    CHECK(p.n_est == 6); /* 4, 8, 16, 32, 64, unbounded */
+    lc.lambda = c.lambda;
+    CHECK_OK(isdb_linucb_init(&lc, NULL, &lin));
+    for (k = 0; k + 1 < p.n_est; ++k) {
+        isdb_dlinucb_config dc = isdb_dlinucb_config_init(D, 3, p._est[k].gamma);
+        dc.lambda = c.lambda;
+        CHECK_OK(isdb_dlinucb_init(&dc, NULL, &dl[k]));
+    }
+    isdb_rng_seed(&rng, 5);
+    for (t = 0; t < N; ++t) {
+        double y = isdb_rng_normal(&rng);
+        for (i = 0; i < D; ++i) x[i] = isdb_rng_normal(&rng) * (i == 0 ? 3.0 : 0.5);
+        CHECK_OK(isdb_policy_update(&p.base, 0, x, y));
+        CHECK_OK(isdb_policy_update(&lin.base, 0, x, y));
+        for (k = 0; k + 1 < p.n_est; ++k) CHECK_OK(isdb_policy_update(&dl[k].base, 0, x, y));
+        /* Right after a refactorisation the padding is all in. */
+        for (k = 0; k + 1 < p.n_est; ++k) {
+            if (p._est[k].ridge.since_refresh != 0) continue;
+            estimator_theta(&p, k, theta);
+            isdb_dlinucb_theta(&dl[k], ref);
+            if (rel_diff(D, theta, ref) > worst) worst = rel_diff(D, theta, ref);
+            ++compared;
+        }
+        estimator_theta(&p, p.n_est - 1, theta);
+        isdb_linucb_theta(&lin, ref);
+        if (rel_diff(D, theta, ref) > worst) worst = rel_diff(D, theta, ref);
+    }
+    CHECK(compared > N / 2);
+    /* Rank-one steps against D-LinUCB's refactorisation every update:
+       agreement to rounding (1e-10 leaves four orders for d = 4). */
+    CHECK_MSG(worst < 1e-10, "largest relative difference %.3g", worst);
+    CHECK(isdb_adaptive_changes(&p) == 0);
+    isdb_policy_uninit(&p.base);
+    isdb_policy_uninit(&lin.base);
+    for (k = 0; k + 1 < p.n_est; ++k) isdb_policy_uninit(&dl[k].base);
+}
+
+/* A linear environment with theta = e1 that jumps to -e1 at round `jump`
+   (no jump if jump is 0). */
+static isdb_result make_env(int d, int K, uint64_t seed, uint64_t jump, double noise, isdb_linear_env *env) {
+    static double pieces[2 * 16];
+    static uint64_t at[1];
+    isdb_linear_env_config c = isdb_linear_env_config_init(d, K);
+    memset(pieces, 0, sizeof pieces);
+    pieces[0] = 1.0;
+    pieces[d] = -1.0;
+    at[0] = jump;
+    c.seed = seed;
+    c.noise_sd = noise;
+    c.n_pieces = jump ? 2 : 1;
+    c.pieces = pieces;
+    c.switch_at = at;
+    return isdb_linear_env_init(&c, NULL, env);
+}
+
+/* Plays T rounds; returns the round of the first cut at or after `from`
+   (0 if none) and counts the cuts before it. */
+static uint64_t first_cut(isdb_adaptive *p, isdb_env *env, uint64_t T, uint64_t from, uint64_t *before) {
+    uint64_t t;
+    *before = 0;
+    for (t = 0; t < T; ++t) {
+        int arm;
+        double y;
+        uint64_t was = isdb_adaptive_changes(p);
+        if (isdb_env_next(env) != ISDB_OK || isdb_policy_select(&p->base, env->X, env->n_arms, &arm) != ISDB_OK ||
+            isdb_env_reward(env, arm, &y) != ISDB_OK ||
+            isdb_policy_update(&p->base, arm, env->X + arm * env->d, y) != ISDB_OK)
+            return 0;
+        if (isdb_adaptive_changes(p) > was) {
+            if (t >= from) return t;
+            ++*before;
+        }
+    }
+    return 0;
+}
+
+static void test_change_test(void) {
+    enum { SEEDS = 40, D = 3, K = 10 };
+    int s, detected = 0, false_runs = 0, short_memory = 0;
+    uint64_t worst_delay = 0;
+    for (s = 0; s < SEEDS; ++s) {
+        isdb_linear_env env;
+        isdb_adaptive p;
+        isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+        uint64_t before, at;
+        c.R = 0.5;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+        CHECK_OK(make_env(D, K, 100 + (uint64_t)s, 3000, 0.5, &env));
+        at = first_cut(&p, &env.base, 4000, 3000, &before);
+        if (at) {
+            ++detected;
+            if (at - 3000 > worst_delay) worst_delay = at - 3000;
+        }
+        false_runs += before > 0;
+        short_memory += isdb_adaptive_memory(&p) <= 1000;
+        isdb_policy_uninit(&p.base);
+        isdb_env_uninit(&env.base);
+    }
+    /* theta turning around is the largest change there is: it must be
+       caught in every run, within a few hundred rounds. */
+    CHECK_MSG(detected == SEEDS, "jump detected in %d of %d runs", detected, SEEDS);
+    CHECK_MSG(worst_delay <= 300, "slowest detection %lu rounds after the jump", (unsigned long)worst_delay);
+    CHECK_MSG(short_memory == SEEDS, "memory after the jump short in %d of %d runs", short_memory, SEEDS);
+    /* Before the jump the stream is stationary for 3000 rounds. */
+    CHECK_MSG(false_runs <= SEEDS / 20, "cuts before the jump in %d of %d runs", false_runs, SEEDS);
+}
+
+/* The documented false-cut rate: on stationary streams of 10^4 rounds,
+   at most 5% of runs cut the memory at all (measured 0 of 100 with the
+   defaults, d = 5, K = 20, noise 1, when this test was written). */
+static void test_stationary_false_cuts(void) {
+    enum { SEEDS = 100, D = 5, K = 20 };
+    int s, runs_with_cut = 0;
+    for (s = 0; s < SEEDS; ++s) {
+        isdb_linear_env env;
+        isdb_adaptive p;
+        isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+        isdb_sim_result res;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+        CHECK_OK(make_env(D, K, 1000 + (uint64_t)s, 0, 1.0, &env));
+        CHECK_OK(isdb_sim_run(&p.base, &env.base, 10000, NULL, &res));
+        runs_with_cut += isdb_adaptive_changes(&p) > 0;
+        isdb_policy_uninit(&p.base);
+        isdb_env_uninit(&env.base);
+    }
+    CHECK_MSG(runs_with_cut <= SEEDS / 20, "%d of %d stationary runs cut the memory", runs_with_cut, SEEDS);
+}
+
+static void test_cut_copies_estimate(void) {
+    enum { D = 3, K = 8 };
+    isdb_linear_env env;
+    isdb_adaptive p;
+    isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+    uint64_t t;
+    int k, checked = 0;
+    c.R = 0.5;
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+    CHECK_OK(make_env(D, K, 9, 2000, 0.5, &env));
+    for (t = 0; t < 3000 && !checked; ++t) {
+        int arm;
+        double y;
+        uint64_t was = isdb_adaptive_changes(&p);
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&p.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        CHECK_OK(isdb_policy_update(&p.base, arm, env.base.X + arm * D, y));
+        if (isdb_adaptive_changes(&p) > was) {
+            /* The longest estimator now holds the same estimate as some
+               shorter one, and so do all between them. */
+            double top[D], other[D];
+            int same = 0;
+            estimator_theta(&p, p.n_est - 1, top);
+            for (k = 0; k + 1 < p.n_est; ++k) {
+                estimator_theta(&p, k, other);
+                same += memcmp(top, other, sizeof top) == 0;
+            }
+            CHECK(same >= 1);
+            k = p.n_est - 1 - same; /* the estimator cut to */
+            CHECK(p._est[p.n_est - 1].count == (p._est[k].count < p._est[k].memory ? p._est[k].count : p._est[k].memory));
+            checked = 1;
+        }
+    }
+    CHECK_MSG(checked, "no cut in 3000 rounds with a jump at 2000");
+    isdb_policy_uninit(&p.base);
+    isdb_env_uninit(&env.base);
+}
+
+/* Cuts and switches carry through save and load: a run saved after its
+   first cuts and continued from the snapshot in a fresh object makes the
+   same choices as the one that never stopped; reset gives back the state
+   of a fresh object. */
+static void test_snapshot_across_cuts(void) {
+    enum { D = 3, K = 8 };
+    static unsigned char snap[1 << 16], fresh[1 << 16], again[1 << 16];
+    isdb_linear_env env;
+    isdb_adaptive a, b;
+    isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+    size_t n, n_fresh, n_again;
+    uint64_t t;
+    int same = 1;
+    c.R = 0.5;
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
+    CHECK_OK(isdb_policy_save(&b.base, fresh, sizeof fresh, &n_fresh));
+    CHECK_OK(make_env(D, K, 21, 1500, 0.5, &env));
+    for (t = 0; t < 3000; ++t) {
+        int arm, arm_b;
+        double y;
+        if (t == 2000) {
+            CHECK(isdb_adaptive_changes(&a) > 0);
+            CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+            CHECK_OK(isdb_policy_load(&b.base, snap, n));
+        }
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&a.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        if (t >= 2000) {
+            CHECK_OK(isdb_policy_select(&b.base, env.base.X, K, &arm_b));
+            same &= arm == arm_b;
+            CHECK_OK(isdb_policy_update(&b.base, arm, env.base.X + arm * D, y));
+        }
+        CHECK_OK(isdb_policy_update(&a.base, arm, env.base.X + arm * D, y));
+    }
+    CHECK(same);
+    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+    CHECK_OK(isdb_policy_save(&b.base, again, sizeof again, &n_again));
+    CHECK(n == n_again && memcmp(snap, again, n) == 0);
+    isdb_policy_reset(&a.base);
+    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+    CHECK(n == n_fresh && memcmp(snap, fresh, n) == 0);
+    isdb_policy_uninit(&a.base);
+    isdb_policy_uninit(&b.base);
+    isdb_env_uninit(&env.base);
+}
+
+static void test_config(void) {
+    isdb_adaptive_config c = isdb_adaptive_config_init(3, 4);
+    isdb_adaptive p;
+    size_t bytes;
+    CHECK_OK(isdb_adaptive_heap_size(&c, &bytes));
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+    /* max(16, 2 d), max(4096, min_memory), max(4 d, 256) */
+    CHECK(p.cfg.min_memory == 16 && p.cfg.max_memory == 4096 && p.cfg.refresh == 256);
+    CHECK(p.n_est == 10 && p._est[0].memory == 16 && p._est[8].memory == 4096 && p._est[9].memory == 0);
+    CHECK(isdb_adaptive_memory(&p) == 0 && isdb_adaptive_changes(&p) == 0);
+    isdb_policy_uninit(&p.base);
+    c = isdb_adaptive_config_init(40, 4);
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+    CHECK(p.cfg.min_memory == 80 && p.cfg.refresh == 256);
+    isdb_policy_uninit(&p.base);
+
+#define REFUSED(field, value)                                            \
+    do {                                                                 \
+        c = isdb_adaptive_config_init(3, 4);                             \
+        c.field = value;                                                 \
+        CHECK_RESULT(isdb_adaptive_heap_size(&c, &bytes), ISDB_ERR_INVALID_ARG); \
+        CHECK_RESULT(isdb_adaptive_init(&c, NULL, &p), ISDB_ERR_INVALID_ARG);    \
+    } while (0)
+    REFUSED(min_memory, 1);
+    REFUSED(min_memory, -3);
+    REFUSED(max_memory, -1);
+    REFUSED(threshold, 0.0);
+    REFUSED(threshold, T_NAN);
+    REFUSED(play_threshold, -0.5);
+    REFUSED(play_threshold, T_INF);
+    REFUSED(lambda, 0.0);
+    REFUSED(R, -1.0);
+    REFUSED(delta, 1.0);
+    REFUSED(refresh, -2);
+    REFUSED(d, 0);
+    REFUSED(max_arms, 0);
+#undef REFUSED
+    c = isdb_adaptive_config_init(3, 4);
+    c.min_memory = 100;
+    c.max_memory = 50;
+    CHECK_RESULT(isdb_adaptive_init(&c, NULL, &p), ISDB_ERR_INVALID_ARG);
+    /* One finite memory: it and the unbounded estimator. */
+    c.max_memory = 100;
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+    CHECK(p.n_est == 2);
+    isdb_policy_uninit(&p.base);
+    /* The longest grid there is still fits. */
+    c.min_memory = 2;
+    c.max_memory = INT_MAX;
+    CHECK_OK(isdb_adaptive_heap_size(&c, &bytes));
+}
+
+int main(void) {
+    test_config();
+    test_estimators_match_references();
+    test_cut_copies_estimate();
+    test_snapshot_across_cuts();
+    test_change_test();
+    test_stationary_false_cuts();
+    return test_report();
+}
