@@ -150,9 +150,14 @@
 
    LINTS (isdb_lints): linear Thompson sampling, Agrawal and Goyal, ICML 2013.
       Samples theta~ ~ N(theta, v^2 V^-1) and plays argmax x.theta~ with
+        ISDB_LINTS_NONE    v = R (plain posterior sampling, common practice;
+                           the default)
         ISDB_LINTS_THEORY  v = R sqrt(24/epsilon d ln(1/delta)) (the paper's
-                           inflation; default, epsilon 0.5, delta 0.01)
-        ISDB_LINTS_NONE    v = R (plain posterior sampling, common practice)
+                           inflation, epsilon 0.5, delta 0.01)
+      The paper's inflation explores far more than a user wants: on a
+      stationary problem (d = 5, K = 20, noise 1, 10^4 rounds, 10 seeds)
+      its regret is 4878 against 144 without it (LinUCB 94), so it is one
+      field away rather than the default.
       lambda defaults to 1 (the paper's B = I). select draws d standard
       normals from the policy's generator; probs and scores estimate the
       selection probabilities by `mc_samples` draws from a copy of the
@@ -1158,7 +1163,7 @@ typedef struct isdb_lints_config {
     int d, max_arms;
     double lambda;                  /* default 1 */
     double R;                       /* noise scale; default 1 */
-    isdb_lints_inflation inflation; /* default ISDB_LINTS_THEORY */
+    isdb_lints_inflation inflation; /* default ISDB_LINTS_NONE (THEORY: the paper's) */
     double epsilon;                 /* THEORY only, in (0, 1]; default 0.5 */
     double delta;                   /* THEORY only, in (0, 1); default 0.01 */
     uint64_t seed;                  /* default 1 */
@@ -4711,7 +4716,7 @@ isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
     c.max_arms = max_arms;
     c.lambda = 1.0;
     c.R = 1.0;
-    c.inflation = ISDB_LINTS_THEORY;
+    c.inflation = ISDB_LINTS_NONE;
     c.epsilon = 0.5;
     c.delta = 0.01;
     c.seed = 1;

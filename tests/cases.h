@@ -55,6 +55,7 @@ static isdb_result make_dlinucb(const isdb_allocator *alloc, int d, int max_arms
 
 static isdb_result make_lints(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
     isdb_lints_config c = isdb_lints_config_init(d, max_arms);
+    c.inflation = ISDB_LINTS_THEORY;
     c.seed = 42;
     c.mc_samples = 50;
     return isdb_lints_init(&c, alloc, (isdb_lints *)mem);
