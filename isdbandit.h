@@ -1282,7 +1282,7 @@ typedef struct isdb_adaptive_config {
     int min_memory;        /* shortest memory 1 / (1 - gamma), >= 2; 0 means max(16, 2 d) */
     int max_memory;        /* longest finite memory, >= min_memory; 0 means max(4096, min_memory) */
     double threshold;      /* z at which the change test cuts the memory, > 0; default 3.5 */
-    double play_threshold; /* z at which a shorter memory is played, >= 0; default 1 */
+    double play_threshold; /* z at which a shorter memory is played, >= 0; default 2 */
     int refresh;           /* refactorise every this many updates; 0 means max(4 d, 256) */
 } isdb_adaptive_config;
 
