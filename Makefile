@@ -4,7 +4,10 @@
 #
 #   make demo        the non-stationary simulator (examples/)
 #   make test        every test, as C99 and C11 (gcc, and clang if present),
-#                    C++11, two translation units, ISDB_STATIC
+#                    C++11, two translation units, ISDB_STATIC (also with
+#                    every policy at -Os); builds and runs in
+#                    parallel, one line per test program; V=1 shows the
+#                    compiler commands
 #   make sanitize    the tests under AddressSanitizer and UBSan
 #   make bench       speed of each policy beside naive references (bench/)
 #   make soak        long runs checked against exact refits
@@ -29,6 +32,14 @@ endif
 PREFIX ?= /usr/local
 BUILD ?= build
 
+# Jobs for the builds and runs that make test and make sanitize start.
+NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
 CLANG := $(shell command -v clang 2>/dev/null)
 CLANGXX := $(shell command -v clang++ 2>/dev/null)
 HAVE_CXX := $(shell command -v $(CXX) 2>/dev/null)
@@ -46,15 +57,23 @@ HEADER = isdbandit.h
 TEST_DEPS = $(HEADER) tests/test.h tests/ref.h tests/cases.h
 # Every tests/test_*.c is a test program, except the multi-file builds.
 MULTI = tests/test_two_tu_a.c tests/test_two_tu_b.c tests/test_static.c tests/test_static_extern.c
-TEST_SRC = $(filter-out $(MULTI),$(wildcard tests/test_*.c))
+TEST_SRC = $(filter-out $(MULTI) tests/test_static_all.c,$(wildcard tests/test_*.c))
 TEST_NAMES = $(notdir $(TEST_SRC:.c=))
+# Most tests use the public API only and link the implementation compiled
+# once per compiler and standard (tests/impl.c). White-box tests, which
+# reach private helpers, define ISDB_IMPLEMENTATION themselves and are
+# compiled whole.
+HASH := \#
+WHITE_NAMES := $(notdir $(basename $(shell grep -l '^$(HASH)define ISDB_IMPLEMENTATION' $(TEST_SRC))))
+BLACK_NAMES := $(filter-out $(WHITE_NAMES),$(TEST_NAMES))
 
 VARIANTS = gcc-c99 gcc-c11
 ifneq ($(CLANG),)
 VARIANTS += clang-c99 clang-c11
 endif
 TEST_BINS = $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TEST_NAMES))) \
-            $(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static
+            $(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static \
+            $(BUILD)/static-Os/test_static_all
 ifneq ($(HAVE_CXX),)
 TEST_BINS += $(BUILD)/cxx/test_cpp
 endif
@@ -65,6 +84,9 @@ SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES))
 
 EXAMPLE_SRC = $(wildcard examples/*.c)
 EXAMPLE_BINS = $(addprefix $(BUILD)/examples/,$(notdir $(EXAMPLE_SRC:.c=)))
+# make test builds the examples at -Og, which warns as -O2 does at a
+# quarter of the compile time.
+EXAMPLE_CHECKS = $(addprefix $(BUILD)/check/,$(notdir $(EXAMPLE_SRC:.c=)))
 BENCH_SRC = $(wildcard bench/bench_*.c)
 BENCH_BINS = $(addprefix $(BUILD)/bench/,$(notdir $(BENCH_SRC:.c=)))
 REPRO_SRC = $(wildcard bench/repro_*.c)
@@ -80,22 +102,42 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all demo test sanitize valgrind determinism bench soak agnostic reproduce fuzz examples install clean
+.PHONY: all demo test test-run sanitize sanitize-build valgrind determinism bench soak agnostic reproduce fuzz examples install clean
 .SECONDARY:
 
 all: test
 
-demo: $(BUILD)/examples/demo
+demo:
+	@echo "make demo: compiling examples/demo.c ($(CC) -O2, a few seconds)"
+	@$(MAKE) --no-print-directory $(BUILD)/examples/demo
 	@mkdir -p $(OUT)
 	./$(BUILD)/examples/demo --out $(OUT)
 
-# The examples are built too, so they stay warning-free.
-test: $(TEST_BINS) $(EXAMPLE_BINS)
-	@echo "compilers: $(CC)$(if $(CLANG), clang)$(if $(HAVE_CXX), $(CXX))$(if $(CLANGXX), clang++)"
-	@sh tests/run.sh $(TEST_BINS)
+# Each test program runs as soon as it is built, its output going to
+# <program>.log (last line: its exit status); tests/run.sh --logs then
+# prints one line per program and the totals. The examples are built too,
+# so they stay warning-free.
+TEST_LOGS = $(addsuffix .log,$(TEST_BINS))
+test:
+	@echo "make test: $(words $(TEST_BINS)) test programs with $(CC)$(if $(CLANG), clang)$(if $(HAVE_CXX), $(CXX))$(if $(CLANGXX), clang++), $(NPROC) jobs (V=1 shows the commands)"
+	@rm -f $(TEST_LOGS)
+	@$(MAKE) --no-print-directory -j$(NPROC) test-run
+	@sh tests/run.sh --logs $(TEST_BINS)
 
-sanitize: $(SAN_BINS) $(REPLAY_BINS)
-	@sh tests/run.sh $(SAN_BINS) $(foreach t,$(FUZZ_TARGETS),"$(BUILD)/asan/replay_$(t) tests/corpus/$(t)/*")
+# The longest compiles first, so that both cores stay busy to the end.
+test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/clangxx/%,$(TEST_BINS))) \
+          $(foreach v,$(VARIANTS),$(BUILD)/$(v)/impl.o $(addprefix $(BUILD)/$(v)/,$(WHITE_NAMES))) \
+          $(TEST_LOGS) $(EXAMPLE_CHECKS)
+
+$(BUILD)/%.log: $(BUILD)/%
+	@./$< > $@.tmp 2>&1; echo "exit $$?" >> $@.tmp; mv $@.tmp $@
+
+sanitize:
+	@echo "make sanitize: building the tests and the corpus replays with $(CC) -fsanitize=address,undefined"
+	@$(MAKE) --no-print-directory -j$(NPROC) sanitize-build
+	@sh tests/run.sh -j $(NPROC) $(SAN_BINS) $(foreach t,$(FUZZ_TARGETS),"$(BUILD)/asan/replay_$(t) tests/corpus/$(t)/*")
+
+sanitize-build: $(SAN_BINS) $(REPLAY_BINS)
 
 # Each target runs FUZZ_SECONDS from its seed corpus; what it adds goes to
 # $(BUILD)/fuzz/corpus-<name>, a finding to $(BUILD)/fuzz/<name>-crash-*.
@@ -119,40 +161,46 @@ valgrind: $(addprefix $(BUILD)/gcc-c99/,$(TEST_NAMES))
 determinism:
 	@sh tests/determinism.sh $(BUILD)
 
-$(BUILD)/gcc-c99/%: tests/%.c $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(CC) -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
+# The rules of one build folder: $(1) folder, $(2) compiler, $(3) flags.
+define test_variant
+$(BUILD)/$(1)/impl.o: tests/impl.c $(HEADER)
+	@mkdir -p $$(@D)
+	$$(Q)$(2) $(3) -c $$< -o $$@
+$(addprefix $(BUILD)/$(1)/,$(BLACK_NAMES)): $(BUILD)/$(1)/%: tests/%.c $(BUILD)/$(1)/impl.o $$(TEST_DEPS)
+	$$(Q)$(2) $(3) $$< $(BUILD)/$(1)/impl.o -o $$@ $$(LIBS)
+$(addprefix $(BUILD)/$(1)/,$(WHITE_NAMES)): $(BUILD)/$(1)/%: tests/%.c $$(TEST_DEPS)
+	@mkdir -p $$(@D)
+	$$(Q)$(2) $(3) $$< -o $$@ $$(LIBS)
+endef
+$(eval $(call test_variant,gcc-c99,$(CC),-std=c99 $(WARN) $(OPT)))
+$(eval $(call test_variant,gcc-c11,$(CC),-std=c11 $(WARN) $(OPT)))
+$(eval $(call test_variant,clang-c99,clang,-std=c99 $(WARN) $(OPT)))
+$(eval $(call test_variant,clang-c11,clang,-std=c11 $(WARN) $(OPT)))
 
-$(BUILD)/gcc-c11/%: tests/%.c $(TEST_DEPS)
+# ISDB_STATIC with every policy in one program: gcc's flow warnings
+# (-Wmaybe-uninitialized) depend on the optimisation level.
+$(BUILD)/static-%/test_static_all: tests/test_static_all.c $(TEST_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 $(WARN) $(OPT) $< -o $@ $(LIBS)
-
-$(BUILD)/clang-c99/%: tests/%.c $(TEST_DEPS)
-	@mkdir -p $(@D)
-	clang -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
-
-$(BUILD)/clang-c11/%: tests/%.c $(TEST_DEPS)
-	@mkdir -p $(@D)
-	clang -std=c11 $(WARN) $(OPT) $< -o $@ $(LIBS)
+	$(Q)$(CC) -std=c99 $(WARN) -$* $(FP) $< -o $@ $(LIBS)
 
 $(BUILD)/gcc-c99/two_tu: tests/test_two_tu_a.c tests/test_two_tu_b.c $(TEST_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -std=c99 $(WARN) $(OPT) tests/test_two_tu_a.c tests/test_two_tu_b.c -o $@ $(LIBS)
+	$(Q)$(CC) -std=c99 $(WARN) $(OPT) tests/test_two_tu_a.c tests/test_two_tu_b.c -o $@ $(LIBS)
 
 $(BUILD)/gcc-c99/static: tests/test_static.c tests/test_static_extern.c tests/test_two_tu_b.c $(TEST_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -std=c99 $(WARN) $(OPT) tests/test_static.c tests/test_static_extern.c tests/test_two_tu_b.c -o $@ $(LIBS)
+	$(Q)$(CC) -std=c99 $(WARN) $(OPT) tests/test_static.c tests/test_static_extern.c tests/test_two_tu_b.c -o $@ $(LIBS)
 
 $(BUILD)/cxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 	@mkdir -p $(@D)
-	$(CXX) -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
+	$(Q)$(CXX) -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
 
 $(BUILD)/clangxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 	@mkdir -p $(@D)
-	clang++ -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
+	$(Q)clang++ -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
 
-$(BUILD)/asan/%: tests/%.c $(TEST_DEPS) | $(BUILD)/asan/.probe
-	$(CC) -std=c99 $(WARN) $(SAN) $< -o $@ $(LIBS)
+$(eval $(call test_variant,asan,$(CC),-std=c99 $(WARN) $(SAN)))
+$(addprefix $(BUILD)/asan/,$(TEST_NAMES)) $(BUILD)/asan/impl.o: | $(BUILD)/asan/.probe
 
 # The sanitizer runtimes ship with gcc on most systems, but not all.
 $(BUILD)/asan/.probe:
@@ -175,11 +223,15 @@ $(BUILD)/fuzz/.probe:
 	@touch $@
 
 $(BUILD)/asan/replay_%: tests/fuzz_%.c tests/fuzz_replay.c $(FUZZ_DEPS) | $(BUILD)/asan/.probe
-	$(CC) -std=c99 $(WARN) $(SAN) $< tests/fuzz_replay.c -o $@ $(LIBS)
+	$(Q)$(CC) -std=c99 $(WARN) $(SAN) $< tests/fuzz_replay.c -o $@ $(LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(HEADER)
 	@mkdir -p $(@D)
-	$(CC) -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
+	$(Q)$(CC) -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/check/%: examples/%.c $(HEADER)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c99 $(WARN) -Og $(FP) $< -o $@ $(LIBS)
 
 $(BUILD)/bench/%: bench/%.c $(BENCH_DEPS)
 	@mkdir -p $(@D)

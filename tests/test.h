@@ -68,6 +68,92 @@ static int test_passed_, test_failed_;
         CHECK_MSG(a_ <= b_, "%s = %.6g exceeds %s = %.6g", #a, a_, #b, b_);                  \
     } while (0)
 
+/* Small helpers the tests share, so that most tests need only the public
+   API and link the implementation compiled once (tests/impl.c). */
+#if defined(__GNUC__) || defined(__clang__)
+#define T_FN static __attribute__((unused))
+#else
+#define T_FN static
+#endif
+
+#define T_PI 3.14159265358979323846
+
+T_FN double t_dot(int n, const double *a, const double *b) {
+    double s = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+/* 1 if no value is NaN or infinite. */
+T_FN int t_all_finite(const double *v, int n) {
+    int i;
+    for (i = 0; i < n; ++i)
+        if (!(v[i] - v[i] == 0.0)) return 0;
+    return 1;
+}
+
+/* The first index of the largest value. */
+T_FN int t_argmax(const double *v, int n) {
+    int k, best = 0;
+    for (k = 1; k < n; ++k)
+        if (v[k] > v[best]) best = k;
+    return best;
+}
+
+/* The first of n_arms rows of X (n_arms x d) of largest x.theta. */
+T_FN int t_best_dot(const double *X, int n_arms, int d, const double *theta) {
+    int k, best = 0;
+    for (k = 1; k < n_arms; ++k)
+        if (t_dot(d, X + k * d, theta) > t_dot(d, X + best * d, theta)) best = k;
+    return best;
+}
+
+T_FN void t_identity(int n, double *A, double diag) {
+    int i;
+    for (i = 0; i < n * n; ++i) A[i] = 0.0;
+    for (i = 0; i < n; ++i) A[i * n + i] = diag;
+}
+
+/* Copies the lower triangle of the n x n matrix A onto its upper one. */
+T_FN void t_symmetrize_lower(int n, double *A) {
+    int i, j;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j) A[j * n + i] = A[i * n + j];
+}
+
+/* A point uniform on the unit sphere (the library's own recipe). */
+T_FN void t_sphere_point(isdb_rng *rng, int d, double *x) {
+    double norm;
+    int i;
+    do {
+        for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
+        norm = sqrt(t_dot(d, x, x));
+    } while (norm == 0.0);
+    for (i = 0; i < d; ++i) x[i] /= norm;
+}
+
+/* Little-endian integers and the FNV-1a 64 checksum of the snapshot
+   format (the header's SNAPSHOT FORMAT), for tests that forge snapshots. */
+T_FN void t_put_le(unsigned char *p, uint64_t v, int bytes) {
+    int i;
+    for (i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+T_FN uint64_t t_get_le(const unsigned char *p, int bytes) {
+    uint64_t v = 0;
+    int i;
+    for (i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+T_FN uint64_t t_fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+    for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
 static int test_report(void) {
     printf("%d passed, %d failed\n", test_passed_, test_failed_);
     return test_failed_ ? 1 : 0;

@@ -15,7 +15,6 @@
      a misaligned one, and uninit leaves the buffer to the caller.
    Policies flagged ISDB_POLICY_X_OPTIONAL may take X (and x) as NULL;
    a case's `round` supplies its arms when random rows do not fit. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 
@@ -130,7 +129,7 @@ static void check_bad_input(const policy_case *pc) {
     CHECK_MSG(same_state(p, snap_a, n), "%s: bad input changed the state", pc->label);
     /* Valid scores and probs change nothing either; probs is a distribution. */
     CHECK_OK(isdb_policy_scores(p, X, K, out));
-    CHECK(isdb__all_finite(out, K));
+    CHECK(t_all_finite(out, K));
     CHECK_OK(isdb_policy_probs(p, X, K, out));
     {
         double sum = 0.0;

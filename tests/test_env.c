@@ -3,7 +3,6 @@
    implementation of the documented algorithm (splitmix64 seeding, then
    xoshiro256**); 0xe220a8397b1dcdaf is also the published first output of
    splitmix64 from state 0. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 
@@ -127,12 +126,12 @@ static void test_linear_env_paths(void) {
     c.arms = ISDB_ARMS_FIXED;
     c.fixed_arms = arms;
     c.path = ISDB_PATH_SINUSOID;
-    c.sin_omega = 5.0 * ISDB__PI / 1000.0;
+    c.sin_omega = 5.0 * T_PI / 1000.0;
     CHECK_OK(isdb_linear_env_init(&c, NULL, &env));
     for (t = 1; t <= 300; ++t) {
         CHECK_OK(isdb_env_next(&env.base));
         CHECK_NEAR(env.theta[0], 0.5 + 0.3 * sin(c.sin_omega * (double)t), 1e-15);
-        CHECK_NEAR(env.theta[1], 0.5 + 0.3 * sin(ISDB__PI + c.sin_omega * (double)t), 1e-15);
+        CHECK_NEAR(env.theta[1], 0.5 + 0.3 * sin(T_PI + c.sin_omega * (double)t), 1e-15);
     }
     isdb_env_uninit(&env.base);
 
@@ -144,7 +143,7 @@ static void test_linear_env_paths(void) {
     c.rot_rounds = 3000;
     CHECK_OK(isdb_linear_env_init(&c, NULL, &env));
     for (t = 0; t < 4000; ++t) {
-        double a = (ISDB__PI / 2.0) * (double)(t < 3000 ? t : 3000) / 3000.0;
+        double a = (T_PI / 2.0) * (double)(t < 3000 ? t : 3000) / 3000.0;
         CHECK_OK(isdb_env_next(&env.base));
         if (t % 500 == 0 || t == 2999 || t == 3001) {
             CHECK_NEAR(env.theta[0], cos(a), 1e-15);

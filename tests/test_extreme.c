@@ -4,7 +4,6 @@
    dimension. Each works, or returns the documented error and changes
    nothing. The first tests cover LinUCB, SW-UCB, D-LinUCB and LinTS; the
    table at the end covers the other five policies. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 
@@ -55,7 +54,7 @@ static void test_large_sizes(void) {
             CHECK_OK(isdb_policy_update(p, arm, Xd + arm * 256, 1.0));
         }
         CHECK_OK(isdb_policy_scores(p, Xd, 4, out));
-        CHECK(isdb__all_finite(out, 4));
+        CHECK(t_all_finite(out, 4));
         isdb_policy_uninit(p);
         p = make(which, 3, 10000, 50, &mem);
         if (!p) continue;
@@ -119,13 +118,13 @@ static void test_input_limits(void) {
             CHECK_OK(isdb_policy_select(p, X, 2, &arm));
             CHECK_OK(isdb_policy_update(p, t % 2, X + (t % 2) * 2, t % 3 ? ISDB_INPUT_MAX : -1e-310));
             CHECK_OK(isdb_policy_scores(p, X, 2, out));
-            CHECK(isdb__all_finite(out, 2));
+            CHECK(t_all_finite(out, 2));
         }
         if (which == 0) isdb_linucb_theta(&mem.a, theta);
         if (which == 1) isdb_swucb_theta(&mem.b, theta);
         if (which == 2) isdb_dlinucb_theta(&mem.c, theta);
         if (which == 3) isdb_lints_theta(&mem.e, theta);
-        CHECK(isdb__all_finite(theta, 2));
+        CHECK(t_all_finite(theta, 2));
         CHECK_RESULT(isdb_policy_update(p, 0, X, -2.0 * ISDB_INPUT_MAX), ISDB_ERR_RANGE);
         CHECK_RESULT(isdb_policy_update(p, 0, X, DBL_MAX), ISDB_ERR_RANGE);
         isdb_policy_uninit(p);
@@ -197,7 +196,7 @@ static double *fixed_arms(int d, int K) {
         if (k < d)
             for (i = 0; i < d; ++i) X[k * d + i] = i == k ? 1.0 : 0.0;
         else
-            isdb__sphere_point(&rng, d, X + k * d);
+            t_sphere_point(&rng, d, X + k * d);
     }
     return X;
 }
@@ -288,7 +287,7 @@ static void play_other(int which, int d, int K, const double *arms, other_policy
             for (i = 0; i < K; ++i) sum += out[i];
             if (!(fabs(sum - 1.0) < 1e-9)) nonfinite = 1;
         }
-        if (isdb_policy_scores(p, X, K, out) == ISDB_OK && !isdb__all_finite(out, K)) nonfinite = 1;
+        if (isdb_policy_scores(p, X, K, out) == ISDB_OK && !t_all_finite(out, K)) nonfinite = 1;
     }
     CHECK_MSG(!bad_result, "%s %s: an undocumented error", other_names[which], label);
     CHECK_MSG(!changed, "%s %s: a refused call changed the state", other_names[which], label);

@@ -9,7 +9,6 @@
      written again here; hand-made block patterns;
    - the Jacobi objective does not increase; both diagonalizers find the
      planted subspaces from noisy covariances; bad arguments. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "ref.h"
 #include "test.h"
@@ -410,13 +409,13 @@ static void test_block_detection(void) {
             Cbuf[i * p + i] = 1.0;
         Cbuf[0 * p + 3] = Cbuf[3 * p + 0] = 0.5;
         Cbuf[2 * p + 4] = Cbuf[4 * p + 2] = 0.3;
-        isdb__identity(p, U, 1.0);
+        t_identity(p, U, 1.0);
         CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.05, scale, U, sizes, &nb, work));
         CHECK(nb == 3 && sizes[0] == 2 && sizes[1] == 1 && sizes[2] == 2);
         for (i = 0; i < p; ++i)
             CHECK(U[(int)expect_cols[i] * p + i] == 1.0);
         /* A threshold above every link: singletons in index order. */
-        isdb__identity(p, U, 1.0);
+        t_identity(p, U, 1.0);
         CHECK_OK(isdb_jbd_blocks(p, 1, Cbuf, 0.9, scale, U, sizes, &nb, work));
         CHECK(nb == 5);
         for (i = 0; i < p; ++i)
@@ -427,7 +426,7 @@ static void test_block_detection(void) {
             Cbuf[i * 3 + i] = 1.0;
         Cbuf[0 * 3 + 1] = Cbuf[1 * 3 + 0] = 0.2;
         Cbuf[0 * 3 + 2] = Cbuf[2 * 3 + 0] = 0.4;
-        isdb__identity(3, U, 1.0);
+        t_identity(3, U, 1.0);
         CHECK_OK(isdb_jbd_blocks(3, 1, Cbuf, 0.01, scale, U, sizes, &nb, work));
         CHECK(nb == 1 && sizes[0] == 3);
         CHECK(U[0 * 3 + 0] == 1.0 && U[2 * 3 + 1] == 1.0 && U[1 * 3 + 2] == 1.0);

@@ -2,7 +2,6 @@
    A V = V diag(w), ...) and against a slow reference written here, on
    random matrices of sizes 1 to 64 and on ill-conditioned ones (condition
    numbers up to 1e12), plus the failure paths. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 #include "ref.h"
@@ -264,7 +263,7 @@ static void test_sym_eig(void) {
         int n = sizes[s];
         /* Random symmetric: A V = V diag(w), V orthogonal, ascending. */
         random_matrix(&rng, n, n, A0);
-        isdb__symmetrize_lower(n, A0);
+        t_symmetrize_lower(n, A0);
         memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
         CHECK_OK(isdb_sym_eig(n, A1, v0, Q0));
         matmul(n, n, n, A0, Q0, A1);

@@ -19,7 +19,6 @@
    - the lazy rule (zeta = 0 solves in every exploration round), the
      sub-logarithmic flag, scores and probs agreeing with select;
    - the finite-context environment's frequencies. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 #include "ref.h"
@@ -819,7 +818,7 @@ static void test_registration(void) {
         CHECK_OK(isdb_policy_update(&pol.base, 0, z, 1.0));
         CHECK(isdb_oam_pulls(&pol, z) == 0);
         isdb_oam_theta(&pol, th);
-        CHECK(isdb__all_finite(th, 2));
+        CHECK(t_all_finite(th, 2));
     }
     isdb_policy_uninit(&pol.base);
     /* Bad configs. */
@@ -918,7 +917,7 @@ static void test_scores_agree(void) {
         CHECK_OK(isdb_policy_scores(&pol.base, X, 3, sc));
         CHECK_OK(isdb_policy_probs(&pol.base, X, 3, pr));
         CHECK_OK(isdb_policy_select(&pol.base, X, 3, &arm));
-        best = isdb__argmax(sc, 3);
+        best = t_argmax(sc, 3);
         if (pr[arm] != 1.0 || best != arm) agree = 0;
         y = isdb_rng_normal(&rng);
         for (k = 0; k < 3; ++k) y += X[arm * 3 + k] * th3[k];

@@ -4,7 +4,6 @@
    the change-detection test and the fixed-arm kernel environments.
    References computed here: long-double Gram matrices, log-dets and
    solves (ref.h), and the IPS estimator summed round by round. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 #include "ref.h"
@@ -165,7 +164,7 @@ static void ref_leverage(int n, int p, const double *Phi, double lambda, const d
         }
     for (i = 0; i < n; ++i) {
         ref_solve(p, S, Phi + i * p, y);
-        v[i] = isdb__dot(p, Phi + i * p, y);
+        v[i] = t_dot(p, Phi + i * p, y);
     }
 }
 
@@ -212,7 +211,7 @@ static void solver_instance(isdb_rng *rng, int n, int d, isdb_kernel kern, doubl
     /* OP with gaps in [0, 2), the smallest 0; alpha and beta as in the
        paper's range of use. */
     for (i = 0; i < n; ++i) s_gap[i] = 2.0 * isdb_rng_uniform(rng);
-    s_gap[isdb__argmax(s_gap, n) == 0 && n > 1 ? 1 : 0] = 0.0;
+    s_gap[t_argmax(s_gap, n) == 0 && n > 1 ? 1 : 0] = 0.0;
     alpha = 0.1 + 2.0 * isdb_rng_uniform(rng);
     beta = gamma / (10.0 + 4.0 * sqrt(alpha)) * pow(2.0, 0.5 * (double)(1 + (int)isdb_rng_below(rng, 8)));
     for (i = 0; i < n; ++i) s_c[i] = 0.5 * beta * s_gap[i];
@@ -372,7 +371,7 @@ static void ref_gaps(int n, int p, const double *Phi, double lambda, int from, i
             built[m] = 1;
         }
         ref_solve(p, S[m], Phi + s_hist_arm[t] * p, u);
-        for (i = 0; i < n; ++i) R[i] += (long double)isdb__dot(p, Phi + i * p, u) * s_hist_y[t];
+        for (i = 0; i < n; ++i) R[i] += (long double)t_dot(p, Phi + i * p, u) * s_hist_y[t];
     }
     {
         long double best = R[0];
@@ -443,7 +442,7 @@ static void test_opkb_blocks(void) {
         CHECK_OK(isdb_policy_probs(&pol.base, NULL, n, probs));
         if (isdb_opkb_replay_index(&pol) != j) bad_block = 1;
         CHECK_OK(isdb_policy_select(&pol.base, X, n, &arm));
-        y = 2.0 * (isdb__dot(d, X + arm * d, theta) + 0.1 * isdb_rng_normal(&rng));
+        y = 2.0 * (t_dot(d, X + arm * d, theta) + 0.1 * isdb_rng_normal(&rng));
         s_hist_arm[t] = arm;
         s_hist_m[t] = j;
         s_hist_y[t] = y / c.reward_scale;
@@ -505,7 +504,7 @@ static void test_invariance(void) {
             CHECK_OK(isdb_policy_select(&a.base, NULL, n, &arm_a));
             CHECK_OK(isdb_policy_select(&b.base, NULL, n, &arm_b));
             if (arm_a != arm_b) same_arms = 0;
-            y = isdb__dot(d, X + arm_a * d, theta) + 0.1 * isdb_rng_normal(&rng);
+            y = t_dot(d, X + arm_a * d, theta) + 0.1 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&a.base, arm_a, NULL, y));
             CHECK_OK(isdb_policy_update(&b.base, arm_a, NULL, y));
         }
@@ -761,7 +760,7 @@ static void test_kernel_env(void) {
     c.seed = 3;
     CHECK_OK(isdb_kernel_env_init(&c, NULL, &e));
     for (i = 0; i < n; ++i) {
-        double norm = sqrt(isdb__dot(d, e.base.X + i * d, e.base.X + i * d));
+        double norm = sqrt(t_dot(d, e.base.X + i * d, e.base.X + i * d));
         CHECK_NEAR(norm, 1.0, 1e-14);
         if (fabs(e.f[i]) > big) big = fabs(e.f[i]);
     }
@@ -796,8 +795,8 @@ static void test_kernel_env(void) {
         g.n_switches = 0;
         CHECK_OK(isdb_kernel_env_init(&g, NULL, &f));
         CHECK_OK(isdb_env_next(&f.base));
-        k = isdb__argmax(f.base.means, n);
-        if (f.base.means[k] < 1.0) k = isdb__argmax(f.f, n);
+        k = t_argmax(f.base.means, n);
+        if (f.base.means[k] < 1.0) k = t_argmax(f.f, n);
         for (i = 0; i < n; ++i)
             if (fabs(f.f[i]) == 1.0) k = i;
         CHECK_OK(isdb_env_reward(&f.base, k, &y));
@@ -812,14 +811,14 @@ static void test_kernel_env(void) {
     c.phase_at = knots;
     c.phase = phases;
     CHECK_OK(isdb_kernel_env_init(&c, NULL, &e));
-    CHECK_NEAR(sqrt(isdb__dot(d, e.theta, e.theta)), 1.0, 1e-14);
+    CHECK_NEAR(sqrt(t_dot(d, e.theta, e.theta)), 1.0, 1e-14);
     CHECK(isdb_kernel_env_drift(&e, 0) == 0.0 && isdb_kernel_env_drift(&e, 10) == 0.0);
     CHECK_NEAR(isdb_kernel_env_drift(&e, 15), 0.5, 1e-15);
     CHECK_NEAR(isdb_kernel_env_drift(&e, 30), 2.0, 1e-15);
     CHECK(isdb_kernel_env_drift(&e, 40) == 3.0 && isdb_kernel_env_drift(&e, 1000) == 3.0);
     for (t = 0; t <= 30; ++t) CHECK_OK(isdb_env_next(&e.base));
     for (i = 0; i < n; ++i)
-        CHECK_NEAR(e.base.means[i], 0.8 * cos(3.0 * isdb__dot(d, e.base.X + i * d, e.theta) + 2.0), 1e-15);
+        CHECK_NEAR(e.base.means[i], 0.8 * cos(3.0 * t_dot(d, e.base.X + i * d, e.theta) + 2.0), 1e-15);
     isdb_env_uninit(&e.base);
     /* Invalid configs. */
     c = isdb_kernel_env_config_init(d, n);

@@ -8,7 +8,6 @@
    - the tuned window and discount helpers against the values of the spec;
    - degenerate inputs: d = 1, one arm, repeated arms, window shorter than
      d, huge and tiny rewards. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 #include "ref.h"
@@ -89,7 +88,7 @@ static void test_linucb_karmed(void) {
             }
             CHECK_NEAR(isdb_linucb_beta(&pol), beta, 1e-12 * beta);
             CHECK_OK(isdb_policy_select(&pol.base, X, 5, &arm));
-            CHECK(arm == isdb__argmax(scores, 5));
+            CHECK(arm == t_argmax(scores, 5));
             hist_arm[t] = arm;
             hist_y[t] = means[arm] + 0.5 * isdb_rng_normal(&noise);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * 5, hist_y[t]));
@@ -127,7 +126,7 @@ static void test_swucb_karmed(void) {
                 if (fabs(scores[k] - want) > 1e-11 * fmax(1.0, fabs(want))) scores_ok = 0;
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, 4, &arm));
-            CHECK(arm == isdb__argmax(scores, 4));
+            CHECK(arm == t_argmax(scores, 4));
             hist_arm[t] = arm;
             hist_y[t] = means[arm] + (arm == 3 ? shift : 0.0) + 0.2 * isdb_rng_normal(&noise);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * 4, hist_y[t]));
@@ -202,9 +201,9 @@ static void test_linucb_from_scratch(void) {
                 random_unit(&rng, D, X + k * D);
                 CHECK_OK(isdb_linucb_explain(&pol, X + k * D, &mean, &bonus));
                 ref_solve(D, V, X + k * D, vx);
-                ref_bonus = beta * sqrt(isdb__dot(D, X + k * D, vx));
+                ref_bonus = beta * sqrt(t_dot(D, X + k * D, vx));
                 if (fabs(bonus - ref_bonus) > 1e-11 * ref_bonus) width_ok = 0;
-                ref_score[k] = isdb__dot(D, X + k * D, theta) + ref_bonus;
+                ref_score[k] = t_dot(D, X + k * D, theta) + ref_bonus;
                 if (ref_score[k] > best) best = ref_score[k];
             }
             /* The choice must be a reference argmax up to rounding (exact
@@ -212,7 +211,7 @@ static void test_linucb_from_scratch(void) {
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
             if (ref_score[arm] < best - 1e-12 * fmax(1.0, fabs(best))) choice_ok = 0;
             memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
-            hist_y[t] = isdb__dot(D, X + arm * D, theta_star) + 0.3 * isdb_rng_normal(&rng);
+            hist_y[t] = t_dot(D, X + arm * D, theta_star) + 0.3 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
         }
         CHECK_MSG(theta_ok, "refresh %d: theta left the from-scratch ridge estimate", refreshes[ri]);
@@ -259,7 +258,7 @@ static void test_swucb_refit(void) {
                 for (i = 0; i < D; ++i) X[k * D + i] *= pow(30.0, (double)((i + t) % D) / (D - 1));
                 CHECK_OK(isdb_swucb_explain(&pol, X + k * D, NULL, &bonus));
                 ref_solve(D, V, X + k * D, vx);
-                if (fabs(bonus - beta * sqrt(isdb__dot(D, X + k * D, vx))) > tol * bonus) ok = 0;
+                if (fabs(bonus - beta * sqrt(t_dot(D, X + k * D, vx))) > tol * bonus) ok = 0;
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
             memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
@@ -330,7 +329,7 @@ static void test_dlinucb_closed_form(void) {
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
             memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
-            hist_y[t] = isdb__dot(D, X + arm * D, theta_star) * (t < T / 2 ? 1.0 : -1.0) + 0.5 * isdb_rng_normal(&rng);
+            hist_y[t] = t_dot(D, X + arm * D, theta_star) * (t < T / 2 ? 1.0 : -1.0) + 0.5 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
         }
         CHECK_MSG(ok, "gamma %g: D-LinUCB left its closed form", c.gamma);
@@ -426,7 +425,7 @@ static void test_lints_distribution(void) {
         for (s = 0; s < N; ++s) {
             CHECK_OK(isdb_policy_select(&pol.base, X, 4, &arm));
             isdb_lints_last_sample(&pol, sample);
-            CHECK(arm == isdb__best_dot(X, 4, D, sample));
+            CHECK(arm == t_best_dot(X, 4, D, sample));
             for (i = 0; i < D; ++i) {
                 mean[i] += sample[i] / N;
                 for (j = 0; j < D; ++j) cov[i * D + j] += (sample[i] - theta[i]) * (sample[j] - theta[j]) / N;
@@ -536,7 +535,7 @@ static void test_degenerate_inputs(void) {
         for (t = 0; t < 20; ++t) {
             CHECK_OK(isdb_policy_update(p, t % 3, X + (t % 3) * 5, t % 2 ? big : tiny));
             CHECK_OK(isdb_policy_scores(p, X, 3, scores));
-            CHECK(isdb__all_finite(scores, 3));
+            CHECK(t_all_finite(scores, 3));
         }
         CHECK_OK(isdb_policy_save(p, snap1, sizeof snap1, &n1));
         CHECK_RESULT(isdb_policy_update(p, 0, X, 1e65), ISDB_ERR_RANGE);

@@ -22,7 +22,6 @@
    - Sparse-Trace-UCB: the group lasso recovers a joint support, stage 2
      is Trace-UCB on it bit for bit, stage 1 keeps its quotas;
    - the active-learning environment. */
-#define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 #include "ref.h"
@@ -140,7 +139,7 @@ static void check_known_answers(int d, int m, int refresh, int estimated) {
         double y;
         for (j = 0; j < d; ++j) x[j] = isdb_rng_normal(&rng) * (1.0 + 0.2 * j);
         CHECK_OK(isdb_policy_select(&pol.base, NULL, m, &arm));
-        y = isdb__dot(d, x, beta_true + arm * d) + sqrt(var[arm]) * isdb_rng_normal(&rng);
+        y = t_dot(d, x, beta_true + arm * d) + sqrt(var[arm]) * isdb_rng_normal(&rng);
         /* The paper's recursion (Lemma 8) with the estimate before the update. */
         if (hk[arm] >= d + 1) {
             long double psi = 0, e = y;
@@ -216,7 +215,7 @@ static void check_known_answers(int d, int m, int refresh, int estimated) {
         CHECK_NEAR(loss[i], want, 1e-10 * want + 1e-300);
     }
     CHECK_OK(isdb_policy_scores(&pol.base, NULL, m, scores));
-    CHECK(isdb__all_finite(scores, m));
+    CHECK(t_all_finite(scores, m));
     CHECK_MSG(worst_ok, "d %d m %d: counts or widths differ", d, m);
     CHECK_MSG(worst_beta < 1e-8, "d %d m %d refresh %d est %d: OLS off by %.3g", d, m, refresh, estimated, worst_beta);
     CHECK_MSG(worst_var < 1e-8, "variance off the residuals by %.3g", worst_var);
@@ -252,7 +251,7 @@ static void check_cancellation(void) {
         double y;
         for (j = 0; j < d; ++j) x[j] = isdb_rng_normal(&rng);
         CHECK_OK(isdb_policy_select(&pol.base, NULL, m, &arm));
-        y = isdb__dot(d, x, beta) + 1e-6 * isdb_rng_normal(&rng);
+        y = t_dot(d, x, beta) + 1e-6 * isdb_rng_normal(&rng);
         for (j = 0; j < d; ++j) hx[arm][hk[arm] * d + j] = x[j];
         hy[arm][hk[arm]++] = y;
         CHECK_OK(isdb_policy_update(&pol.base, arm, x, y));
@@ -337,7 +336,7 @@ static void check_singular(void) {
     for (t = 0; t < d + 3; ++t) CHECK_OK(isdb_policy_update(&pol.base, 0, x, 0.5));
     CHECK_RESULT(isdb_traceucb_estimate(&pol, 0, ISDB_TRACEUCB_OLS, est), ISDB_ERR_SINGULAR);
     CHECK_OK(isdb_traceucb_estimate(&pol, 0, ISDB_TRACEUCB_RIDGE, est));
-    CHECK(isdb__all_finite(est, d));
+    CHECK(t_all_finite(est, d));
     /* Models 1 and 2 fill up first (init), then model 0 must come back. */
     for (t = 0; t < 2 * (d + 1); ++t) {
         CHECK_OK(isdb_policy_select(&pol.base, NULL, m, &arm));
@@ -346,7 +345,7 @@ static void check_singular(void) {
         CHECK_OK(isdb_policy_update(&pol.base, 1 + t / (d + 1), x, isdb_rng_normal(&rng)));
     }
     CHECK_OK(isdb_policy_scores(&pol.base, NULL, m, s));
-    CHECK(isdb__all_finite(s, m));
+    CHECK(t_all_finite(s, m));
     CHECK_OK(isdb_policy_select(&pol.base, NULL, m, &arm));
     CHECK(arm == 0);
     for (t = 0; t < d; ++t) {
@@ -363,7 +362,7 @@ static void check_singular(void) {
         x[1] = isdb_rng_normal(&rng);
         x[2] = 0.0;
         CHECK_OK(isdb_policy_scores(&pol.base, NULL, m, s));
-        CHECK(isdb__all_finite(s, m));
+        CHECK(t_all_finite(s, m));
         CHECK_OK(isdb_policy_select(&pol.base, NULL, m, &arm));
         CHECK_OK(isdb_policy_update(&pol.base, arm, x, x[0] + 0.1 * isdb_rng_normal(&rng)));
     }
@@ -763,7 +762,7 @@ static void check_env(void) {
             for (j = 0; j < d; ++j) cov[i * d + j] += env.base.X[i] * env.base.X[j] / T;
         for (i = 0; i < m; ++i) {
             CHECK_OK(isdb_env_reward(&env.base, i, &y));
-            CHECK_NEAR(env.base.means[i], isdb__dot(d, env.base.X, env.beta + i * d), 1e-12);
+            CHECK_NEAR(env.base.means[i], t_dot(d, env.base.X, env.beta + i * d), 1e-12);
             nv[i] += (y - env.base.means[i]) * (y - env.base.means[i]) / T;
         }
     }
