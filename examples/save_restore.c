@@ -1,6 +1,8 @@
 /* save_restore.c - snapshotting a policy to a file and resuming it: the
    resumed policy makes exactly the choices the original would have made
-   (the snapshot holds the whole state, random generator included). */
+   (the snapshot holds the whole state, random generator included).
+   Usage: save_restore [file]; the file (default lints.snapshot in the
+   current directory) is written, read back, and removed at the end. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 
@@ -38,7 +40,10 @@ int main(int argc, char **argv) {
     buf = (unsigned char *)malloc(size);
     if (!buf || isdb_policy_save(&a.base, buf, size, &size) != ISDB_OK) return 1;
     f = fopen(path, "wb");
-    if (!f || fwrite(buf, 1, size, f) != size) return 1;
+    if (!f || fwrite(buf, 1, size, f) != size) {
+        fprintf(stderr, "cannot write %s\n", path);
+        return 1;
+    }
     fclose(f);
     /* Resume into b from the file. */
     f = fopen(path, "rb");
@@ -53,9 +58,10 @@ int main(int argc, char **argv) {
         isdb_policy_update(&a.base, arm_a, X + arm_a * D, X[arm_a * D]);
         isdb_policy_update(&b.base, arm_b, X + arm_b * D, X[arm_b * D]);
     }
-    printf("snapshot of %zu bytes in %s; resumed run %s the original\n", size, path,
-           same ? "chose exactly as" : "DIFFERED from");
     remove(path);
+    printf("wrote a snapshot of %zu bytes to %s, resumed from it, then removed it;\n"
+           "resumed run %s the original\n",
+           size, path, same ? "chose exactly as" : "DIFFERED from");
     free(buf);
     isdb_policy_uninit(&a.base);
     isdb_policy_uninit(&b.base);

@@ -1,5 +1,6 @@
-/* The contract every policy keeps (DESIGN.md sections 3 and 4), checked on
-   each entry of `cases` below. Add a row when you add a policy.
+/* The contract every policy keeps (the header's CONVENTIONS and THE POLICY
+   INTERFACE, at the top of isdbandit.h), checked on each entry of `cases`
+   below. Add a row when you add a policy.
    - bad input (NaN, Inf, out-of-range numbers, wrong arm, NULL pointers,
      n_arms <= 0 or above max_arms) returns an error and leaves the state
      byte-identical (saved snapshots compared before and after);
