@@ -1,4 +1,4 @@
-/* isd_offline.c - ISD-linUCB with offline data (DESIGN.md section 7).
+/* isd_offline.c - ISD-linUCB with offline data.
 
    A bandit has logged 4000 rounds while its reward model drifted; now it
    must act online in a new, unknown regime. ISD-linUCB (Lazzaretto,
