@@ -14,8 +14,8 @@
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 13 drifting problems (bench/agnostic.c)
 #   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
-#   make fuzz        libFuzzer on the two fuzz targets (needs clang),
-#                    FUZZ_SECONDS each (default 600)
+#   make fuzz        libFuzzer on the two fuzz targets side by side (needs
+#                    clang), FUZZ_SECONDS each (default 600)
 #   make valgrind    the tests under memcheck
 #   make determinism the demo and reproductions with gcc and clang at
 #                    -O0, -O2 and -O3 must write identical CSV files
@@ -141,15 +141,21 @@ sanitize-build: $(SAN_BINS) $(REPLAY_BINS)
 
 # Each target runs FUZZ_SECONDS from its seed corpus; what it adds goes to
 # $(BUILD)/fuzz/corpus-<name>, a finding to $(BUILD)/fuzz/<name>-crash-*.
+# The targets run side by side (one process each), FUZZ_SECONDS each;
+# their summaries are printed in order once all have finished.
 fuzz: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$t; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s, log in $(BUILD)/fuzz/$$t.log"; \
-	  ./$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=$(BUILD)/fuzz/$$t- $(BUILD)/fuzz/corpus-$$t tests/corpus/$$t \
-	    > $(BUILD)/fuzz/$$t.log 2>&1 || { tail -n 60 $(BUILD)/fuzz/$$t.log; exit 1; }; \
+	  ( ./$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	      -artifact_prefix=$(BUILD)/fuzz/$$t- $(BUILD)/fuzz/corpus-$$t tests/corpus/$$t \
+	      > $(BUILD)/fuzz/$$t.log 2>&1; echo $$? > $(BUILD)/fuzz/$$t.status ) & \
+	done; wait; status=0; \
+	for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz_$$t:"; \
+	  if [ "$$(cat $(BUILD)/fuzz/$$t.status)" != 0 ]; then tail -n 60 $(BUILD)/fuzz/$$t.log; status=1; continue; fi; \
 	  grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec)' $(BUILD)/fuzz/$$t.log; \
-	done
+	done; exit $$status
 
 # The gcc C99 test binaries under memcheck: no error, no leak.
 valgrind: $(addprefix $(BUILD)/gcc-c99/,$(TEST_NAMES))
