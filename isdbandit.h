@@ -1240,7 +1240,40 @@ typedef enum isdb_isd_selection {
     ISDB__ISD_SELECTION_FORCE_INT = 0x7fffffff
 } isdb_isd_selection;
 
+/* Which blocks are called invariant:
+     ISDB_ISD_RULE_TEST  (default, ours) a block is invariant only if its
+                         invariance test does not reject: p-value above
+                         `level`; every other block is residual. The test,
+                         per block b: the logged rows are cut into `splits`
+                         disjoint consecutive segments; with U's
+                         coordinates z = U^T x, the model in which every
+                         segment has its own coefficients is compared with
+                         the one in which block b's coefficients are
+                         shared by all segments (the other blocks' stay
+                         per segment) by the F statistic
+                           F = ((RSS_shared - RSS_free) / ((S - 1) s_b))
+                               / (RSS_free / (n - S p))
+                         (a Chow test; exact under Gaussian noise when the
+                         other blocks are constant within segments, and
+                         close when they drift, since their part is
+                         uncorrelated with block b). p-value = P(F > f).
+     ISDB_ISD_RULE_CV    the paper's rule: the statistic T_b thresholded
+                         by cross-validation (steps 3-4 below);
+     ISDB_ISD_RULE_BOTH  invariant only if both say so.
+   The block detection and the test are measured in bench/repro_isd.c (the
+   rates are in the documentation block at the top). */
+typedef enum isdb_isd_rule {
+    ISDB_ISD_RULE_TEST = 0,
+    ISDB_ISD_RULE_CV = 1,
+    ISDB_ISD_RULE_BOTH = 2,
+    ISDB__ISD_RULE_FORCE_INT = 0x7fffffff
+} isdb_isd_rule;
+
 typedef struct isdb_isd_options {
+    int rule;           /* an isdb_isd_rule; default ISDB_ISD_RULE_TEST */
+    int splits;         /* S >= 2 segments of the invariance test; 0: min(8, n / (3 p)), at least 2 */
+    double level;       /* TEST, BOTH: a block is invariant only if its p-value exceeds this, in
+                           (0, 1); default 0.01 */
     int n_windows;      /* m >= 2; default 25 */
     int window_length;  /* l in p + 1..n; 0: n / 8 (the authors' code) */
     int center;         /* 1: centred window covariances (default); 0: raw second moments */
@@ -1260,6 +1293,8 @@ typedef struct isdb_isd_fit {
     double *U;        /* columns 0..p_inv-1 span S_inv, the rest S_res */
     double *beta_inv; /* the invariant component (in S_inv) */
     double *stat;     /* T_b of each block */
+    double *pvalue;   /* p-value of each block's invariance test (-1 if untestable: fewer
+                         than S p + 1 rows, or S < 2); may be NULL */
     int *sizes;       /* block sizes */
     int *invariant;   /* 1 for an invariant block */
     int n_blocks, p_inv;
@@ -1336,9 +1371,11 @@ typedef struct isdb_isd_config {
     int recompute_every;      /* re-estimate every this many updates; 0: never (default) */
     int history;              /* online rows kept (ring); 0: the least the options need */
     /* The invariance monitor. */
-    isdb_isd_monitor monitor; /* default ISDB_ISD_MONITOR_OFF */
-    int monitor_window;       /* rows per test, >= d + 2; 0: 10 d + 20 */
-    int monitor_every;        /* a test every this many updates; 0: monitor_window / 4 */
+    isdb_isd_monitor monitor; /* default ISDB_ISD_MONITOR_FALLBACK (OFF: the paper) */
+    int monitor_window;       /* most rows per test, >= d + 10; 0: 10 d + 20 */
+    int monitor_every;        /* a test every this many updates; 0: d */
+    int monitor_chunk;        /* rows per piece of the residual part in the test; 0: the residual
+                                 learner's memory (see the documentation block) */
     double monitor_level;     /* level of one test, in (0, 1); default 1e-4 */
 } isdb_isd_config;
 
@@ -1347,6 +1384,7 @@ typedef struct isdb__isd_fit {
     int p_inv, n_blocks, n;
     int identity;  /* U is exactly I (p_inv = 0): projections are copies */
     double theta, lambda0, lambda_max, lambda_beta, delta_pi, r_inv;
+    double s2;     /* residual variance of the fit rows about x.beta_inv (0: beta_inv given) */
     isdb_jbd_info jbd;
     double *U;     /* d x d, columns: S_inv basis first */
     double *Ut;    /* U^T */
@@ -1354,6 +1392,7 @@ typedef struct isdb__isd_fit {
     double *Lbeta; /* p_inv x p_inv Cholesky factor of U_inv^T Sigma U_inv */
     double *Winv;  /* p_inv x d: Lbeta^-1 U_inv^T */
     double *stat;  /* d */
+    double *pvalue; /* d: each block's invariance test */
     int *sizes, *invariant;
 } isdb__isd_fit;
 
@@ -1365,7 +1404,7 @@ typedef struct isdb_isd {
     int since_recompute, since_check, fallback, monitor_recomputed;
     uint64_t recomputes, recompute_failures, alarms;
     double n_res;        /* rows in the residual learner */
-    double monitor_stat, monitor_threshold;
+    double monitor_stat, monitor_pvalue;
     isdb__isd_fit _fit, _fit0, _fit_next; /* current, after init, scratch */
     isdb__ridge _res;    /* residual factor and b (dimension p_res) */
     double *_res_theta;  /* the residual estimate V^-1 b */
@@ -1391,7 +1430,7 @@ typedef struct isdb_isd_info {
     int history;               /* online rows kept */
     uint64_t recomputes, recompute_failures, alarms;
     int fallback;              /* 1 after the monitor switched to all d dimensions */
-    double monitor_stat, monitor_threshold; /* F statistic and critical value of the last test */
+    double monitor_stat, monitor_pvalue; /* F statistic and p-value of the last test */
 } isdb_isd_info;
 
 ISDB_API isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0,
@@ -1409,6 +1448,9 @@ ISDB_API int isdb_isd_p_inv(const isdb_isd *pol);
    NULL). Returns the number of blocks (0 in oracle mode or after a
    fallback). */
 ISDB_API int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat);
+/* The p-value of each block's invariance test (see isdb_isd_rule), in the
+   order of isdb_isd_blocks; returns the number of blocks. */
+ISDB_API int isdb_isd_block_pvalues(const isdb_isd *pol, double *pvalue);
 /* The basis U (d x d, columns; the first p_inv span S_inv). */
 ISDB_API void isdb_isd_basis(const isdb_isd *pol, double *U);
 /* The orthogonal projector (d x d) on S_inv (residual 0) or S_res (1). */
@@ -4996,6 +5038,9 @@ const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
 isdb_isd_options isdb_isd_options_init(void) {
     isdb_isd_options o;
     memset(&o, 0, sizeof o);
+    o.rule = ISDB_ISD_RULE_TEST;
+    o.splits = 0;
+    o.level = 0.01;
     o.n_windows = 25;
     o.window_length = 0;
     o.center = 1;
@@ -5005,19 +5050,100 @@ isdb_isd_options isdb_isd_options_init(void) {
     o.one_se = ISDB_ISD_ONE_SE_PAIRED;
     o.force_residual = 0;
     o.jbd = isdb_jbd_options_init();
+    o.jbd.off_norm = ISDB_JBD_OFF_ENTRYWISE;
     return o;
+}
+
+/* The lgamma of C99 may write the global signgam; this one has no state:
+   the recurrence up to x >= 15, then Stirling's series to x^-7 (the next
+   term is below 2e-14 there). For x > 0. */
+ISDB__PRIVATE double isdb__lgamma(double x) {
+    double shift = 0.0, x2;
+    while (x < 15.0) {
+        shift -= log(x);
+        x += 1.0;
+    }
+    x2 = 1.0 / (x * x);
+    return shift + (x - 0.5) * log(x) - x + 0.91893853320467274178 +
+           (1.0 / 12.0 - x2 * (1.0 / 360.0 - x2 * (1.0 / 1260.0 - x2 / 1680.0))) / x;
+}
+
+/* Continued fraction of the incomplete beta function (modified Lentz). */
+ISDB__PRIVATE double isdb__beta_cf(double a, double b, double x) {
+    const double tiny = 1e-300;
+    double c = 1.0, dd = 1.0 - (a + b) * x / (a + 1.0), h;
+    int m;
+    if (fabs(dd) < tiny) dd = tiny;
+    dd = 1.0 / dd;
+    h = dd;
+    for (m = 1; m <= 500; ++m) {
+        double fm = (double)m, aa, del;
+        aa = fm * (b - fm) * x / ((a - 1.0 + 2.0 * fm) * (a + 2.0 * fm));
+        dd = 1.0 + aa * dd;
+        if (fabs(dd) < tiny) dd = tiny;
+        c = 1.0 + aa / c;
+        if (fabs(c) < tiny) c = tiny;
+        dd = 1.0 / dd;
+        h *= dd * c;
+        aa = -(a + fm) * (a + b + fm) * x / ((a + 2.0 * fm) * (a + 1.0 + 2.0 * fm));
+        dd = 1.0 + aa * dd;
+        if (fabs(dd) < tiny) dd = tiny;
+        c = 1.0 + aa / c;
+        if (fabs(c) < tiny) c = tiny;
+        dd = 1.0 / dd;
+        del = dd * c;
+        h *= del;
+        if (fabs(del - 1.0) < 1e-15) break;
+    }
+    return h;
+}
+
+/* Regularized incomplete beta function I_x(a, b). */
+ISDB__PRIVATE double isdb__ibeta(double a, double b, double x) {
+    double front;
+    if (x <= 0.0) return 0.0;
+    if (x >= 1.0) return 1.0;
+    front = exp(isdb__lgamma(a + b) - isdb__lgamma(a) - isdb__lgamma(b) + a * log(x) + b * log1p(-x));
+    if (x < (a + 1.0) / (a + b + 2.0)) return front * isdb__beta_cf(a, b, x) / a;
+    return 1.0 - front * isdb__beta_cf(b, a, 1.0 - x) / b;
+}
+
+/* P(F <= f) for the F distribution with (d1, d2) degrees of freedom, its
+   upper tail P(F > f) (computed directly, accurate for small p-values), and
+   its (1 - level) quantile by bisection. */
+ISDB__PRIVATE double isdb__f_cdf(double f, double d1, double d2) {
+    return f <= 0.0 ? 0.0 : isdb__ibeta(0.5 * d1, 0.5 * d2, d1 * f / (d1 * f + d2));
+}
+
+ISDB__PRIVATE double isdb__f_sf(double f, double d1, double d2) {
+    return f <= 0.0 ? 1.0 : isdb__ibeta(0.5 * d2, 0.5 * d1, d2 / (d1 * f + d2));
+}
+
+ISDB__PRIVATE double isdb__f_critical(double level, double d1, double d2) {
+    double lo = 0.0, hi = 1.0, target = 1.0 - level;
+    int it;
+    while (isdb__f_cdf(hi, d1, d2) < target && hi < 1e300) hi *= 2.0;
+    for (it = 0; it < 200 && hi - lo > 1e-13 * hi; ++it) {
+        double mid = 0.5 * (lo + hi);
+        if (isdb__f_cdf(mid, d1, d2) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
 }
 
 /* Resolved sizes of one estimate: p, n, windows m of l rows, k folds of F
    rows, a adaptation rows. */
 typedef struct isdb__isd_dims {
-    int p, n, m, l, k, F, a;
+    int p, n, m, l, k, F, a, S;
 } isdb__isd_dims;
 
 ISDB__PRIVATE int isdb__flag_ok(int v) { return v == 0 || v == 1; }
 
 ISDB__PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) {
-    return o && o->n_windows >= 2 && o->window_length >= 0 && o->folds >= 2 && o->adapt >= 0 &&
+    return o && o->rule >= ISDB_ISD_RULE_TEST && o->rule <= ISDB_ISD_RULE_BOTH && o->splits >= 0 &&
+           isdb__open01(o->level) && o->n_windows >= 2 && o->window_length >= 0 && o->folds >= 2 && o->adapt >= 0 &&
            isdb__flag_ok(o->center) && isdb__flag_ok(o->intercept) && o->one_se >= ISDB_ISD_BEST_SCORE &&
            o->one_se <= ISDB_ISD_ONE_SE_PAIRED &&
            isdb__flag_ok(o->force_residual) &&
@@ -5037,6 +5163,8 @@ ISDB__PRIVATE int isdb__isd_resolve(int p, int n, const isdb_isd_options *o, isd
     dm->k = o->folds;
     dm->F = n / o->folds;
     dm->a = o->adapt ? o->adapt : 2 * p;
+    dm->S = o->splits ? o->splits : isdb__max_int(2, isdb__min_int(8, n / (3 * p)));
+    if (dm->S > n) return 0;
     return dm->l >= p + 1 && dm->l <= n && dm->F >= dm->a + 2;
 }
 
@@ -5047,8 +5175,9 @@ ISDB__PRIVATE int isdb__isd_start(int k, int count, int n, int len) {
 }
 
 typedef struct isdb__isd_work {
+    double *SG, *Sc, *Sy;
     double *C, *jw, *gt, *f, *fG, *fc, *Z, *R, *PI, *cand, *ord, *xv, *se, *mn, *fsc;
-    double *Uo, *G, *L, *T, *v1, *v2, *v3, *v4, *v5, *flags;
+    double *Uo, *G, *L, *T, *v1, *v2, *v3, *v4, *v5, *flags, *pv;
 } isdb__isd_work;
 
 ISDB__PRIVATE double *isdb__carve(double *base, size_t *used, size_t count) {
@@ -5058,7 +5187,10 @@ ISDB__PRIVATE double *isdb__carve(double *base, size_t *used, size_t count) {
 }
 
 ISDB__PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, isdb__isd_work *w) {
-    size_t u = 0, p = (size_t)dm->p, pp = p * p, m = (size_t)dm->m, k = (size_t)dm->k;
+    size_t u = 0, p = (size_t)dm->p, pp = p * p, m = (size_t)dm->m, k = (size_t)dm->k, S = (size_t)dm->S;
+    w->SG = isdb__carve(base, &u, S * pp);
+    w->Sc = isdb__carve(base, &u, S * p);
+    w->Sy = isdb__carve(base, &u, S);
     w->C = isdb__carve(base, &u, m * pp);
     w->jw = isdb__carve(base, &u, isdb_jbd_work_size(dm->p, dm->m));
     w->gt = isdb__carve(base, &u, m * p);
@@ -5084,6 +5216,7 @@ ISDB__PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, is
     w->v4 = isdb__carve(base, &u, p);
     w->v5 = isdb__carve(base, &u, p);
     w->flags = isdb__carve(base, &u, p);
+    w->pv = isdb__carve(base, &u, p);
     return u;
 }
 
@@ -5306,17 +5439,137 @@ ISDB__PRIVATE double isdb__isd_stat(const isdb__isd_dims *dm, const double *y, c
     return total / (double)dm->m;
 }
 
+/* Cholesky factor of the symmetric q x q G (lower triangle read) into L,
+   with the ridge fallback of isdb__sym_solve. Returns 0 if neither
+   factors. */
+ISDB__PRIVATE int isdb__sym_factor(int q, const double *G, double *L) {
+    double scale = 0.0;
+    int i, tries;
+    for (i = 0; i < q; ++i) scale += fabs(G[i * q + i]);
+    scale = scale > 0.0 ? scale / (double)q : 1.0;
+    for (tries = 0; tries < 2; ++tries) {
+        isdb__copy(q * q, G, L);
+        if (tries)
+            for (i = 0; i < q; ++i) L[i * q + i] += 1e-10 * scale;
+        if (isdb_chol(q, L) == ISDB_OK) return 1;
+    }
+    return 0;
+}
+
+/* The invariance test of every block (see isdb_isd_rule): S disjoint
+   consecutive segments; per segment the normal equations in U coordinates
+   (centred with an intercept); the explained sum of squares with free
+   coefficients per segment against the one with block b's coefficients
+   shared, the others free (block b's shared coefficient by the Schur
+   complement of the other blocks, segment by segment). pval[b] receives
+   P(F > f), or -1 when the residual degrees of freedom are < 1. */
+ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *X, const double *y, const double *U,
+                                        const int *sizes, int nb, int intercept, isdb__isd_work *w, double *pval) {
+    int p = dm->p, n = dm->n, S = dm->S, pp = p * p, k, i, j, l, b, off, r;
+    double yy = 0.0, ef = 0.0, df1, df2 = (double)(n - S * p - (intercept ? S : 0));
+    double *A = w->G, *T = w->T, *Goo = w->G, *L = w->L, *Tm = w->T, *Sb = w->Uo;
+    double *h = w->v1, *rhs = w->v2, *a = w->v3, *cx = w->v4, *sx = w->v5;
+    for (b = 0; b < nb; ++b) pval[b] = -1.0;
+    if (S < 2 || df2 < 1.0) return;
+    /* Segment sums in U coordinates; the full model's explained SS. */
+    for (k = 0; k < S; ++k) {
+        int st = (int)(((int64_t)k * n) / S), en = (int)(((int64_t)(k + 1) * n) / S);
+        double *G = w->SG + k * pp, *c = w->Sc + k * p, sy = 0.0, syy = 0.0, cnt = (double)(en - st);
+        isdb__zero(pp, A);
+        isdb__zero(p, cx);
+        isdb__zero(p, sx);
+        isdb__isd_accumulate(p, X, y, st, en, A, cx, sx, &sy);
+        for (r = st; r < en; ++r) syy += y[r] * y[r];
+        for (i = 0; i < p; ++i) {
+            for (j = 0; j <= i; ++j) {
+                if (intercept && cnt > 0.0) A[i * p + j] -= sx[i] * sx[j] / cnt;
+                A[j * p + i] = A[i * p + j];
+            }
+            if (intercept && cnt > 0.0) cx[i] -= sx[i] * sy / cnt;
+        }
+        if (intercept && cnt > 0.0) syy -= sy * sy / cnt;
+        w->Sy[k] = syy;
+        yy += syy;
+        /* G = U^T A U, c = U^T cx. */
+        for (i = 0; i < p; ++i)
+            for (j = 0; j < p; ++j) {
+                double s = 0.0;
+                for (l = 0; l < p; ++l) s += A[i * p + l] * U[l * p + j];
+                T[i * p + j] = s;
+            }
+        for (i = 0; i < p; ++i) {
+            double s = 0.0;
+            for (j = 0; j <= i; ++j) {
+                double g = 0.0;
+                for (l = 0; l < p; ++l) g += U[l * p + i] * T[l * p + j];
+                G[i * p + j] = g;
+                G[j * p + i] = g;
+            }
+            for (l = 0; l < p; ++l) s += U[l * p + i] * cx[l];
+            c[i] = s;
+        }
+        isdb__sym_solve(p, G, c, h, L);
+        ef += isdb__dot(p, c, h);
+    }
+    if (!(yy - ef > 0.0)) return;
+    for (b = 0, off = 0; b < nb; off += sizes[b++]) {
+        int s = sizes[b], q = p - s;
+        double er = 0.0, f;
+        isdb__zero(s * s, Sb);
+        isdb__zero(s, rhs);
+        for (k = 0; k < S; ++k) {
+            const double *G = w->SG + k * pp, *c = w->Sc + k * p;
+            /* other-block index o -> coordinate (o < off ? o : o + s) */
+            for (i = 0; i < q; ++i) {
+                int gi = i < off ? i : i + s;
+                for (j = 0; j <= i; ++j) Goo[i * q + j] = G[gi * p + (j < off ? j : j + s)];
+                cx[i] = c[gi];
+            }
+            if (q > 0 && isdb__sym_factor(q, Goo, L)) {
+                isdb_chol_solve(q, L, cx, h);
+                er += isdb__dot(q, cx, h);
+                for (j = 0; j < s; ++j) {
+                    for (i = 0; i < q; ++i) sx[i] = G[(i < off ? i : i + s) * p + off + j];
+                    isdb_chol_solve(q, L, sx, sx);
+                    for (i = 0; i < q; ++i) Tm[i * s + j] = sx[i];
+                }
+            } else {
+                isdb__zero(q * s, Tm);
+                isdb__zero(q, h);
+            }
+            for (i = 0; i < s; ++i) {
+                double v = c[off + i];
+                for (l = 0; l < q; ++l) v -= G[(l < off ? l : l + s) * p + off + i] * h[l];
+                rhs[i] += v;
+                for (j = 0; j <= i; ++j) {
+                    double g = G[(off + i) * p + off + j];
+                    for (l = 0; l < q; ++l) g -= G[(l < off ? l : l + s) * p + off + i] * Tm[l * s + j];
+                    Sb[i * s + j] += g;
+                }
+            }
+        }
+        for (i = 0; i < s; ++i)
+            for (j = 0; j < i; ++j) Sb[j * s + i] = Sb[i * s + j];
+        isdb__sym_solve(s, Sb, rhs, a, L);
+        er += isdb__dot(s, rhs, a);
+        df1 = (double)((S - 1) * s);
+        f = ((ef - er) / df1) / ((yy - ef) / df2);
+        pval[b] = isdb__f_sf(f > 0.0 ? f : 0.0, df1, df2);
+    }
+}
+
 isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
                               isdb_isd_fit *fit, double *work) {
     isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
     isdb__isd_dims dm;
     isdb__isd_work w;
     isdb_result r, jr;
-    int pp, k, b, i, j, nb, off, nc, jj, jstar, q, force = -1;
-    double th_star = 0.0, *inv, *tmp_sizes, *tmp_stat;
+    int pp, k, b, i, j, nb, off, nc, jj, jstar, q, force = -1, use_cv;
+    double th_star = 0.0, *inv, *tmp_sizes, *tmp_stat, *tmp_pv;
     if (!X || !y || !fit || !work || !fit->U || !fit->beta_inv || !fit->stat || !fit->sizes || !fit->invariant)
         return ISDB_ERR_INVALID_ARG;
     if (!isdb__isd_resolve(p, n, &o, &dm)) return ISDB_ERR_INVALID_ARG;
+    use_cv = o.rule != ISDB_ISD_RULE_TEST;
     if ((r = isdb__check_input(X, n * p)) != ISDB_OK) return r;
     if ((r = isdb__check_input(y, n)) != ISDB_OK) return r;
     isdb__isd_layout(&dm, work, &w);
@@ -5370,6 +5623,8 @@ isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, co
         for (i = 0; i < n; ++i) w.f[i] = isdb__dot(p, X + i * p, v);
         fit->stat[b] = isdb__isd_stat(&dm, y, w.f);
     }
+    /* The invariance test of each block (all rules: its p-value is reported). */
+    isdb__isd_block_test(&dm, X, y, fit->U, fit->sizes, nb, o.intercept, &w, w.pv);
     /* 4. Candidates, sorted ascending (stable); the appended 1 is index nb. */
     nc = nb + 1;
     for (j = 0; j < nb; ++j) w.cand[j] = fit->stat[j];
@@ -5385,13 +5640,13 @@ isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, co
         w.ord[i + 1] = key;
     }
     /* Each fold's training normal equations (the rows outside the fold). */
-    for (k = 0; k < dm.k; ++k) {
+    for (k = 0; use_cv && k < dm.k; ++k) {
         int st = isdb__isd_start(k, dm.k, n, dm.F);
         isdb__isd_normal(p, X, y, 0, st, st + dm.F, n, o.intercept, w.fG + k * pp, w.fc + k * p, w.v1);
     }
     {
         int prev_q = -1;
-        for (jj = 0; jj < nc; ++jj) {
+        for (jj = 0; use_cv && jj < nc; ++jj) {
             double th = w.cand[(int)w.ord[jj]];
             int cnt = 0;
             for (b = 0; b < nb; ++b)
@@ -5412,9 +5667,11 @@ isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, co
     /* 5. Selection. */
     {
         int all_nonpos = 1;
-        for (jj = 0; jj < nc; ++jj)
+        for (jj = 0; use_cv && jj < nc; ++jj)
             if ((int)w.ord[jj] != nb && w.mn[jj] > 0.0) all_nonpos = 0;
-        if (all_nonpos) {
+        if (!use_cv) {
+            th_star = o.level;
+        } else if (all_nonpos) {
             th_star = 0.0;
         } else {
             jstar = 0;
@@ -5447,11 +5704,19 @@ isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, co
     /* Final decomposition: invariant blocks first. */
     tmp_sizes = w.cand; /* p + 1 doubles each, free now */
     tmp_stat = w.xv;
+    tmp_pv = w.mn;
     inv = w.se;
     for (b = 0; b < nb; ++b) {
+        int pass_cv = fit->stat[b] < th_star, pass_test = w.pv[b] > o.level;
         tmp_sizes[b] = (double)fit->sizes[b];
         tmp_stat[b] = fit->stat[b];
-        inv[b] = fit->stat[b] < th_star ? 1.0 : 0.0;
+        tmp_pv[b] = w.pv[b];
+        if (o.rule == ISDB_ISD_RULE_TEST)
+            inv[b] = pass_test ? 1.0 : 0.0;
+        else if (o.rule == ISDB_ISD_RULE_CV)
+            inv[b] = pass_cv ? 1.0 : 0.0;
+        else
+            inv[b] = pass_cv && pass_test ? 1.0 : 0.0;
     }
     if (o.force_residual) {
         int all = 1;
@@ -5460,7 +5725,8 @@ isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, co
         if (all && nb > 0) {
             force = 0;
             for (b = 1; b < nb; ++b)
-                if (tmp_stat[b] > tmp_stat[force]) force = b;
+                if (o.rule == ISDB_ISD_RULE_CV ? tmp_stat[b] > tmp_stat[force] : tmp_pv[b] < tmp_pv[force])
+                    force = b;
             inv[force] = 0.0;
         }
     }
@@ -5472,6 +5738,7 @@ isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, co
                 if ((inv[b] != 0.0) != (pass == 1)) continue;
                 fit->sizes[pos] = (int)tmp_sizes[b];
                 fit->stat[pos] = tmp_stat[b];
+                if (fit->pvalue) fit->pvalue[pos] = tmp_pv[b];
                 fit->invariant[pos] = pass;
                 ++pos;
             }
@@ -5516,9 +5783,10 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
     c.delta_pi = -1.0;
     c.recompute_every = 0;
     c.history = 0;
-    c.monitor = ISDB_ISD_MONITOR_OFF;
+    c.monitor = ISDB_ISD_MONITOR_FALLBACK;
     c.monitor_window = 0;
     c.monitor_every = 0;
+    c.monitor_chunk = 0;
     c.monitor_level = 1e-4;
     return c;
 }
@@ -5551,12 +5819,13 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
         return 0;
     if (c->recompute_every < 0 || c->history < 0 || c->monitor < ISDB_ISD_MONITOR_OFF ||
         c->monitor > ISDB_ISD_MONITOR_RECOMPUTE || c->monitor_window < 0 || c->monitor_every < 0 ||
+        c->monitor_chunk < 0 ||
         !isdb__open01(c->monitor_level))
         return 0;
     *r = *c;
     if (r->monitor_window == 0) r->monitor_window = 10 * d + 20;
-    if (r->monitor != ISDB_ISD_MONITOR_OFF && r->monitor_window < d + 2) return 0;
-    if (r->monitor_every == 0) r->monitor_every = isdb__max_int(1, r->monitor_window / 4);
+    if (r->monitor != ISDB_ISD_MONITOR_OFF && r->monitor_window < d + 10) return 0;
+    if (r->monitor_every == 0) r->monitor_every = d;
     need = r->history;
     if (r->learner == ISDB_ISD_RES_WINDOW) need = isdb__max_int(need, r->window);
     if (r->recompute_every > 0) need = isdb__max_int(need, r->recompute_every);
@@ -5585,6 +5854,7 @@ ISDB__PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, int d)
     f->Lbeta = isdb__take_f64(a, dd);
     f->Winv = isdb__take_f64(a, dd);
     f->stat = isdb__take_f64(a, d);
+    f->pvalue = isdb__take_f64(a, d);
     f->sizes = (int *)isdb__take(a, d, sizeof(int));
     f->invariant = (int *)isdb__take(a, d, sizeof(int));
 }
@@ -5634,6 +5904,7 @@ ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd
     dst->lambda_beta = src->lambda_beta;
     dst->delta_pi = src->delta_pi;
     dst->r_inv = src->r_inv;
+    dst->s2 = src->s2;
     dst->jbd = src->jbd;
     isdb__copy(dd, src->U, dst->U);
     isdb__copy(dd, src->Ut, dst->Ut);
@@ -5641,6 +5912,7 @@ ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd
     isdb__copy(dd, src->Lbeta, dst->Lbeta);
     isdb__copy(dd, src->Winv, dst->Winv);
     isdb__copy(d, src->stat, dst->stat);
+    isdb__copy(d, src->pvalue, dst->pvalue);
     memcpy(dst->sizes, src->sizes, (size_t)d * sizeof(int));
     memcpy(dst->invariant, src->invariant, (size_t)d * sizeof(int));
 }
@@ -5757,6 +6029,7 @@ ISDB__PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int 
         out.U = f->U;
         out.beta_inv = f->beta;
         out.stat = f->stat;
+        out.pvalue = f->pvalue;
         out.sizes = f->sizes;
         out.invariant = f->invariant;
         r = isdb_isd_estimate(d, n, X, y, &c->est, &out, w);
@@ -5769,6 +6042,7 @@ ISDB__PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int 
             f->sizes[i] = 0;
             f->invariant[i] = 0;
             f->stat[i] = 0.0;
+            f->pvalue[i] = 0.0;
         }
     } else {
         int pi = c->p_inv;
@@ -5778,6 +6052,7 @@ ISDB__PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int 
         f->theta = 0.0;
         memset(&f->jbd, 0, sizeof f->jbd);
         isdb__zero(d, f->stat);
+        isdb__zero(d, f->pvalue);
         memset(f->sizes, 0, (size_t)d * sizeof(int));
         memset(f->invariant, 0, (size_t)d * sizeof(int));
         isdb__zero(d, f->beta);
@@ -5796,6 +6071,15 @@ ISDB__PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int 
         }
     }
     if (!isdb__isd_fit_post(p, f, n, X, w)) return ISDB_ERR_NOT_SPD;
+    f->s2 = 0.0;
+    if (f->p_inv > 0 && !(c->oracle && c->beta_inv) && n > f->p_inv) {
+        double rss = 0.0;
+        for (i = 0; i < n; ++i) {
+            double e = y[i] - isdb__dot(d, X + i * d, f->beta);
+            rss += e * e;
+        }
+        f->s2 = rss / (double)(n - f->p_inv);
+    }
     return r;
 }
 
@@ -6110,80 +6394,6 @@ ISDB__PRIVATE isdb_result isdb__isd_scores(isdb_policy *bp, const double *X, int
     return ISDB_OK;
 }
 
-/* The lgamma of C99 may write the global signgam; this one has no state:
-   the recurrence up to x >= 15, then Stirling's series to x^-7 (the next
-   term is below 2e-14 there). For x > 0. */
-ISDB__PRIVATE double isdb__lgamma(double x) {
-    double shift = 0.0, x2;
-    while (x < 15.0) {
-        shift -= log(x);
-        x += 1.0;
-    }
-    x2 = 1.0 / (x * x);
-    return shift + (x - 0.5) * log(x) - x + 0.91893853320467274178 +
-           (1.0 / 12.0 - x2 * (1.0 / 360.0 - x2 * (1.0 / 1260.0 - x2 / 1680.0))) / x;
-}
-
-/* Continued fraction of the incomplete beta function (modified Lentz). */
-ISDB__PRIVATE double isdb__beta_cf(double a, double b, double x) {
-    const double tiny = 1e-300;
-    double c = 1.0, dd = 1.0 - (a + b) * x / (a + 1.0), h;
-    int m;
-    if (fabs(dd) < tiny) dd = tiny;
-    dd = 1.0 / dd;
-    h = dd;
-    for (m = 1; m <= 500; ++m) {
-        double fm = (double)m, aa, del;
-        aa = fm * (b - fm) * x / ((a - 1.0 + 2.0 * fm) * (a + 2.0 * fm));
-        dd = 1.0 + aa * dd;
-        if (fabs(dd) < tiny) dd = tiny;
-        c = 1.0 + aa / c;
-        if (fabs(c) < tiny) c = tiny;
-        dd = 1.0 / dd;
-        h *= dd * c;
-        aa = -(a + fm) * (a + b + fm) * x / ((a + 2.0 * fm) * (a + 1.0 + 2.0 * fm));
-        dd = 1.0 + aa * dd;
-        if (fabs(dd) < tiny) dd = tiny;
-        c = 1.0 + aa / c;
-        if (fabs(c) < tiny) c = tiny;
-        dd = 1.0 / dd;
-        del = dd * c;
-        h *= del;
-        if (fabs(del - 1.0) < 1e-15) break;
-    }
-    return h;
-}
-
-/* Regularized incomplete beta function I_x(a, b). */
-ISDB__PRIVATE double isdb__ibeta(double a, double b, double x) {
-    double front;
-    if (x <= 0.0) return 0.0;
-    if (x >= 1.0) return 1.0;
-    front = exp(isdb__lgamma(a + b) - isdb__lgamma(a) - isdb__lgamma(b) + a * log(x) + b * log1p(-x));
-    if (x < (a + 1.0) / (a + b + 2.0)) return front * isdb__beta_cf(a, b, x) / a;
-    return 1.0 - front * isdb__beta_cf(b, a, 1.0 - x) / b;
-}
-
-/* P(F <= f) for the F distribution with (d1, d2) degrees of freedom, and
-   its (1 - level) quantile by bisection. */
-ISDB__PRIVATE double isdb__f_cdf(double f, double d1, double d2) {
-    return f <= 0.0 ? 0.0 : isdb__ibeta(0.5 * d1, 0.5 * d2, d1 * f / (d1 * f + d2));
-}
-
-ISDB__PRIVATE double isdb__f_critical(double level, double d1, double d2) {
-    double lo = 0.0, hi = 1.0, target = 1.0 - level;
-    int it;
-    while (isdb__f_cdf(hi, d1, d2) < target && hi < 1e300) hi *= 2.0;
-    for (it = 0; it < 200 && hi - lo > 1e-13 * hi; ++it) {
-        double mid = 0.5 * (lo + hi);
-        if (isdb__f_cdf(mid, d1, d2) < target)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return hi;
-}
-
 /* Switches to full-dimensional learning: S_inv = {0}, basis I, a fresh
    residual learner. */
 ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
@@ -6195,6 +6405,7 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     isdb__zero(dd, f->Lbeta);
     isdb__zero(dd, f->Winv);
     isdb__zero(d, f->stat);
+    isdb__zero(d, f->pvalue);
     memset(f->sizes, 0, (size_t)d * sizeof(int));
     memset(f->invariant, 0, (size_t)d * sizeof(int));
     memset(&f->jbd, 0, sizeof f->jbd);
@@ -6205,6 +6416,7 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     f->lambda_beta = 0.0;
     f->delta_pi = 0.0;
     f->r_inv = 0.0;
+    f->s2 = 0.0;
     p->fallback = 1;
     isdb__isd_res_rebuild(p, 0);
     isdb__isd_update_gamma(p);
@@ -6234,47 +6446,135 @@ ISDB__PRIVATE isdb_result isdb__isd_refit(isdb_isd *p) {
     return r;
 }
 
-/* The invariance monitor (our extension). On the last monitor_window
-   online rows, with r = y - x.beta_inv, the F statistic of the d - p_res
-   extra coefficients of x against the p_res coordinates of S_res:
-   F = ((RSS_res - RSS_all) / p_inv) / (RSS_all / (n - d)), F(p_inv, n - d)
-   distributed when beta_inv is right and the residual part is constant
-   over the window (Gaussian noise). An alarm when F exceeds its 1 -
-   monitor_level quantile. */
+/* Rows per residual piece of the monitor's test: monitor_chunk, or by
+   default the residual learner's memory (the window; about 1 / (1 -
+   gamma) rows when discounting; the whole test window for LinUCB), at
+   least 2 p_res + 2. */
+ISDB__PRIVATE int isdb__isd_chunk(const isdb_isd_config *c, int q) {
+    int base = c->monitor_chunk;
+    if (base == 0) {
+        if (c->learner == ISDB_ISD_RES_WINDOW)
+            base = c->window;
+        else if (c->learner == ISDB_ISD_RES_DISCOUNT)
+            base = 1.0 / (1.0 - c->gamma) < (double)c->monitor_window ? (int)ceil(1.0 / (1.0 - c->gamma))
+                                                                       : c->monitor_window;
+        else
+            base = c->monitor_window;
+    }
+    return isdb__max_int(base, 2 * q + 2);
+}
+
+/* The invariance monitor (our extension). Every monitor_every updates, on
+   the last n = min(rows kept, monitor_window) online rows, cut into
+   consecutive pieces of `chunk` rows (isdb__isd_chunk), with targets
+   r = y - x.beta_inv and U coordinates (u_inv, u_res): the model
+     r = u_res.delta_piece + noise   (the residual part may move between
+                                      pieces, the invariant part is right)
+   against the same plus u_inv.e with one e for the whole window, by
+     F = ((RSS_0 - RSS_1) / p_inv) / (RSS_1 / (n - pieces p_res - p_inv)),
+   F(p_inv, n - pieces p_res - p_inv) distributed when beta_inv is right and
+   the residual part is constant within pieces (Gaussian noise). e by the
+   Schur complement of the residual coordinates, piece by piece (streamed:
+   O(n d^2 + pieces d^3), no storage per piece). Skipped while the residual
+   degrees of freedom are below max(d, 10). An alarm when the p-value is
+   below monitor_level. */
 ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
     const isdb_isd_config *c = &p->cfg;
     const isdb__isd_fit *f = &p->_fit;
-    int d = c->d, dd = d * d, nw = c->monitor_window, pi = f->p_inv, q = d - pi, s, i, j;
-    double *G = p->_work, *cv = G + dd, *sol = cv + d, *T = sol + d, *Gq = T + dd, *L = Gq + dd, *cq = L + dd,
-           *xq = cq + d;
-    double ss = 0.0, rss_all, rss_res, F;
+    int d = c->d, dd = d * d, pi = f->p_inv, q = d - pi, n, chunk, pieces, df2, s, i, j, l, k;
+    double *G = p->_work, *L = G + dd, *Tm = L + dd, *Sb = Tm + dd, *cv = Sb + dd, *rhs = cv + d, *h = rhs + d,
+           *a = h + d, *u = a + d, *cr = u + d;
+    double ss = 0.0, e0 = 0.0, e1, s2on, F;
     if (c->monitor == ISDB_ISD_MONITOR_OFF || p->fallback || pi < 1) return;
     if (p->since_check < c->monitor_every) p->since_check++;
-    if (p->since_check < c->monitor_every || p->hist_count < nw) return;
+    if (p->since_check < c->monitor_every) return;
+    n = isdb__min_int(p->hist_count, c->monitor_window);
+    chunk = isdb__isd_chunk(c, q);
+    pieces = (n + chunk - 1) / chunk;
+    df2 = n - pieces * q - pi;
+    if (df2 < isdb__max_int(d, 10)) return; /* too few rows yet: test at the next update */
     p->since_check = 0;
-    isdb__zero(dd, G);
-    isdb__zero(d, cv);
-    for (s = 0; s < nw; ++s) {
-        int slot = isdb__isd_hist_slot(p, s);
-        const double *x = p->_hist_x + slot * d;
-        double r = p->_hist_y[slot] - isdb__dot(d, x, f->beta);
-        for (i = 0; i < d; ++i) {
-            for (j = 0; j <= i; ++j) G[i * d + j] += x[i] * x[j];
-            cv[i] += r * x[i];
+    isdb__zero(pi * pi, Sb);
+    isdb__zero(pi, rhs);
+    for (k = 0; k < pieces; ++k) {
+        int from = k * chunk, to = isdb__min_int(n, from + chunk);
+        isdb__zero(dd, G);
+        isdb__zero(d, cv);
+        /* position 0 is the oldest row of the test window */
+        for (s = from; s < to; ++s) {
+            int slot = isdb__isd_hist_slot(p, n - 1 - s);
+            const double *x = p->_hist_x + slot * d;
+            double r = p->_hist_y[slot] - isdb__dot(d, x, f->beta);
+            for (j = 0; j < d; ++j) u[j] = isdb__dot(d, f->Ut + j * d, x);
+            for (i = 0; i < d; ++i) {
+                for (j = 0; j <= i; ++j) G[i * d + j] += u[i] * u[j];
+                cv[i] += r * u[i];
+            }
+            ss += r * r;
         }
-        ss += r * r;
+        isdb__symmetrize_lower(d, G);
+        if (q > 0) {
+            for (i = 0; i < q; ++i) {
+                for (j = 0; j < q; ++j) Tm[i * q + j] = G[(pi + i) * d + pi + j];
+                cr[i] = cv[pi + i];
+            }
+            if (isdb__sym_factor(q, Tm, L)) {
+                isdb_chol_solve(q, L, cr, h);
+                e0 += isdb__dot(q, cr, h);
+                for (j = 0; j < pi; ++j) {
+                    for (i = 0; i < q; ++i) u[i] = G[(pi + i) * d + j];
+                    isdb_chol_solve(q, L, u, u);
+                    for (i = 0; i < q; ++i) Tm[i * pi + j] = u[i];
+                }
+            } else {
+                isdb__zero(q, h);
+                isdb__zero(q * pi, Tm);
+            }
+        }
+        for (i = 0; i < pi; ++i) {
+            double v = cv[i];
+            for (l = 0; l < q; ++l) v -= G[(pi + l) * d + i] * h[l];
+            rhs[i] += v;
+            for (j = 0; j <= i; ++j) {
+                double g = G[i * d + j];
+                for (l = 0; l < q; ++l) g -= G[(pi + l) * d + i] * Tm[l * pi + j];
+                Sb[i * pi + j] += g;
+            }
+        }
     }
-    isdb__symmetrize_lower(d, G);
-    isdb__sym_solve(d, G, cv, sol, L);
-    rss_all = ss - isdb__dot(d, cv, sol);
-    isdb__isd_subspace_ols(d, G, cv, f->U, pi, q, sol, T, Gq, L, cq, xq);
-    rss_res = ss - isdb__dot(d, cv, sol);
-    if (!(rss_all > 1e-300)) rss_all = 1e-300;
-    F = ((rss_res - rss_all) / (double)pi) / (rss_all / (double)(nw - d));
+    for (i = 0; i < pi; ++i)
+        for (j = 0; j < i; ++j) Sb[j * pi + i] = Sb[i * pi + j];
+    isdb__sym_solve(pi, Sb, rhs, a, L);
+    e1 = e0 + isdb__dot(pi, rhs, a);
+    s2on = (ss - e1) / (double)df2;
+    if (!(s2on > 0.0)) {
+        F = 0.0;
+    } else if (f->s2 > 0.0) {
+        /* e = S^-1 rhs estimates the error of beta_inv; its covariance is
+           s2on S^-1 + s2 Sigma_beta^-1 (online and offline errors), so the
+           statistic is rhs^T N^-1 rhs with N = s2on S + s2 S Sigma_beta^-1 S
+           = s2on S + s2 W^T W, W = Lbeta^-1 S. */
+        double *W = G, *N = Tm;
+        for (j = 0; j < pi; ++j) {
+            for (i = 0; i < pi; ++i) u[i] = Sb[i * pi + j];
+            isdb_tri_solve(pi, f->Lbeta, 0, u, u);
+            for (i = 0; i < pi; ++i) W[i * pi + j] = u[i];
+        }
+        for (i = 0; i < pi; ++i)
+            for (j = 0; j <= i; ++j) {
+                double g = 0.0;
+                for (l = 0; l < pi; ++l) g += W[l * pi + i] * W[l * pi + j];
+                N[i * pi + j] = N[j * pi + i] = s2on * Sb[i * pi + j] + f->s2 * g;
+            }
+        isdb__sym_solve(pi, N, rhs, a, L);
+        F = isdb__dot(pi, rhs, a) / (double)pi;
+    } else {
+        F = ((e1 - e0) / (double)pi) / s2on;
+    }
     if (!(F > 0.0)) F = 0.0;
     p->monitor_stat = F;
-    p->monitor_threshold = isdb__f_critical(c->monitor_level, (double)pi, (double)(nw - d));
-    if (!(F > p->monitor_threshold)) return;
+    p->monitor_pvalue = isdb__f_sf(F, (double)pi, (double)df2);
+    if (!(p->monitor_pvalue < c->monitor_level)) return;
     p->alarms++;
     if (c->monitor == ISDB_ISD_MONITOR_RECOMPUTE && !p->monitor_recomputed) {
         p->monitor_recomputed = 1;
@@ -6326,6 +6626,7 @@ ISDB__PRIVATE void isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, int d, int n
     isdb__ser_f64(s, &f->lambda_beta, 1);
     isdb__ser_f64(s, &f->delta_pi, 1);
     isdb__ser_f64(s, &f->r_inv, 1);
+    isdb__ser_f64(s, &f->s2, 1);
     isdb__ser_int(s, &f->jbd.converged, 0, 1);
     isdb__ser_int(s, &f->jbd.iterations, 0, INT_MAX);
     isdb__ser_int(s, &f->jbd.n_blocks, 0, d);
@@ -6339,6 +6640,7 @@ ISDB__PRIVATE void isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, int d, int n
     isdb__ser_f64(s, f->Lbeta, dd);
     isdb__ser_f64(s, f->Winv, dd);
     isdb__ser_f64(s, f->stat, d);
+    isdb__ser_f64(s, f->pvalue, d);
     for (i = 0; i < d; ++i) isdb__ser_int(s, &f->sizes[i], 0, d);
     for (i = 0; i < d; ++i) isdb__ser_int(s, &f->invariant[i], 0, 1);
 }
@@ -6384,6 +6686,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, (int)c->monitor);
     isdb__ser_cfg_int(s, c->monitor_window);
     isdb__ser_cfg_int(s, c->monitor_every);
+    isdb__ser_cfg_int(s, c->monitor_chunk);
     isdb__ser_cfg_f64(s, c->monitor_level);
     isdb__isd_ser_fit(s, &p->_fit, d, c->n_offline + H);
     isdb__ser_int(s, &p->hist_count, 0, H);
@@ -6397,7 +6700,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->alarms);
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
     isdb__ser_f64(s, &p->monitor_stat, 1);
-    isdb__ser_f64(s, &p->monitor_threshold, 1);
+    isdb__ser_f64(s, &p->monitor_pvalue, 1);
     isdb__ser_f64(s, p->_hist_x, H * d);
     isdb__ser_f64(s, p->_hist_y, H);
     isdb__ser_f64(s, p->_res.L, dd);
@@ -6438,7 +6741,7 @@ ISDB__PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     p->recompute_failures = 0;
     p->alarms = 0;
     p->monitor_stat = 0.0;
-    p->monitor_threshold = 0.0;
+    p->monitor_pvalue = 1.0;
     isdb__isd_res_clear(p);
     isdb__zero(d, p->_z);
     isdb__zero(d, p->_u);
@@ -6568,7 +6871,7 @@ void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     info->alarms = pol->alarms;
     info->fallback = pol->fallback;
     info->monitor_stat = pol->monitor_stat;
-    info->monitor_threshold = pol->monitor_threshold;
+    info->monitor_pvalue = pol->monitor_pvalue;
 }
 
 int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat) {
@@ -6579,6 +6882,12 @@ int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *sta
         if (invariant) invariant[b] = f->invariant[b];
         if (stat) stat[b] = f->stat[b];
     }
+    return f->n_blocks;
+}
+
+int isdb_isd_block_pvalues(const isdb_isd *pol, double *pvalue) {
+    const isdb__isd_fit *f = &pol->_fit;
+    if (pvalue) isdb__copy(f->n_blocks, f->pvalue, pvalue);
     return f->n_blocks;
 }
 

@@ -217,6 +217,7 @@ int main(int argc, char **argv) {
                 f.U = U;
                 f.beta_inv = b;
                 f.stat = st;
+                f.pvalue = NULL;
                 f.sizes = sz;
                 f.invariant = inv;
                 if (isdb_isd_estimate_work_size(p, n, &o) > sizeof ework / sizeof ework[0])

@@ -272,6 +272,7 @@ static void run_method(const setup *s, int method, const method_opts *mo, isdb_i
             c.est.jbd.off_norm = ISDB_JBD_OFF_MAXCOL;
             c.est.one_se = ISDB_ISD_ONE_SE_UNPAIRED;
             c.est.intercept = 1;
+            c.est.rule = ISDB_ISD_RULE_CV;
         }
         if (method == M_ISD_ENT || method == M_ISD_ENT_W)
             c.est.jbd.off_norm = ISDB_JBD_OFF_ENTRYWISE;

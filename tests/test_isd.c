@@ -528,6 +528,7 @@ static void test_recompute(void) {
             fit.U = U1;
             fit.beta_inv = b1;
             fit.stat = st;
+            fit.pvalue = NULL;
             fit.sizes = sz;
             fit.invariant = inv;
             CHECK(isdb_isd_estimate_work_size(d, n0 + W, &o) <= sizeof work / sizeof work[0]);
@@ -627,6 +628,7 @@ static void test_estimator_planted(void) {
             fit.U = U;
             fit.beta_inv = beta;
             fit.stat = st;
+            fit.pvalue = NULL;
             fit.sizes = sz;
             fit.invariant = inv;
             CHECK(isdb_isd_estimate_work_size(d, n, &o) <= sizeof work / sizeof work[0]);
@@ -951,8 +953,13 @@ static void test_config(void) {
     CHECK_RESULT(isdb_isd_heap_size(&c, &bytes), ISDB_ERR_INVALID_ARG);
     c = isdb_isd_config_init(d, 4, 400, X0, R0);
     c.recompute_every = 25;
+    c.monitor = ISDB_ISD_MONITOR_OFF;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
     CHECK(pol.cfg.history == 25);
+    isdb_policy_uninit(&pol.base);
+    c.monitor = ISDB_ISD_MONITOR_FALLBACK; /* the default: the history also holds its window */
+    CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+    CHECK(pol.cfg.history == 10 * d + 20);
     CHECK(isdb_isd_get_config(&pol)->recompute_every == 25);
     isdb_policy_uninit(&pol.base);
     c.lambda = 0.0;
@@ -971,11 +978,11 @@ static void test_config(void) {
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_NONFINITE);
     X0[7] = 0.0;
     c.monitor = ISDB_ISD_MONITOR_FALLBACK;
-    c.monitor_window = d + 1;
+    c.monitor_window = d + 9;
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
     c.monitor_window = 0;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-    CHECK(pol.cfg.monitor_window == 10 * d + 20 && pol.cfg.monitor_every == (10 * d + 20) / 4);
+    CHECK(pol.cfg.monitor_window == 10 * d + 20 && pol.cfg.monitor_every == d);
     {
         double P[25], Q2[25];
         int sz[5], inv[5];
