@@ -1402,7 +1402,7 @@ typedef struct isdb_isd {
     uint64_t data_hash;  /* of the offline rows and oracle inputs */
     int hist_count, hist_head;
     int since_recompute, since_check, fallback, monitor_recomputed;
-    uint64_t recomputes, recompute_failures, alarms;
+    uint64_t recomputes, recompute_failures, alarms, demotions;
     double n_res;        /* rows in the residual learner */
     double monitor_stat, monitor_pvalue;
     isdb__isd_fit _fit, _fit0, _fit_next; /* current, after init, scratch */
@@ -1429,6 +1429,7 @@ typedef struct isdb_isd_info {
     double n_res;              /* rows (DISCOUNT: updates) in the residual learner */
     int history;               /* online rows kept */
     uint64_t recomputes, recompute_failures, alarms;
+    uint64_t demotions;        /* invariant blocks the monitor moved to the residual part */
     int fallback;              /* 1 after the monitor switched to all d dimensions */
     double monitor_stat, monitor_pvalue; /* F statistic and p-value of the last test */
 } isdb_isd_info;
@@ -6394,6 +6395,15 @@ ISDB__PRIVATE isdb_result isdb__isd_scores(isdb_policy *bp, const double *X, int
     return ISDB_OK;
 }
 
+/* Rows the residual learner is rebuilt from after an alarm: a window or
+   discounted learner takes the kept rows (it forgets them as it would have:
+   it continues as the full-dimensional learner that saw them), LinUCB
+   starts afresh (it never forgets, and rows from before a change would
+   bias it for good). */
+ISDB__PRIVATE int isdb__isd_rebuild_rows(const isdb_isd *p) {
+    return p->cfg.learner == ISDB_ISD_RES_LINUCB ? 0 : p->hist_count;
+}
+
 /* Switches to full-dimensional learning: S_inv = {0}, basis I, a fresh
    residual learner. */
 ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
@@ -6418,7 +6428,64 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     f->r_inv = 0.0;
     f->s2 = 0.0;
     p->fallback = 1;
-    isdb__isd_res_rebuild(p, 0);
+    isdb__isd_res_rebuild(p, isdb__isd_rebuild_rows(p));
+    isdb__isd_update_gamma(p);
+}
+
+/* Demotes the invariant blocks flagged in `bad` (nb_inv doubles, 1 =
+   demote; in oracle mode one block, all of S_inv) to the residual part:
+   the basis is reordered (kept invariant blocks first), beta_inv refitted
+   by eq. 6 in the smaller invariant subspace on the rows behind the fit,
+   and the residual learner rebuilt from the kept online rows. Nothing left
+   invariant: the full fallback. */
+ISDB__PRIVATE void isdb__isd_demote(isdb_isd *p, const double *bad) {
+    const isdb_isd_config *c = &p->cfg;
+    isdb__isd_fit *f = &p->_fit, *g = &p->_fit_next;
+    int d = c->d, dd = d * d, n = f->n, nb = f->n_blocks, pass, b, off, col, pos, i, j, pi = 0;
+    double *w = p->_work;
+    if (nb == 0 || c->oracle) {
+        p->demotions++;
+        isdb__isd_fallback(p);
+        return;
+    }
+    isdb__isd_fit_copy(d, f, g);
+    /* pass 2: kept invariant blocks; 1: demoted; 0: residual blocks. */
+    for (pass = 2, col = 0, pos = 0; pass >= 0; --pass)
+        for (b = 0, off = 0; b < nb; off += f->sizes[b++]) {
+            int cls = f->invariant[b] ? (bad[b] != 0.0 ? 1 : 2) : 0;
+            if (cls != pass) continue;
+            for (j = 0; j < f->sizes[b]; ++j, ++col)
+                for (i = 0; i < d; ++i) g->U[i * d + col] = f->U[i * d + off + j];
+            g->sizes[pos] = f->sizes[b];
+            g->stat[pos] = f->stat[b];
+            g->pvalue[pos] = f->pvalue[b];
+            g->invariant[pos] = pass == 2;
+            if (pass == 2) pi += f->sizes[b];
+            ++pos;
+        }
+    p->demotions++;
+    if (pi == 0) {
+        isdb__isd_fallback(p);
+        return;
+    }
+    g->p_inv = pi;
+    isdb__isd_normal(d, p->_pool_x, p->_pool_y, 0, n, 0, 0, c->est.intercept, w, w + dd, w + dd + d);
+    isdb__isd_subspace_ols(d, w, w + dd, g->U, 0, pi, g->beta, w + dd + 2 * d, w + 2 * dd + 2 * d,
+                           w + 3 * dd + 2 * d, w + 4 * dd + 2 * d, w + 4 * dd + 3 * d);
+    if (!isdb__isd_fit_post(p, g, n, p->_pool_x, w)) {
+        isdb__isd_fallback(p);
+        return;
+    }
+    {
+        double rss = 0.0;
+        for (i = 0; i < n; ++i) {
+            double e = p->_pool_y[i] - isdb__dot(d, p->_pool_x + i * d, g->beta);
+            rss += e * e;
+        }
+        g->s2 = n > pi ? rss / (double)(n - pi) : 0.0;
+    }
+    isdb__isd_fit_swap(&p->_fit, &p->_fit_next);
+    isdb__isd_res_rebuild(p, isdb__isd_rebuild_rows(p));
     isdb__isd_update_gamma(p);
 }
 
@@ -6478,22 +6545,17 @@ ISDB__PRIVATE int isdb__isd_chunk(const isdb_isd_config *c, int q) {
    O(n d^2 + pieces d^3), no storage per piece). Skipped while the residual
    degrees of freedom are below max(d, 10). An alarm when the p-value is
    below monitor_level. */
-ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
+ISDB__PRIVATE int isdb__isd_monitor_test(isdb_isd *p, int n, double *pb_out, double *fmax_out) {
     const isdb_isd_config *c = &p->cfg;
     const isdb__isd_fit *f = &p->_fit;
-    int d = c->d, dd = d * d, pi = f->p_inv, q = d - pi, n, chunk, pieces, df2, s, i, j, l, k;
+    int d = c->d, dd = d * d, pi = f->p_inv, q = d - pi, chunk, pieces, df2, s, i, j, l, k;
     double *G = p->_work, *L = G + dd, *Tm = L + dd, *Sb = Tm + dd, *cv = Sb + dd, *rhs = cv + d, *h = rhs + d,
            *a = h + d, *u = a + d, *cr = u + d;
-    double ss = 0.0, e0 = 0.0, e1, s2on, F;
-    if (c->monitor == ISDB_ISD_MONITOR_OFF || p->fallback || pi < 1) return;
-    if (p->since_check < c->monitor_every) p->since_check++;
-    if (p->since_check < c->monitor_every) return;
-    n = isdb__min_int(p->hist_count, c->monitor_window);
+    double ss = 0.0, e0 = 0.0, e1, s2on;
     chunk = isdb__isd_chunk(c, q);
     pieces = (n + chunk - 1) / chunk;
     df2 = n - pieces * q - pi;
-    if (df2 < isdb__max_int(d, 10)) return; /* too few rows yet: test at the next update */
-    p->since_check = 0;
+    if (df2 < isdb__max_int(d, 10)) return 0;
     isdb__zero(pi * pi, Sb);
     isdb__zero(pi, rhs);
     for (k = 0; k < pieces; ++k) {
@@ -6544,43 +6606,89 @@ ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
     }
     for (i = 0; i < pi; ++i)
         for (j = 0; j < i; ++j) Sb[j * pi + i] = Sb[i * pi + j];
-    isdb__sym_solve(pi, Sb, rhs, a, L);
+    /* e = S^-1 rhs estimates the error of beta_inv in U_inv coordinates;
+       its covariance is s2on S^-1 (online) + s2 Sigma_beta^-1 (the offline
+       fit's). Each invariant block b: the Wald statistic e_b^T Cov_bb^-1
+       e_b / s_b against F(s_b, df2), Bonferroni over the invariant blocks. */
+    if (!isdb__sym_factor(pi, Sb, L)) return 0;
+    isdb_chol_solve(pi, L, rhs, a);
     e1 = e0 + isdb__dot(pi, rhs, a);
     s2on = (ss - e1) / (double)df2;
-    if (!(s2on > 0.0)) {
-        F = 0.0;
-    } else if (f->s2 > 0.0) {
-        /* e = S^-1 rhs estimates the error of beta_inv; its covariance is
-           s2on S^-1 + s2 Sigma_beta^-1 (online and offline errors), so the
-           statistic is rhs^T N^-1 rhs with N = s2on S + s2 S Sigma_beta^-1 S
-           = s2on S + s2 W^T W, W = Lbeta^-1 S. */
-        double *W = G, *N = Tm;
-        for (j = 0; j < pi; ++j) {
-            for (i = 0; i < pi; ++i) u[i] = Sb[i * pi + j];
-            isdb_tri_solve(pi, f->Lbeta, 0, u, u);
-            for (i = 0; i < pi; ++i) W[i * pi + j] = u[i];
+    if (!(s2on > 0.0)) return 0;
+    {
+        int blocks = f->n_blocks > 0 && !c->oracle, nbi = 0, b, off;
+        if (blocks) {
+            for (b = 0; b < f->n_blocks; ++b)
+                if (f->invariant[b]) ++nbi;
+        } else {
+            nbi = 1;
         }
-        for (i = 0; i < pi; ++i)
-            for (j = 0; j <= i; ++j) {
-                double g = 0.0;
-                for (l = 0; l < pi; ++l) g += W[l * pi + i] * W[l * pi + j];
-                N[i * pi + j] = N[j * pi + i] = s2on * Sb[i * pi + j] + f->s2 * g;
+        for (b = 0, off = 0; b < nbi; off += blocks ? f->sizes[b] : pi, ++b) {
+            int sb = blocks ? f->sizes[b] : pi;
+            double wald, fb;
+            /* Cov_bb column by column: unit vector -> S^-1 (and Sigma_beta^-1). */
+            for (j = 0; j < sb; ++j) {
+                isdb__zero(pi, u);
+                u[off + j] = 1.0;
+                isdb_chol_solve(pi, L, u, h);
+                for (i = 0; i < sb; ++i) G[i * sb + j] = s2on * h[off + i];
+                if (f->s2 > 0.0) {
+                    isdb_chol_solve(pi, f->Lbeta, u, h);
+                    for (i = 0; i < sb; ++i) G[i * sb + j] += f->s2 * h[off + i];
+                }
             }
-        isdb__sym_solve(pi, N, rhs, a, L);
-        F = isdb__dot(pi, rhs, a) / (double)pi;
-    } else {
-        F = ((e1 - e0) / (double)pi) / s2on;
+            for (i = 0; i < sb; ++i)
+                for (j = 0; j < i; ++j) G[i * sb + j] = G[j * sb + i] = 0.5 * (G[i * sb + j] + G[j * sb + i]);
+            isdb__sym_solve(sb, G, a + off, h, Tm);
+            wald = isdb__dot(sb, a + off, h);
+            fb = wald > 0.0 ? wald / (double)sb : 0.0;
+            pb_out[b] = isdb__f_sf(fb, (double)sb, (double)df2);
+            if (fb > *fmax_out) *fmax_out = fb;
+        }
+        return nbi;
     }
-    if (!(F > 0.0)) F = 0.0;
-    p->monitor_stat = F;
-    p->monitor_pvalue = isdb__f_sf(F, (double)pi, (double)df2);
-    if (!(p->monitor_pvalue < c->monitor_level)) return;
+}
+
+/* The monitor's schedule and action: every monitor_every updates the test
+   above on the last n0 = min(rows kept, monitor_window) rows and on the
+   last n0 / 2, n0 / 4, ... rows (while the degrees of freedom allow), so
+   that a change in the last rows is not diluted by older ones. A block's
+   p-value is its smallest over the windows times the number of windows
+   times the number of invariant blocks (Bonferroni); blocks below
+   monitor_level are demoted to the residual part (FALLBACK), or first a
+   refit is tried (RECOMPUTE). */
+ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
+    const isdb_isd_config *c = &p->cfg;
+    int d = c->d, dd = d * d, n0, n, scales = 0, nbi = 0, b, any = 0;
+    double *pmin = p->_work + 4 * dd + 6 * d, *pb = pmin + d, *bad = pb + d, fmaxv = 0.0, best = 1.0;
+    if (c->monitor == ISDB_ISD_MONITOR_OFF || p->fallback || p->_fit.p_inv < 1) return;
+    if (p->since_check < c->monitor_every) p->since_check++;
+    if (p->since_check < c->monitor_every) return;
+    n0 = isdb__min_int(p->hist_count, c->monitor_window);
+    for (n = n0; n >= 1; n /= 2) {
+        int k = isdb__isd_monitor_test(p, n, pb, &fmaxv);
+        if (k < 1) break;
+        for (b = 0; b < k; ++b) pmin[b] = scales == 0 || pb[b] < pmin[b] ? pb[b] : pmin[b];
+        nbi = k;
+        ++scales;
+    }
+    if (scales == 0) return; /* too few rows yet: test at the next update */
+    p->since_check = 0;
+    for (b = 0; b < nbi; ++b) {
+        double adj = pmin[b] * (double)scales * (double)nbi;
+        bad[b] = adj < c->monitor_level ? 1.0 : 0.0;
+        if (bad[b] != 0.0) any = 1;
+        if (adj < best) best = adj;
+    }
+    p->monitor_stat = fmaxv;
+    p->monitor_pvalue = best;
+    if (!any) return;
     p->alarms++;
     if (c->monitor == ISDB_ISD_MONITOR_RECOMPUTE && !p->monitor_recomputed) {
         p->monitor_recomputed = 1;
         if (isdb__isd_refit(p) >= 0) return;
     }
-    isdb__isd_fallback(p);
+    isdb__isd_demote(p, bad);
 }
 
 ISDB__PRIVATE void isdb__isd_push(isdb_isd *p, const double *x, double y) {
@@ -6698,6 +6806,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->recomputes);
     isdb__ser_u64(s, &p->recompute_failures);
     isdb__ser_u64(s, &p->alarms);
+    isdb__ser_u64(s, &p->demotions);
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
     isdb__ser_f64(s, &p->monitor_stat, 1);
     isdb__ser_f64(s, &p->monitor_pvalue, 1);
@@ -6740,6 +6849,7 @@ ISDB__PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     p->recomputes = 0;
     p->recompute_failures = 0;
     p->alarms = 0;
+    p->demotions = 0;
     p->monitor_stat = 0.0;
     p->monitor_pvalue = 1.0;
     isdb__isd_res_clear(p);
@@ -6869,6 +6979,7 @@ void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     info->recomputes = pol->recomputes;
     info->recompute_failures = pol->recompute_failures;
     info->alarms = pol->alarms;
+    info->demotions = pol->demotions;
     info->fallback = pol->fallback;
     info->monitor_stat = pol->monitor_stat;
     info->monitor_pvalue = pol->monitor_pvalue;
