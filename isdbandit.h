@@ -1373,7 +1373,7 @@ typedef struct isdb_isd_config {
     /* The invariance monitor. */
     isdb_isd_monitor monitor; /* default ISDB_ISD_MONITOR_FALLBACK (OFF: the paper) */
     int monitor_window;       /* most rows per test, >= d + 10; 0: 10 d + 20 */
-    int monitor_every;        /* a test every this many updates; 0: d */
+    int monitor_every;        /* a test every this many updates; 0: 2 d */
     int monitor_chunk;        /* rows per piece of the residual part in the test; 0: the residual
                                  learner's memory (see the documentation block) */
     double monitor_level;     /* level of one test, in (0, 1); default 1e-4 */
@@ -1391,6 +1391,9 @@ typedef struct isdb__isd_fit {
     double *beta;  /* beta_inv (d) */
     double *Lbeta; /* p_inv x p_inv Cholesky factor of U_inv^T Sigma U_inv */
     double *Winv;  /* p_inv x d: Lbeta^-1 U_inv^T */
+    double *Wq;    /* W_inv^T W_inv, packed lower triangle, when `quad` */
+    int quad;      /* the invariant width as the quadratic form x^T Wq x (d (d + 1) / 2 per
+                      arm) rather than ||W_inv x|| (p_inv d): p_inv > (d + 1) / 2 */
     double *stat;  /* d */
     double *pvalue; /* d: each block's invariance test */
     int *sizes, *invariant;
@@ -1403,6 +1406,9 @@ typedef struct isdb_isd {
     int hist_count, hist_head;
     int since_recompute, since_check, fallback, monitor_recomputed;
     uint64_t recomputes, recompute_failures, alarms, demotions;
+    uint64_t mon_count;  /* online rows since the last reset (the monitor's pieces) */
+    int mon_cap;         /* pieces the monitor keeps */
+    double *_mon;        /* mon_cap pieces of isdb__isd_mon_stride doubles */
     double n_res;        /* rows in the residual learner */
     double monitor_stat, monitor_pvalue;
     isdb__isd_fit _fit, _fit0, _fit_next; /* current, after init, scratch */
@@ -5826,7 +5832,7 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
     *r = *c;
     if (r->monitor_window == 0) r->monitor_window = 10 * d + 20;
     if (r->monitor != ISDB_ISD_MONITOR_OFF && r->monitor_window < d + 10) return 0;
-    if (r->monitor_every == 0) r->monitor_every = d;
+    if (r->monitor_every == 0) r->monitor_every = 2 * d;
     need = r->history;
     if (r->learner == ISDB_ISD_RES_WINDOW) need = isdb__max_int(need, r->window);
     if (r->recompute_every > 0) need = isdb__max_int(need, r->recompute_every);
@@ -5854,11 +5860,17 @@ ISDB__PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, int d)
     f->beta = isdb__take_f64(a, d);
     f->Lbeta = isdb__take_f64(a, dd);
     f->Winv = isdb__take_f64(a, dd);
+    f->Wq = isdb__take_f64(a, d * (d + 1) / 2);
     f->stat = isdb__take_f64(a, d);
     f->pvalue = isdb__take_f64(a, d);
     f->sizes = (int *)isdb__take(a, d, sizeof(int));
     f->invariant = (int *)isdb__take(a, d, sizeof(int));
 }
+
+/* The monitor's pieces (defined with the monitor below). */
+ISDB__PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
+ISDB__PRIVATE int isdb__isd_mon_stride(int d);
+ISDB__PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p);
 
 /* Carves (or with heap NULL measures) the heap of a resolved config. */
 ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, void *heap) {
@@ -5889,6 +5901,8 @@ ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, vo
     p->_gamma = isdb__take_f64(&a, d);
     p->_z = isdb__take_f64(&a, d);
     p->_u = isdb__take_f64(&a, d);
+    p->mon_cap = isdb__isd_mon_cap(c);
+    p->_mon = isdb__take_f64(&a, p->mon_cap * isdb__isd_mon_stride(d));
     p->_work = isdb__take_f64(&a, (int)work);
     return a.overflow ? 0 : a.used;
 }
@@ -5912,6 +5926,8 @@ ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd
     isdb__copy(d, src->beta, dst->beta);
     isdb__copy(dd, src->Lbeta, dst->Lbeta);
     isdb__copy(dd, src->Winv, dst->Winv);
+    isdb__copy(d * (d + 1) / 2, src->Wq, dst->Wq);
+    dst->quad = src->quad;
     isdb__copy(d, src->stat, dst->stat);
     isdb__copy(d, src->pvalue, dst->pvalue);
     memcpy(dst->sizes, src->sizes, (size_t)d * sizeof(int));
@@ -5939,6 +5955,28 @@ ISDB__PRIVATE double isdb__isd_r_inv(const isdb_isd_config *c, int pi, double n,
     rho += sqrt((double)pi * n) * dpi * c->L * c->M;
     rho += sqrt(n / lambda0) * dpi * c->L * c->L * c->M;
     return rho;
+}
+
+/* The invariant width's quadratic form: Wq = W_inv^T W_inv (packed lower
+   triangle), so that ||W_inv x||^2 = x^T Wq x costs d (d + 1) / 2 per arm
+   instead of p_inv d; used when that is cheaper (p_inv > (d + 1) / 2).
+   A function of W_inv only: recomputed after a load, not stored. */
+ISDB__PRIVATE void isdb__isd_fit_quad(int d, isdb__isd_fit *f) {
+    int pi = f->p_inv, i, j, l;
+    double *q = f->Wq;
+    f->quad = pi > 0 && 2 * pi > d + 1;
+    if (!f->quad) {
+        isdb__zero(d * (d + 1) / 2, f->Wq);
+        return;
+    }
+    for (i = 0; i < d; ++i) {
+        for (j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (l = 0; l < pi; ++l) s += f->Winv[l * d + i] * f->Winv[l * d + j];
+            q[j] = s;
+        }
+        q += i + 1;
+    }
 }
 
 /* Completes a fit whose U, beta and p_inv are set: the Gram matrix of the
@@ -6009,6 +6047,7 @@ ISDB__PRIVATE int isdb__isd_fit_post(isdb_isd *p, isdb__isd_fit *f, int n, const
             for (i = 0; i < pi; ++i) f->Winv[i * d + l] = tmp[i];
         }
     }
+    isdb__isd_fit_quad(d, f);
     f->delta_pi = 0.0;
     if (!c->oracle && pi > 0 && n > 0)
         f->delta_pi = c->delta_pi >= 0.0 ? c->delta_pi
@@ -6333,23 +6372,85 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
     }
 }
 
-/* The parts of x's score: returns the mean x.gamma, computed as
-   x.beta_inv + w.z with w = L^-1 U_res^T x and z = L^-1 b (so p_inv = 0
-   scores exactly as LinUCB), and sets *ni2 = ||W_inv x||^2 and *nr2 = the
-   residual norm^2 (|w|^2, or ||V^-1 z_x||^2 in Vt for DISCOUNT). */
-ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, double *nr2) {
+/* ||W_inv x||^2 (the invariant width's norm, squared) of m <= 4 arms (rows
+   of X, d apart) into out: x^T Wq x from the packed triangle when `quad`,
+   else the p_inv dot products. The arms are interleaved (each entry loaded
+   once for all of them) but every arm gets the operations, in the order,
+   it gets alone (m = 1), so the bits do not depend on the grouping. */
+ISDB__PRIVATE void isdb__isd_inv_norms(const isdb__isd_fit *f, int d, const double *X, int m, double *out) {
+    int pi = f->p_inv, i, j, a;
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    const double *x[4];
+    for (a = 0; a < 4; ++a) x[a] = X + (a < m ? a : 0) * d;
+    if (f->quad) {
+        const double *qr = f->Wq;
+        if (m == 4) {
+            for (i = 0; i < d; ++i) {
+                double o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0, qi = qr[i];
+                for (j = 0; j < i; ++j) {
+                    double q = qr[j];
+                    o0 += q * x[0][j];
+                    o1 += q * x[1][j];
+                    o2 += q * x[2][j];
+                    o3 += q * x[3][j];
+                }
+                s[0] += x[0][i] * (qi * x[0][i] + 2.0 * o0);
+                s[1] += x[1][i] * (qi * x[1][i] + 2.0 * o1);
+                s[2] += x[2][i] * (qi * x[2][i] + 2.0 * o2);
+                s[3] += x[3][i] * (qi * x[3][i] + 2.0 * o3);
+                qr += i + 1;
+            }
+        } else {
+            for (a = 0; a < m; ++a) {
+                const double *qa = f->Wq, *xa = x[a];
+                for (i = 0; i < d; ++i) {
+                    double o = 0.0;
+                    for (j = 0; j < i; ++j) o += qa[j] * xa[j];
+                    s[a] += xa[i] * (qa[i] * xa[i] + 2.0 * o);
+                    qa += i + 1;
+                }
+            }
+        }
+        for (a = 0; a < m; ++a) out[a] = s[a] > 0.0 ? s[a] : 0.0;
+        return;
+    }
+    if (m == 4) {
+        for (i = 0; i < pi; ++i) {
+            const double *w = f->Winv + i * d;
+            double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0;
+            for (j = 0; j < d; ++j) {
+                double wj = w[j];
+                v0 += wj * x[0][j];
+                v1 += wj * x[1][j];
+                v2 += wj * x[2][j];
+                v3 += wj * x[3][j];
+            }
+            s[0] += v0 * v0;
+            s[1] += v1 * v1;
+            s[2] += v2 * v2;
+            s[3] += v3 * v3;
+        }
+    } else {
+        for (a = 0; a < m; ++a)
+            for (i = 0; i < pi; ++i) {
+                double v = isdb__dot(d, f->Winv + i * d, x[a]);
+                s[a] += v * v;
+            }
+    }
+    for (a = 0; a < m; ++a) out[a] = s[a];
+}
+
+/* The rest of x's score given ni2 = ||W_inv x||^2 (0 when the invariant
+   part has no width): returns the mean x.gamma, computed as x.beta_inv +
+   w.z with w = L^-1 U_res^T x and z = L^-1 b (so p_inv = 0 scores exactly
+   as LinUCB), and sets *nr2 = the residual norm^2 (|w|^2, or ||V^-1
+   z_x||^2 in Vt for DISCOUNT). */
+ISDB__PRIVATE double isdb__isd_res_part(isdb_isd *p, const double *x, double *nr2) {
     const isdb__isd_fit *f = &p->_fit;
     const isdb__ridge *r = &p->_res;
     int d = p->cfg.d, pi = f->p_inv, q = d - pi, i, j;
-    double s = 0.0, mean = isdb__dot(d, x, f->beta);
-    *ni2 = 0.0;
+    double mean = isdb__dot(d, x, f->beta);
     *nr2 = 0.0;
-    if (isdb__isd_inv_active(p))
-        for (i = 0; i < pi; ++i) {
-            double v = isdb__dot(d, f->Winv + i * d, x);
-            s += v * v;
-        }
-    *ni2 = s;
     if (q < 1) return mean;
     if (f->identity)
         isdb__copy(d, x, p->_z);
@@ -6373,25 +6474,47 @@ ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, 
     return mean;
 }
 
-ISDB__PRIVATE double isdb__isd_index(isdb_policy *bp, const double *x, double unused) {
-    isdb_isd *p = (isdb_isd *)bp;
-    double ni2, nr2, mean = isdb__isd_parts(p, x, &ni2, &nr2);
-    (void)unused;
+/* The parts of x's score: the mean, *ni2 and *nr2 (see above). */
+ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, double *nr2) {
+    *ni2 = 0.0;
+    if (isdb__isd_inv_active(p)) isdb__isd_inv_norms(&p->_fit, p->cfg.d, x, 1, ni2);
+    return isdb__isd_res_part(p, x, nr2);
+}
+
+ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni2, double nr2) {
     if (p->cfg.radius == ISDB_ISD_RADIUS_PAPER) return mean + p->_r_inv * sqrt(ni2) + p->_r_res * sqrt(nr2);
     return mean + p->_r_res * sqrt(ni2 + nr2);
 }
 
-ISDB__PRIVATE isdb_result isdb__isd_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
-    isdb_isd *p = (isdb_isd *)bp;
+/* Every arm's score (into out, if not NULL), four arms at a time for the
+   invariant width; returns the first best arm. */
+ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, double *out) {
+    int d = p->cfg.d, k, a, m, best = 0, active = isdb__isd_inv_active(p);
+    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0};
     isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
-    *arm = isdb__index_argmax(bp, X, n_arms, isdb__isd_index, 0.0);
+    for (k = 0; k < n_arms; k += m) {
+        m = n_arms - k < 4 ? n_arms - k : 4;
+        if (active) isdb__isd_inv_norms(&p->_fit, d, X + k * d, m, ni);
+        for (a = 0; a < m; ++a) {
+            double nr2, mean = isdb__isd_res_part(p, X + (k + a) * d, &nr2);
+            double v = isdb__isd_combine(p, mean, active ? ni[a] : 0.0, nr2);
+            if (out) out[k + a] = v;
+            if (k + a == 0 || v > best_value) {
+                best_value = v;
+                best = k + a;
+            }
+        }
+    }
+    return best;
+}
+
+ISDB__PRIVATE isdb_result isdb__isd_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+    *arm = isdb__isd_score_all((isdb_isd *)bp, X, n_arms, NULL);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__isd_scores(isdb_policy *bp, const double *X, int n_arms, double *out) {
-    isdb_isd *p = (isdb_isd *)bp;
-    isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
-    isdb__index_all(bp, X, n_arms, isdb__isd_index, 0.0, out);
+    isdb__isd_score_all((isdb_isd *)bp, X, n_arms, out);
     return ISDB_OK;
 }
 
@@ -6414,6 +6537,8 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     isdb__zero(d, f->beta);
     isdb__zero(dd, f->Lbeta);
     isdb__zero(dd, f->Winv);
+    isdb__zero(d * (d + 1) / 2, f->Wq);
+    f->quad = 0;
     isdb__zero(d, f->stat);
     isdb__zero(d, f->pvalue);
     memset(f->sizes, 0, (size_t)d * sizeof(int));
@@ -6487,6 +6612,7 @@ ISDB__PRIVATE void isdb__isd_demote(isdb_isd *p, const double *bad) {
     isdb__isd_fit_swap(&p->_fit, &p->_fit_next);
     isdb__isd_res_rebuild(p, isdb__isd_rebuild_rows(p));
     isdb__isd_update_gamma(p);
+    isdb__isd_mon_rebuild(p);
 }
 
 /* Re-estimates on the offline rows and the kept online rows; on success
@@ -6510,13 +6636,15 @@ ISDB__PRIVATE isdb_result isdb__isd_refit(isdb_isd *p) {
     p->fallback = 0;
     isdb__isd_res_rebuild(p, p->hist_count);
     isdb__isd_update_gamma(p);
+    isdb__isd_mon_rebuild(p);
     return r;
 }
 
 /* Rows per residual piece of the monitor's test: monitor_chunk, or by
    default the residual learner's memory (the window; about 1 / (1 -
-   gamma) rows when discounting; the whole test window for LinUCB), at
-   least 2 p_res + 2. */
+   gamma) rows when discounting; a quarter of the test window for LinUCB),
+   at least 2 p_res + 2. Pieces are aligned on the count of online rows
+   (piece k holds rows k chunk .. (k + 1) chunk - 1). */
 ISDB__PRIVATE int isdb__isd_chunk(const isdb_isd_config *c, int q) {
     int base = c->monitor_chunk;
     if (base == 0) {
@@ -6526,152 +6654,247 @@ ISDB__PRIVATE int isdb__isd_chunk(const isdb_isd_config *c, int q) {
             base = 1.0 / (1.0 - c->gamma) < (double)c->monitor_window ? (int)ceil(1.0 / (1.0 - c->gamma))
                                                                        : c->monitor_window;
         else
-            base = c->monitor_window;
+            base = isdb__max_int(1, c->monitor_window / 4);
     }
     return isdb__max_int(base, 2 * q + 2);
 }
 
-/* The invariance monitor (our extension). Every monitor_every updates, on
-   the last n = min(rows kept, monitor_window) online rows, cut into
-   consecutive pieces of `chunk` rows (isdb__isd_chunk), with targets
-   r = y - x.beta_inv and U coordinates (u_inv, u_res): the model
-     r = u_res.delta_piece + noise   (the residual part may move between
-                                      pieces, the invariant part is right)
-   against the same plus u_inv.e with one e for the whole window, by
-     F = ((RSS_0 - RSS_1) / p_inv) / (RSS_1 / (n - pieces p_res - p_inv)),
-   F(p_inv, n - pieces p_res - p_inv) distributed when beta_inv is right and
-   the residual part is constant within pieces (Gaussian noise). e by the
-   Schur complement of the residual coordinates, piece by piece (streamed:
-   O(n d^2 + pieces d^3), no storage per piece). Skipped while the residual
-   degrees of freedom are below max(d, 10). An alarm when the p-value is
-   below monitor_level. */
-ISDB__PRIVATE int isdb__isd_monitor_test(isdb_isd *p, int n, double *pb_out, double *fmax_out) {
+/* Pieces the monitor keeps: a test window of monitor_window rows spans at
+   most monitor_window / chunk + 2 of them. */
+ISDB__PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c) {
+    if (c->monitor == ISDB_ISD_MONITOR_OFF) return 0;
+    return c->monitor_window / isdb__isd_chunk(c, 0) + 2;
+}
+
+/* Doubles per piece: the packed lower triangle of sum u u^T (u = U^T x),
+   sum r u (r = y - x.beta_inv), sum r^2 and the row count. */
+ISDB__PRIVATE int isdb__isd_mon_stride(int d) { return d * (d + 1) / 2 + d + 2; }
+
+ISDB__PRIVATE int isdb__isd_mon_active(const isdb_isd *p) {
+    return p->cfg.monitor != ISDB_ISD_MONITOR_OFF && !p->fallback && p->_fit.p_inv > 0;
+}
+
+/* Adds online row number `count` (x, y) to its piece, O(d^2). */
+ISDB__PRIVATE void isdb__isd_mon_add(isdb_isd *p, const double *x, double y, uint64_t count) {
+    const isdb__isd_fit *f = &p->_fit;
+    int d = p->cfg.d, stride = isdb__isd_mon_stride(d), chunk = isdb__isd_chunk(&p->cfg, d - f->p_inv), i, j;
+    uint64_t piece = count / (uint64_t)chunk;
+    double *slot = p->_mon + (size_t)(piece % (uint64_t)p->mon_cap) * (size_t)stride, *G = slot,
+           *c = slot + d * (d + 1) / 2, *u = p->_u, r;
+    if (count % (uint64_t)chunk == 0) isdb__zero(stride, slot);
+    r = y - isdb__dot(d, x, f->beta);
+    for (j = 0; j < d; ++j) u[j] = isdb__dot(d, f->Ut + j * d, x);
+    for (i = 0; i < d; ++i) {
+        double ui = u[i];
+        for (j = 0; j <= i; ++j) G[j] += ui * u[j];
+        G += i + 1;
+        c[i] += r * ui;
+    }
+    c[d] += r * r;
+    c[d + 1] += 1.0;
+}
+
+/* Recomputes the pieces from the kept rows under the current fit (after a
+   refit, a demotion, a load). */
+ISDB__PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p) {
+    int d = p->cfg.d, s;
+    if (p->mon_cap < 1) return;
+    isdb__zero(p->mon_cap * isdb__isd_mon_stride(d), p->_mon);
+    if (!isdb__isd_mon_active(p)) return;
+    for (s = p->hist_count - 1; s >= 0; --s) {
+        int slot = isdb__isd_hist_slot(p, s);
+        isdb__isd_mon_add(p, p->_hist_x + slot * d, p->_hist_y[slot], p->mon_count - 1 - (uint64_t)s);
+    }
+}
+
+/* One test on the accumulated sums of `count` pieces (`rows` rows): Sb
+   (the Schur complement S of the residual coordinates, p_inv x p_inv),
+   rhs, e0 (explained by the residual pieces alone) and ss (sum r^2). For
+   each invariant block b, with e = S^-1 rhs the estimate of the error of
+   beta_inv in U_inv coordinates and Cov = s2on S^-1 + s2 Sigma_beta^-1
+   (the online error plus that of the offline fit), the Wald statistic
+   e_b^T Cov_bb^-1 e_b / s_b against F(s_b, df2), df2 = rows - count p_res
+   - p_inv. Writes the p-values to pb and returns the number of invariant
+   blocks, or 0 when df2 < max(d, 10) or the sums are degenerate. */
+ISDB__PRIVATE int isdb__isd_mon_eval(isdb_isd *p, int count, double rows, const double *Sb, const double *rhs,
+                                     double e0, double ss, double *pb, double *fmax_out) {
     const isdb_isd_config *c = &p->cfg;
     const isdb__isd_fit *f = &p->_fit;
-    int d = c->d, dd = d * d, pi = f->p_inv, q = d - pi, chunk, pieces, df2, s, i, j, l, k;
-    double *G = p->_work, *L = G + dd, *Tm = L + dd, *Sb = Tm + dd, *cv = Sb + dd, *rhs = cv + d, *h = rhs + d,
-           *a = h + d, *u = a + d, *cr = u + d;
-    double ss = 0.0, e0 = 0.0, e1, s2on;
+    int d = c->d, dd = d * d, pi = f->p_inv, q = d - pi, blocks = f->n_blocks > 0 && !c->oracle, nbi = 0, b, off,
+        i, j;
+    double *G = p->_work, *L = G + dd, *Tm = L + dd, *h = p->_work + 4 * dd + 2 * d, *a = h + d, *u = a + d;
+    double df2 = rows - (double)(count * q + pi), e1, s2on;
+    if (df2 < (double)isdb__max_int(d, 10)) return 0;
+    if (!isdb__sym_factor(pi, Sb, L)) return 0;
+    isdb_chol_solve(pi, L, rhs, a);
+    e1 = e0 + isdb__dot(pi, rhs, a);
+    s2on = (ss - e1) / df2;
+    if (!(s2on > 0.0)) return 0;
+    if (blocks) {
+        for (b = 0; b < f->n_blocks; ++b)
+            if (f->invariant[b]) ++nbi;
+    } else {
+        nbi = 1;
+    }
+    if (nbi == 1) {
+        /* One invariant block: with S = Ls Ls^T and Sigma_beta = Lb Lb^T,
+           Lb^T Cov Lb = s2on B^T B + s2 I, B = Ls^-1 Lb (lower triangular),
+           so the statistic is f^T (s2on B^T B + s2 I)^-1 f with f = Lb^T e;
+           without an offline error (s2 = 0) it is rhs^T S^-1 rhs / s2on. */
+        double wald, fb;
+        if (f->s2 > 0.0) {
+            double *B = G, *M = p->_work + 4 * dd + 8 * d, *col = u, *fv = h;
+            int l2;
+            for (j = 0; j < pi; ++j) {
+                for (i = 0; i < pi; ++i) col[i] = i >= j ? f->Lbeta[i * pi + j] : 0.0;
+                /* forward substitution from row j (the rows above are 0) */
+                for (i = j; i < pi; ++i) {
+                    double s = col[i];
+                    for (l2 = j; l2 < i; ++l2) s -= L[i * pi + l2] * col[l2];
+                    col[i] = s / L[i * pi + i];
+                }
+                for (i = 0; i < pi; ++i) B[i * pi + j] = col[i];
+            }
+            for (i = 0; i < pi; ++i)
+                for (j = 0; j <= i; ++j) {
+                    double s = 0.0;
+                    for (l2 = i; l2 < pi; ++l2) s += B[l2 * pi + i] * B[l2 * pi + j];
+                    M[i * pi + j] = M[j * pi + i] = s2on * s + (i == j ? f->s2 : 0.0);
+                }
+            for (i = 0; i < pi; ++i) {
+                double s = 0.0;
+                for (l2 = i; l2 < pi; ++l2) s += f->Lbeta[l2 * pi + i] * a[l2];
+                fv[i] = s;
+            }
+            isdb__sym_solve(pi, M, fv, col, Tm);
+            wald = isdb__dot(pi, fv, col);
+        } else {
+            wald = (e1 - e0) / s2on;
+        }
+        fb = wald > 0.0 ? wald / (double)pi : 0.0;
+        pb[0] = isdb__f_sf(fb, (double)pi, df2);
+        if (fb > *fmax_out) *fmax_out = fb;
+        return 1;
+    }
+    for (b = 0, off = 0; b < nbi; off += blocks ? f->sizes[b] : pi, ++b) {
+        int sb = blocks ? f->sizes[b] : pi;
+        double wald, fb;
+        for (j = 0; j < sb; ++j) {
+            isdb__zero(pi, u);
+            u[off + j] = 1.0;
+            isdb_chol_solve(pi, L, u, h);
+            for (i = 0; i < sb; ++i) G[i * sb + j] = s2on * h[off + i];
+            if (f->s2 > 0.0) {
+                isdb_chol_solve(pi, f->Lbeta, u, h);
+                for (i = 0; i < sb; ++i) G[i * sb + j] += f->s2 * h[off + i];
+            }
+        }
+        for (i = 0; i < sb; ++i)
+            for (j = 0; j < i; ++j) G[i * sb + j] = G[j * sb + i] = 0.5 * (G[i * sb + j] + G[j * sb + i]);
+        isdb__sym_solve(sb, G, a + off, h, Tm);
+        wald = isdb__dot(sb, a + off, h);
+        fb = wald > 0.0 ? wald / (double)sb : 0.0;
+        pb[b] = isdb__f_sf(fb, (double)sb, df2);
+        if (fb > *fmax_out) *fmax_out = fb;
+    }
+    return nbi;
+}
+
+/* The invariance monitor (our extension). Online rows go, as they come,
+   into pieces of `chunk` rows (isdb__isd_chunk): per piece the sums of u
+   u^T, r u and r^2 in U coordinates, r = y - x.beta_inv. Every
+   monitor_every updates, on the pieces covering the last min(rows kept,
+   monitor_window) rows, the model
+     r = u_res.delta_piece + noise    (the residual part may move between
+                                       pieces; beta_inv is right)
+   against the same plus u_inv.e with one e for the window: per invariant
+   block the Wald test above, on all those pieces and on the newest half
+   and quarter of them (a change in the last rows is not diluted by older
+   ones). A block's p-value is its smallest over the windows, times the
+   number of windows and of invariant blocks (Bonferroni). Blocks below
+   monitor_level are demoted to the residual part (FALLBACK; RECOMPUTE
+   refits first). Exact under Gaussian noise when the residual part is
+   constant within pieces and the offline fit's error is Gaussian; cost
+   O(d^2) per update for the sums, O(pieces (p_res^3 + p_res^2 p_inv +
+   p_res p_inv^2) + p_inv^3) per test. */
+ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
+    const isdb_isd_config *c = &p->cfg;
+    const isdb__isd_fit *f = &p->_fit;
+    int d = c->d, dd = d * d, pi = f->p_inv, q = d - pi, chunk, stride = isdb__isd_mon_stride(d), tp = d * (d + 1) / 2;
+    int scales = 0, nbi = 0, b, any = 0, m, k, i, j, l, targets[3], nt = 0, avail;
+    uint64_t k_new, k_first, start;
+    double *G = p->_work, *L = G + dd, *Tm = L + dd, *Sb = Tm + dd, *rhs = Sb + dd, *h = rhs + d, *cr = h + 3 * d,
+           *S2 = cr + d, *pmin = S2 + 0, *pb = pmin + d, *bad = pb + d;
+    double e0 = 0.0, ss = 0.0, rows = 0.0, fmaxv = 0.0, best = 1.0;
+    if (!isdb__isd_mon_active(p)) return;
+    if (p->since_check < c->monitor_every) p->since_check++;
+    if (p->since_check < c->monitor_every || p->mon_count == 0) return;
     chunk = isdb__isd_chunk(c, q);
-    pieces = (n + chunk - 1) / chunk;
-    df2 = n - pieces * q - pi;
-    if (df2 < isdb__max_int(d, 10)) return 0;
+    avail = isdb__min_int(p->hist_count, c->monitor_window);
+    k_new = (p->mon_count - 1) / (uint64_t)chunk;
+    start = p->mon_count - (uint64_t)avail;
+    k_first = (start + (uint64_t)chunk - 1) / (uint64_t)chunk;
+    if (k_first > k_new) return;
+    m = (int)(k_new - k_first + 1);
+    targets[nt++] = m / 4;
+    if (m / 2 != m / 4) targets[nt++] = m / 2;
+    if (m != m / 2) targets[nt++] = m;
     isdb__zero(pi * pi, Sb);
     isdb__zero(pi, rhs);
-    for (k = 0; k < pieces; ++k) {
-        int from = k * chunk, to = isdb__min_int(n, from + chunk);
-        isdb__zero(dd, G);
-        isdb__zero(d, cv);
-        /* position 0 is the oldest row of the test window */
-        for (s = from; s < to; ++s) {
-            int slot = isdb__isd_hist_slot(p, n - 1 - s);
-            const double *x = p->_hist_x + slot * d;
-            double r = p->_hist_y[slot] - isdb__dot(d, x, f->beta);
-            for (j = 0; j < d; ++j) u[j] = isdb__dot(d, f->Ut + j * d, x);
-            for (i = 0; i < d; ++i) {
-                for (j = 0; j <= i; ++j) G[i * d + j] += u[i] * u[j];
-                cv[i] += r * u[i];
-            }
-            ss += r * r;
+    for (k = 0, l = 0; k < m; ++k) {
+        const double *slot = p->_mon + (size_t)((k_new - (uint64_t)k) % (uint64_t)p->mon_cap) * (size_t)stride;
+        const double *cs = slot + tp, *gp = slot;
+        double *hh = h;
+        /* unpack the piece's Gram matrix */
+        for (i = 0; i < d; ++i) {
+            for (j = 0; j <= i; ++j) G[i * d + j] = G[j * d + i] = gp[j];
+            gp += i + 1;
         }
-        isdb__symmetrize_lower(d, G);
+        ss += cs[d];
+        rows += cs[d + 1];
         if (q > 0) {
             for (i = 0; i < q; ++i) {
                 for (j = 0; j < q; ++j) Tm[i * q + j] = G[(pi + i) * d + pi + j];
-                cr[i] = cv[pi + i];
+                cr[i] = cs[pi + i];
             }
             if (isdb__sym_factor(q, Tm, L)) {
-                isdb_chol_solve(q, L, cr, h);
-                e0 += isdb__dot(q, cr, h);
+                isdb_chol_solve(q, L, cr, hh);
+                e0 += isdb__dot(q, cr, hh);
                 for (j = 0; j < pi; ++j) {
-                    for (i = 0; i < q; ++i) u[i] = G[(pi + i) * d + j];
-                    isdb_chol_solve(q, L, u, u);
-                    for (i = 0; i < q; ++i) Tm[i * pi + j] = u[i];
+                    double *col = h + d;
+                    for (i = 0; i < q; ++i) col[i] = G[(pi + i) * d + j];
+                    isdb_chol_solve(q, L, col, col);
+                    for (i = 0; i < q; ++i) Tm[i * pi + j] = col[i];
                 }
             } else {
-                isdb__zero(q, h);
+                isdb__zero(q, hh);
                 isdb__zero(q * pi, Tm);
             }
         }
         for (i = 0; i < pi; ++i) {
-            double v = cv[i];
-            for (l = 0; l < q; ++l) v -= G[(pi + l) * d + i] * h[l];
+            double v = cs[i];
+            int t2;
+            for (t2 = 0; t2 < q; ++t2) v -= G[(pi + t2) * d + i] * hh[t2];
             rhs[i] += v;
             for (j = 0; j <= i; ++j) {
                 double g = G[i * d + j];
-                for (l = 0; l < q; ++l) g -= G[(pi + l) * d + i] * Tm[l * pi + j];
+                for (t2 = 0; t2 < q; ++t2) g -= G[(pi + t2) * d + i] * Tm[t2 * pi + j];
                 Sb[i * pi + j] += g;
+                if (j < i) Sb[j * pi + i] = Sb[i * pi + j];
             }
         }
-    }
-    for (i = 0; i < pi; ++i)
-        for (j = 0; j < i; ++j) Sb[j * pi + i] = Sb[i * pi + j];
-    /* e = S^-1 rhs estimates the error of beta_inv in U_inv coordinates;
-       its covariance is s2on S^-1 (online) + s2 Sigma_beta^-1 (the offline
-       fit's). Each invariant block b: the Wald statistic e_b^T Cov_bb^-1
-       e_b / s_b against F(s_b, df2), Bonferroni over the invariant blocks. */
-    if (!isdb__sym_factor(pi, Sb, L)) return 0;
-    isdb_chol_solve(pi, L, rhs, a);
-    e1 = e0 + isdb__dot(pi, rhs, a);
-    s2on = (ss - e1) / (double)df2;
-    if (!(s2on > 0.0)) return 0;
-    {
-        int blocks = f->n_blocks > 0 && !c->oracle, nbi = 0, b, off;
-        if (blocks) {
-            for (b = 0; b < f->n_blocks; ++b)
-                if (f->invariant[b]) ++nbi;
-        } else {
-            nbi = 1;
-        }
-        for (b = 0, off = 0; b < nbi; off += blocks ? f->sizes[b] : pi, ++b) {
-            int sb = blocks ? f->sizes[b] : pi;
-            double wald, fb;
-            /* Cov_bb column by column: unit vector -> S^-1 (and Sigma_beta^-1). */
-            for (j = 0; j < sb; ++j) {
-                isdb__zero(pi, u);
-                u[off + j] = 1.0;
-                isdb_chol_solve(pi, L, u, h);
-                for (i = 0; i < sb; ++i) G[i * sb + j] = s2on * h[off + i];
-                if (f->s2 > 0.0) {
-                    isdb_chol_solve(pi, f->Lbeta, u, h);
-                    for (i = 0; i < sb; ++i) G[i * sb + j] += f->s2 * h[off + i];
-                }
+        while (l < nt && targets[l] < k + 1) ++l;
+        if (l < nt && targets[l] == k + 1) {
+            int kb = isdb__isd_mon_eval(p, k + 1, rows, Sb, rhs, e0, ss, pb, &fmaxv);
+            if (kb > 0) {
+                for (b = 0; b < kb; ++b) pmin[b] = scales == 0 || pb[b] < pmin[b] ? pb[b] : pmin[b];
+                nbi = kb;
+                ++scales;
             }
-            for (i = 0; i < sb; ++i)
-                for (j = 0; j < i; ++j) G[i * sb + j] = G[j * sb + i] = 0.5 * (G[i * sb + j] + G[j * sb + i]);
-            isdb__sym_solve(sb, G, a + off, h, Tm);
-            wald = isdb__dot(sb, a + off, h);
-            fb = wald > 0.0 ? wald / (double)sb : 0.0;
-            pb_out[b] = isdb__f_sf(fb, (double)sb, (double)df2);
-            if (fb > *fmax_out) *fmax_out = fb;
+            ++l;
         }
-        return nbi;
     }
-}
-
-/* The monitor's schedule and action: every monitor_every updates the test
-   above on the last n0 = min(rows kept, monitor_window) rows and on the
-   last n0 / 2, n0 / 4, ... rows (while the degrees of freedom allow), so
-   that a change in the last rows is not diluted by older ones. A block's
-   p-value is its smallest over the windows times the number of windows
-   times the number of invariant blocks (Bonferroni); blocks below
-   monitor_level are demoted to the residual part (FALLBACK), or first a
-   refit is tried (RECOMPUTE). */
-ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
-    const isdb_isd_config *c = &p->cfg;
-    int d = c->d, dd = d * d, n0, n, scales = 0, nbi = 0, b, any = 0;
-    double *pmin = p->_work + 4 * dd + 6 * d, *pb = pmin + d, *bad = pb + d, fmaxv = 0.0, best = 1.0;
-    if (c->monitor == ISDB_ISD_MONITOR_OFF || p->fallback || p->_fit.p_inv < 1) return;
-    if (p->since_check < c->monitor_every) p->since_check++;
-    if (p->since_check < c->monitor_every) return;
-    n0 = isdb__min_int(p->hist_count, c->monitor_window);
-    for (n = n0; n >= 1; n /= 2) {
-        int k = isdb__isd_monitor_test(p, n, pb, &fmaxv);
-        if (k < 1) break;
-        for (b = 0; b < k; ++b) pmin[b] = scales == 0 || pb[b] < pmin[b] ? pb[b] : pmin[b];
-        nbi = k;
-        ++scales;
-    }
+    (void)S2;
     if (scales == 0) return; /* too few rows yet: test at the next update */
     p->since_check = 0;
     for (b = 0; b < nbi; ++b) {
@@ -6712,6 +6935,8 @@ ISDB__PRIVATE isdb_result isdb__isd_update(isdb_policy *bp, int arm, const doubl
     res = isdb__isd_residual(p, x, y, z);
     if ((r = isdb__isd_res_add(p, z, res)) != ISDB_OK) return r;
     isdb__isd_push(p, x, y);
+    if (isdb__isd_mon_active(p)) isdb__isd_mon_add(p, x, y, p->mon_count);
+    p->mon_count++;
     isdb__isd_update_gamma(p);
     if (c->recompute_every > 0 && ++p->since_recompute >= c->recompute_every) {
         p->since_recompute = 0;
@@ -6807,6 +7032,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->recompute_failures);
     isdb__ser_u64(s, &p->alarms);
     isdb__ser_u64(s, &p->demotions);
+    isdb__ser_u64(s, &p->mon_count);
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
     isdb__ser_f64(s, &p->monitor_stat, 1);
     isdb__ser_f64(s, &p->monitor_pvalue, 1);
@@ -6829,6 +7055,8 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
         int q = d - p->_fit.p_inv;
         p->_res.d = q;
         p->_res.refresh = isdb__isd_refresh(c, q);
+        isdb__isd_fit_quad(d, &p->_fit);
+        isdb__isd_mon_rebuild(p); /* the pieces are a function of the rows kept and the fit */
     }
 }
 
@@ -6850,6 +7078,8 @@ ISDB__PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     p->recompute_failures = 0;
     p->alarms = 0;
     p->demotions = 0;
+    p->mon_count = 0;
+    isdb__zero(p->mon_cap * isdb__isd_mon_stride(d), p->_mon);
     p->monitor_stat = 0.0;
     p->monitor_pvalue = 1.0;
     isdb__isd_res_clear(p);

@@ -982,7 +982,7 @@ static void test_config(void) {
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
     c.monitor_window = 0;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-    CHECK(pol.cfg.monitor_window == 10 * d + 20 && pol.cfg.monitor_every == d);
+    CHECK(pol.cfg.monitor_window == 10 * d + 20 && pol.cfg.monitor_every == 2 * d);
     {
         double P[25], Q2[25];
         int sz[5], inv[5];
