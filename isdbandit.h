@@ -6835,6 +6835,12 @@ ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
     start = p->mon_count - (uint64_t)avail;
     k_first = (start + (uint64_t)chunk - 1) / (uint64_t)chunk;
     if (k_first > k_new) return;
+    /* The newest piece is still filling: left out while it has fewer than
+       2 p_res + 2 rows (its residual fit would be (nearly) singular). */
+    if (p->_mon[(size_t)(k_new % (uint64_t)p->mon_cap) * (size_t)stride + tp + d + 1] < (double)(2 * q + 2)) {
+        if (k_new == k_first) return;
+        --k_new;
+    }
     m = (int)(k_new - k_first + 1);
     targets[nt++] = m / 4;
     if (m / 2 != m / 4) targets[nt++] = m / 2;
