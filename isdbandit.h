@@ -6837,7 +6837,7 @@ ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
     if (k_first > k_new) return;
     /* The newest piece is still filling: left out while it has fewer than
        2 p_res + 2 rows (its residual fit would be (nearly) singular). */
-    if (p->_mon[(size_t)(k_new % (uint64_t)p->mon_cap) * (size_t)stride + tp + d + 1] < (double)(2 * q + 2)) {
+    if (p->_mon[(size_t)(k_new % (uint64_t)p->mon_cap) * (size_t)stride + (size_t)(tp + d + 1)] < (double)(2 * q + 2)) {
         if (k_new == k_first) return;
         --k_new;
     }
