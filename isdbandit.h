@@ -6486,18 +6486,42 @@ ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni
     return mean + p->_r_res * sqrt(ni2 + nr2);
 }
 
-/* Every arm's score (into out, if not NULL), four arms at a time for the
-   invariant width; returns the first best arm. */
+/* Every arm's score (into out, if not NULL), four arms at a time: the
+   invariant width (isdb__isd_inv_norms) and, except when discounting, the
+   residual forward solves (isdb__fwd_solve_block, the same bits as one
+   arm's isdb__tri_solve); returns the first best arm. Scratch: 8 d of
+   _work. */
 ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, double *out) {
-    int d = p->cfg.d, k, a, m, best = 0, active = isdb__isd_inv_active(p);
-    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0};
+    const isdb__isd_fit *f = &p->_fit;
+    const isdb__ridge *r = &p->_res;
+    int d = p->cfg.d, q = d - f->p_inv, k, a, j, m, best = 0, active = isdb__isd_inv_active(p);
+    int batch = q > 0 && p->cfg.learner != ISDB_ISD_RES_DISCOUNT;
+    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0}, *Z = p->_work, *W = p->_work + 4 * d;
     isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
     for (k = 0; k < n_arms; k += m) {
         m = n_arms - k < 4 ? n_arms - k : 4;
-        if (active) isdb__isd_inv_norms(&p->_fit, d, X + k * d, m, ni);
+        if (active) isdb__isd_inv_norms(f, d, X + k * d, m, ni);
+        if (batch) {
+            for (a = 0; a < m; ++a) {
+                const double *x = X + (k + a) * d;
+                if (f->identity)
+                    isdb__copy(d, x, Z + a * q);
+                else
+                    for (j = 0; j < q; ++j) Z[a * q + j] = isdb__dot(d, f->Ut + (f->p_inv + j) * d, x);
+            }
+            isdb__fwd_solve_block(q, r->L, r->inv_diag, Z, m, 0, W);
+        }
         for (a = 0; a < m; ++a) {
-            double nr2, mean = isdb__isd_res_part(p, X + (k + a) * d, &nr2);
-            double v = isdb__isd_combine(p, mean, active ? ni[a] : 0.0, nr2);
+            double nr2, mean, v;
+            if (batch) {
+                const double *w = W + a * q;
+                mean = isdb__dot(d, X + (k + a) * d, f->beta);
+                mean += isdb__dot(q, w, r->z);
+                nr2 = isdb__dot(q, w, w);
+            } else {
+                mean = isdb__isd_res_part(p, X + (k + a) * d, &nr2);
+            }
+            v = isdb__isd_combine(p, mean, active ? ni[a] : 0.0, nr2);
             if (out) out[k + a] = v;
             if (k + a == 0 || v > best_value) {
                 best_value = v;
