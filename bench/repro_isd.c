@@ -574,7 +574,7 @@ static void experiment3(void) {
         t0x[3];
     static double sub_rate[3], alarm_rate[3];
     double vals[E3M][MAXREP], pe[MAXREP], pe_ok[MAXREP], fv[E3E][MAXREP], start = now_seconds();
-    int ti, m, rep, nok[E3E], nsub, nal;
+    int ti, m, rep, nok[E3E], nsub, nal, nal_u, nal_ub;
     FILE *f;
     series sr[E3M];
     method_opts mo;
@@ -603,12 +603,14 @@ static void experiment3(void) {
         s.basis_seed = 7;
         for (m = 0; m < E3E; ++m)
             nok[m] = 0;
-        nsub = nal = 0;
+        nsub = nal = nal_u = nal_ub = 0;
         for (rep = 0; rep < reps; ++rep) {
             run_out o[E3M];
             repetition(&s, rep, methods, E3M, &mo, o, NULL);
             nsub += o[5].subspace_ok;
             nal += o[5].alarms > 0;
+            nal_u += o[3].alarms > 0;
+            nal_ub += o[4].alarms > 0;
             for (m = 0; m < E3M; ++m)
                 vals[m][rep] = o[m].regret;
             pe[npe++] = o[5].proj_err * sqrt((double)T0s[ti]);
@@ -621,8 +623,9 @@ static void experiment3(void) {
         t0x[ti] = T0s[ti];
         sub_rate[ti] = (double)nsub / reps;
         alarm_rate[ti] = (double)nal / reps;
-        printf("T0 = %d (library estimator: right invariant subspace in %d/%d runs; the monitor fired in %d)\n", T0s[ti],
-               nsub, reps, nal);
+        printf("T0 = %d (library estimator: right invariant subspace in %d/%d runs; the monitor fired in %d runs, with "
+               "the oracle subspace in %d, with the oracle subspace and beta in %d)\n",
+               T0s[ti], nsub, reps, nal, nal_u, nal_ub);
         for (m = 0; m < E3M; ++m) {
             mean_sd(vals[m], reps, &mean[m][ti], &sd[m][ti]);
             printf("  %-32s all %2d runs: %9.2f +- %7.2f\n", method_names[methods[m]], reps, mean[m][ti], sd[m][ti]);
