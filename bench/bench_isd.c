@@ -1,7 +1,10 @@
 /* bench_isd.c - speed of ISD-linUCB (isdb_isd): nanoseconds per select and
    per update at p = 50 for p_res in {2, 10, 50}, with the invariant
-   component given (no invariant width) and estimated (its width adds an
-   O(p p_inv) product per arm); LinUCB at p = 50 beside it; and a slow
+   component given (no invariant width) and estimated (its width adds a
+   quadratic form of p (p + 1) / 2, or p_inv dot products of p when p_inv
+   <= (p + 1) / 2, per arm, four arms interleaved); update with the default
+   invariance monitor and without it (the monitor keeps O(p^2) sums per
+   row and tests every 2 p updates); LinUCB at p = 50 beside it; and a slow
    reference that refits the residual ridge regression from every stored
    row and solves for every arm's width from scratch each round, timed in
    the same run. Then the cost of one (re-)estimation, isdb_isd_estimate
@@ -139,18 +142,18 @@ int main(int argc, char **argv) {
         isdb_policy_uninit(&lin.base);
     }
     printf("ISD-linUCB per-round cost, p = %d, K = %d arms, %d rounds after %d (gcc -O2)\n", P, K, ROUNDS, WARM);
-    printf("%6s %6s | %14s %14s | %14s %14s | %12s %9s\n", "p_res", "p_inv", "select ns", "update ns", "select ns",
-           "update ns", "reference ns", "ratio");
-    printf("%6s %6s | %29s | %29s |\n", "", "", "beta_inv given", "beta_inv estimated (eq. 6)");
+    printf("%6s %6s | %14s %14s | %14s %14s %14s | %12s %9s\n", "p_res", "p_inv", "select ns", "update ns",
+           "select ns", "update ns", "no monitor", "reference ns", "ratio");
+    printf("%6s %6s | %29s | %44s |\n", "", "", "beta_inv given", "beta_inv estimated (eq. 6)");
     for (k = 0; k < 3; ++k) {
         int pi = P - pres[k], mode, r, arm;
-        double sel[2], upd[2], ref, t0, U_inv[P * P];
+        double sel[3], upd[3], ref, t0, U_inv[P * P];
         for (i = 0; i < P; ++i) {
             int j;
             for (j = 0; j < pi; ++j)
                 U_inv[i * (pi > 0 ? pi : 1) + j] = Q[i * P + j];
         }
-        for (mode = 0; mode < 2; ++mode) {
+        for (mode = 0; mode < 3; ++mode) {
             isdb_isd pol;
             isdb_isd_config c = isdb_isd_config_init(P, K, 4000, X0, R0);
             c.oracle = 1;
@@ -158,6 +161,8 @@ int main(int argc, char **argv) {
             c.U_inv = pi > 0 ? U_inv : NULL;
             if (mode == 0)
                 c.beta_inv = beta;
+            if (mode == 2)
+                c.monitor = ISDB_ISD_MONITOR_OFF;
             if (isdb_isd_init(&c, NULL, &pol) != ISDB_OK) {
                 printf("init failed\n");
                 return 1;
@@ -183,8 +188,8 @@ int main(int argc, char **argv) {
             if (t0 < ref)
                 ref = t0;
         }
-        printf("%6d %6d | %14.0f %14.0f | %14.0f %14.0f | %12.0f %8.1fx\n", pres[k], pi, sel[0], upd[0], sel[1], upd[1],
-               ref, ref / (sel[0] + upd[0]));
+        printf("%6d %6d | %14.0f %14.0f | %14.0f %14.0f %14.0f | %12.0f %8.1fx\n", pres[k], pi, sel[0], upd[0], sel[1],
+               upd[1], upd[2], ref, ref / (sel[0] + upd[0]));
     }
     printf("%13s | %14.0f %14.0f |   (LinUCB, p = %d, for comparison)\n", "LinUCB", lin_sel, lin_upd, P);
     printf("ratio: the reference (ridge refit from %d..%d rows, full solves per arm) over ISD's select + update, "
@@ -217,6 +222,7 @@ int main(int argc, char **argv) {
                 f.U = U;
                 f.beta_inv = b;
                 f.stat = st;
+                f.pvalue = NULL;
                 f.sizes = sz;
                 f.invariant = inv;
                 if (isdb_isd_estimate_work_size(p, n, &o) > sizeof ework / sizeof ework[0])

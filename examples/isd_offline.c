@@ -10,9 +10,13 @@
      1. makes the log with the library's invariant-subspace environment
         (your own logged features and rewards would do just as well),
      2. builds the policy from the log and prints the decomposition it
-        found (blocks, which are invariant, the statistics behind that),
-     3. plays 500 online rounds beside LinUCB and prints both regrets and
-        the parts of one score (mean, invariant width, residual width).
+        found (blocks, which are invariant, and how sure: each block's
+        invariance test p-value; a block is called invariant only when the
+        log shows no sign of drift, p > 0.01),
+     3. plays 500 online rounds beside LinUCB and prints both regrets, what
+        the invariance monitor saw (it demotes a block that stops being
+        invariant online), and the parts of one score (mean, invariant
+        width, residual width).
 
    usage: isd_offline */
 #define ISDB_IMPLEMENTATION
@@ -40,7 +44,7 @@ int main(void) {
     isdb_linucb_config lc = isdb_linucb_config_init(D, K);
     isdb_sim_result r_isd, r_lin;
     int b, nb, bsize[D], binv[D];
-    double bstat[D], mean, w_inv, w_res;
+    double bstat[D], bp[D], mean, w_inv, w_res;
 
     /* 1. The log: features of the logged actions and their rewards, in
           time order (a uniform logging policy). */
@@ -49,20 +53,22 @@ int main(void) {
     if (isdb_isd_env_offline(&env, T0, ISDB_ISD_LOG_UNIFORM, 1.0, 7, X0, R0) != ISDB_OK) return 1;
 
     /* 2. The policy. Init runs the offline phase: joint block
-          diagonalization of 25 window covariances, the invariance test,
-          cross-validation, beta_inv by least squares in the invariant
-          subspace. The log is copied; X0 and R0 may be freed afterwards. */
+          diagonalization of 25 window covariances, a test of each block's
+          invariance over 8 time segments of the log, beta_inv by least
+          squares in the invariant subspace. The log is copied; X0 and R0
+          may be freed afterwards. The invariance monitor is on by default. */
     c = isdb_isd_config_init(D, K, T0, X0, R0);
     c.lambda = 0.1;
     c.radius = ISDB_ISD_RADIUS_CODE; /* the width the authors' experiments used */
     if (isdb_isd_init(&c, NULL, &isd) != ISDB_OK) return 1;
     isdb_isd_get_info(&isd, &info);
     nb = isdb_isd_blocks(&isd, bsize, binv, bstat);
+    isdb_isd_block_pvalues(&isd, bp);
     printf("decomposition from %d logged rows: p_inv = %d, p_res = %d, %d blocks\n", info.n_fit, info.p_inv,
            info.p_res, nb);
     for (b = 0; b < nb; ++b)
-        printf("  block %d: %d dimensions, %s (invariance statistic %.3f)\n", b, bsize[b],
-               binv[b] ? "invariant" : "residual", bstat[b]);
+        printf("  block %d: %d dimensions, %s (invariance test p-value %.3g; the paper's statistic %.3f)\n", b,
+               bsize[b], binv[b] ? "invariant" : "residual", bp[b], bstat[b]);
     printf("  (the truth: 7 invariant, 3 residual; JBD %s after %d sweeps)\n",
            info.jbd.converged ? "converged" : "stopped", info.jbd.iterations);
 
@@ -75,6 +81,9 @@ int main(void) {
     isdb_env_reset(&env.base);
     if (isdb_sim_run(&lin.base, &env.base, T, NULL, &r_lin) != ISDB_OK) return 1;
     printf("regret after %d online rounds: ISD-linUCB %.1f, LinUCB %.1f\n", T, r_isd.regret, r_lin.regret);
+    isdb_isd_get_info(&isd, &info);
+    printf("invariance monitor: %d alarms, %d blocks demoted (last test: p-value %.3g)\n", (int)info.alarms,
+           (int)info.demotions, info.monitor_pvalue);
 
     /* The parts of the score of one arm of the last round. */
     if (isdb_isd_explain(&isd, env.base.X, &mean, &w_inv, &w_res) == ISDB_OK)

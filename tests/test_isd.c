@@ -528,6 +528,7 @@ static void test_recompute(void) {
             fit.U = U1;
             fit.beta_inv = b1;
             fit.stat = st;
+            fit.pvalue = NULL;
             fit.sizes = sz;
             fit.invariant = inv;
             CHECK(isdb_isd_estimate_work_size(d, n0 + W, &o) <= sizeof work / sizeof work[0]);
@@ -627,6 +628,7 @@ static void test_estimator_planted(void) {
             fit.U = U;
             fit.beta_inv = beta;
             fit.stat = st;
+            fit.pvalue = NULL;
             fit.sizes = sz;
             fit.invariant = inv;
             CHECK(isdb_isd_estimate_work_size(d, n, &o) <= sizeof work / sizeof work[0]);
@@ -951,8 +953,13 @@ static void test_config(void) {
     CHECK_RESULT(isdb_isd_heap_size(&c, &bytes), ISDB_ERR_INVALID_ARG);
     c = isdb_isd_config_init(d, 4, 400, X0, R0);
     c.recompute_every = 25;
+    c.monitor = ISDB_ISD_MONITOR_OFF;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
     CHECK(pol.cfg.history == 25);
+    isdb_policy_uninit(&pol.base);
+    c.monitor = ISDB_ISD_MONITOR_FALLBACK; /* the default: the history also holds its window */
+    CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+    CHECK(pol.cfg.history == 10 * d + 20);
     CHECK(isdb_isd_get_config(&pol)->recompute_every == 25);
     isdb_policy_uninit(&pol.base);
     c.lambda = 0.0;
@@ -971,11 +978,11 @@ static void test_config(void) {
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_NONFINITE);
     X0[7] = 0.0;
     c.monitor = ISDB_ISD_MONITOR_FALLBACK;
-    c.monitor_window = d + 1;
+    c.monitor_window = d + 9;
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
     c.monitor_window = 0;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-    CHECK(pol.cfg.monitor_window == 10 * d + 20 && pol.cfg.monitor_every == (10 * d + 20) / 4);
+    CHECK(pol.cfg.monitor_window == 10 * d + 20 && pol.cfg.monitor_every == 2 * d);
     {
         double P[25], Q2[25];
         int sz[5], inv[5];
@@ -990,6 +997,268 @@ static void test_config(void) {
     isdb_env_uninit(&env.base);
 }
 
+/* Residual sum of squares of the least-squares fit of y on the m columns
+   col(r, j) of the n rows: long double normal equations, Gaussian
+   elimination with partial pivoting (the slow reference). */
+typedef double (*design_fn)(int r, int j, const void *ctx);
+
+static long double ref_rss(int n, int m, design_fn col, const void *ctx, const double *y) {
+    static long double A[64 * 65];
+    long double yy = 0, sol[64], bx = 0;
+    int r, i, j, k;
+    for (i = 0; i < m * (m + 1); ++i)
+        A[i] = 0;
+    for (r = 0; r < n; ++r) {
+        long double v[64];
+        for (j = 0; j < m; ++j)
+            v[j] = col(r, j, ctx);
+        for (i = 0; i < m; ++i) {
+            for (j = 0; j < m; ++j)
+                A[i * (m + 1) + j] += v[i] * v[j];
+            A[i * (m + 1) + m] += v[i] * y[r];
+        }
+        yy += (long double)y[r] * y[r];
+    }
+    for (k = 0; k < m; ++k) {
+        int piv = k;
+        for (i = k + 1; i < m; ++i)
+            if (fabsl(A[i * (m + 1) + k]) > fabsl(A[piv * (m + 1) + k]))
+                piv = i;
+        for (j = 0; j <= m; ++j) {
+            long double t = A[k * (m + 1) + j];
+            A[k * (m + 1) + j] = A[piv * (m + 1) + j];
+            A[piv * (m + 1) + j] = t;
+        }
+        for (i = k + 1; i < m; ++i) {
+            long double f = A[i * (m + 1) + k] / A[k * (m + 1) + k];
+            for (j = k; j <= m; ++j)
+                A[i * (m + 1) + j] -= f * A[k * (m + 1) + j];
+        }
+    }
+    for (k = m - 1; k >= 0; --k) {
+        long double t = A[k * (m + 1) + m];
+        for (j = k + 1; j < m; ++j)
+            t -= A[k * (m + 1) + j] * sol[j];
+        sol[k] = t / A[k * (m + 1) + k];
+    }
+    /* RSS = y^T y - b^T x, b the right-hand side before elimination */
+    for (k = 0; k < m; ++k) {
+        long double b = 0;
+        for (r = 0; r < n; ++r)
+            b += (long double)col(r, k, ctx) * y[r];
+        bx += b * sol[k];
+    }
+    return yy - bx;
+}
+
+/* The design of the block test: z = U^T x; segment of row r; block [off,
+   off + s) shared (shared = 1) or per segment. */
+typedef struct bt_ctx {
+    int d, n, S, off, s, shared;
+    const double *X, *U;
+} bt_ctx;
+
+static double bt_col(int r, int j, const void *vctx) {
+    const bt_ctx *c = (const bt_ctx *)vctx;
+    int seg = 0, k, l, coord;
+    double z = 0;
+    while (seg + 1 < c->S && r >= (int)(((long long)(seg + 1) * c->n) / c->S))
+        ++seg;
+    if (c->shared && j < c->s) {
+        coord = c->off + j;
+    } else {
+        int jj = c->shared ? j - c->s : j, per = c->shared ? c->d - c->s : c->d, which = jj / per, o = jj % per;
+        if (which != seg)
+            return 0.0;
+        coord = c->shared ? (o < c->off ? o : o + c->s) : o;
+    }
+    for (k = 0, l = coord; k < c->d; ++k)
+        z += c->X[r * c->d + k] * c->U[k * c->d + l];
+    return z;
+}
+
+/* The invariance test of each block against the slow reference: the F
+   statistic from two explicit least-squares fits (coefficients free per
+   segment; the block's shared), its p-value by Simpson's rule, on planted
+   data (d = 5, blocks [3, 2], the second drifting, 2000 rows, 4 segments):
+   p-values within 1e-6, the drifting block's below 1e-6 and the stationary
+   block's above the level; the rule's labels follow the p-values. */
+static void test_block_test(void) {
+    static const int sizes[2] = {3, 2}, res[2] = {0, 1};
+    static double U[MAXD * MAXD], beta[MAXD], st[MAXD], pv[MAXD], work[400000];
+    int d = 5, n = 2000, S = 4, sz[MAXD], inv[MAXD], b, off, seed, checked = 0;
+    for (seed = 1; seed <= 3; ++seed) {
+        isdb_isd_env env;
+        isdb_isd_options o = isdb_isd_options_init();
+        isdb_isd_fit fit;
+        make_env(&env, d, 4, 2, sizes, res, 60 + (uint64_t)seed, n / 8);
+        CHECK_OK(isdb_isd_env_offline(&env, n, ISDB_ISD_LOG_UNIFORM, 1.0, 70 + (uint64_t)seed, X0, R0));
+        o.splits = S;
+        fit.U = U;
+        fit.beta_inv = beta;
+        fit.stat = st;
+        fit.pvalue = pv;
+        fit.sizes = sz;
+        fit.invariant = inv;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) <= sizeof work / sizeof work[0]);
+        CHECK(isdb_isd_estimate(d, n, X0, R0, &o, &fit, work) >= 0);
+        for (b = 0, off = 0; b < fit.n_blocks; off += sz[b++]) {
+            bt_ctx cf, cs;
+            long double rf, rs;
+            double F, pref, df1 = (double)((S - 1) * sz[b]), df2 = (double)(n - S * d);
+            cf.d = cs.d = d;
+            cf.n = cs.n = n;
+            cf.S = cs.S = S;
+            cf.off = cs.off = off;
+            cf.s = cs.s = sz[b];
+            cf.X = cs.X = X0;
+            cf.U = cs.U = U;
+            cf.shared = 0;
+            cs.shared = 1;
+            rf = ref_rss(n, S * d, bt_col, &cf, R0);
+            rs = ref_rss(n, sz[b] + S * (d - sz[b]), bt_col, &cs, R0);
+            F = (double)(((rs - rf) / df1) / (rf / df2));
+            pref = 1.0 - ref_f_cdf(F, (int)df1, (int)df2);
+            CHECK_MSG(fabs(pv[b] - pref) < 1e-6, "seed %d block %d: p-value %g, reference %g (F %g)", seed, b, pv[b],
+                      pref, F);
+            CHECK(inv[b] == (pv[b] > o.level));
+        }
+        if (fit.n_blocks == 2 && fit.p_inv == 3) {
+            ++checked;
+            CHECK_MSG(pv[0] > o.level && pv[1] < 1e-6, "seed %d: p-values %g (stationary), %g (drifting)", seed, pv[0],
+                      pv[1]);
+        }
+        isdb_env_uninit(&env.base);
+    }
+    CHECK_MSG(checked >= 2, "the blocks [3 invariant, 2 residual] found in %d of 3 seeds", checked);
+}
+
+/* The monitor demotes only the block that changes (our extension):
+   estimated mode, blocks [3, 2, 1] with the last drifting offline; online,
+   after 400 rounds the second block's coefficients flip sign. No alarm
+   before the change; after it the 2-block is demoted (p_inv 5 -> 3, no
+   full fallback) and the regret of rounds 1000..1600 after the change is
+   at most half the unmonitored policy's (which pays the flipped block
+   every round; measured 0.30, 0.22, 0.16 of it). */
+static void test_monitor_demotes(void) {
+    static const int sizes[3] = {3, 2, 1}, res[3] = {0, 0, 1};
+    static double cum[MAXT];
+    int d = 6, K = 5, seed, i, right = 0;
+    for (seed = 1; seed <= 3; ++seed) {
+        isdb_isd_env A, B;
+        isdb_isd_env_config ca = isdb_isd_env_config_init(d, K, 3, sizes, res), cb;
+        isdb_isd pol;
+        isdb_isd_config c;
+        isdb_isd_info info;
+        double g0[MAXD], before, after;
+        int sz[MAXD], inv[MAXD];
+        ca.seed = 300 + (uint64_t)seed;
+        ca.basis_seed = 400 + (uint64_t)seed;
+        ca.cov_period = 500;
+        CHECK_OK(isdb_isd_env_init(&ca, NULL, &A));
+        CHECK_OK(isdb_isd_env_offline(&A, 4000, ISDB_ISD_LOG_UNIFORM, 1.0, 500 + (uint64_t)seed, X0, R0));
+        cb = ca;
+        cb.basis = A.basis;
+        for (i = 0; i < d; ++i)
+            g0[i] = (i == 3 || i == 4) ? -A.gamma0[i] : A.gamma0[i];
+        cb.gamma0 = g0;
+        cb.seed = 900 + (uint64_t)seed;
+        CHECK_OK(isdb_isd_env_init(&cb, NULL, &B));
+        isdb_env_reset(&A.base);
+        isdb_env_reset(&B.base);
+        B.res[0] = A.res[0];
+        c = isdb_isd_config_init(d, K, 4000, X0, R0);
+        c.lambda = 0.1;
+        CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+        isdb_isd_blocks(&pol, sz, inv, NULL);
+        if (isdb_isd_p_inv(&pol) == 5 && pol._fit.n_blocks == 3 && sz[0] + sz[1] == 5 && inv[0] && inv[1]) {
+            ++right;
+            play(&pol.base, &A.base, 1000, cum);
+            before = cum[999] - cum[399];
+            isdb_isd_get_info(&pol, &info);
+            CHECK_MSG(info.alarms == 0, "seed %d: an alarm before the change", seed);
+            play(&pol.base, &B.base, 1600, cum);
+            after = cum[1599] - cum[999];
+            isdb_isd_get_info(&pol, &info);
+            CHECK_MSG(info.demotions == 1 && info.p_inv == 3 && info.fallback == 0,
+                      "seed %d: demotions %d, p_inv %d, fallback %d", seed, (int)info.demotions, info.p_inv,
+                      info.fallback);
+            {
+                /* the same without the monitor pays the flipped block every round */
+                isdb_isd off;
+                double after_off;
+                c.monitor = ISDB_ISD_MONITOR_OFF;
+                CHECK_OK(isdb_isd_init(&c, NULL, &off));
+                isdb_env_reset(&A.base);
+                isdb_env_reset(&B.base);
+                B.res[0] = A.res[0];
+                play(&off.base, &A.base, 1000, cum);
+                play(&off.base, &B.base, 1600, cum);
+                after_off = cum[1599] - cum[999];
+                printf("monitor demotes: seed %d, regret 1000..1600 rounds after the change %.1f, unmonitored %.1f\n",
+                       seed, after, after_off);
+                CHECK_MSG(2 * after <= after_off, "seed %d: regret 1000..1600 rounds after the change %g, without the "
+                          "monitor %g (before the change %g)", seed, after, after_off, before);
+                isdb_policy_uninit(&off.base);
+            }
+        }
+        isdb_policy_uninit(&pol.base);
+        isdb_env_uninit(&A.base);
+        isdb_env_uninit(&B.base);
+    }
+    CHECK_MSG(right >= 2, "the decomposition [3, 2 invariant; 1 residual] in %d of 3 seeds", right);
+}
+
+/* Select and scores score four arms at a time; explain scores one. The
+   same bits either way (K = 7: a group of four and one of three), with the
+   invariant width as the quadratic form (p_inv 6 of 8) and as dot
+   products (p_inv 2), PAPER and CODE widths; select returns the first
+   best score. */
+static void test_batched_scores(void) {
+    static const int sizes6[2] = {6, 2}, sizes2[2] = {2, 6}, res[2] = {0, 1};
+    int d = 8, K = 7, variant, k, t;
+    for (variant = 0; variant < 4; ++variant) {
+        isdb_isd_env env;
+        isdb_isd pol;
+        isdb_isd_config c;
+        double sc[8];
+        int pi = variant < 2 ? 6 : 2, arm, best;
+        make_env(&env, d, K, 2, variant < 2 ? sizes6 : sizes2, res, 80 + (uint64_t)variant, 250);
+        CHECK_OK(isdb_isd_env_offline(&env, 2000, ISDB_ISD_LOG_UNIFORM, 1.0, 90, X0, R0));
+        isdb_isd_env_invariant_basis(&env, Uinv);
+        c = isdb_isd_config_init(d, K, 2000, X0, R0);
+        c.oracle = 1;
+        c.p_inv = pi;
+        c.U_inv = Uinv;
+        c.radius = variant % 2 ? ISDB_ISD_RADIUS_CODE : ISDB_ISD_RADIUS_PAPER;
+        CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+        CHECK(pol._fit.quad == (pi == 6));
+        for (t = 0; t < 60; ++t) {
+            double y;
+            CHECK_OK(isdb_env_next(&env.base));
+            CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, sc));
+            best = 0;
+            for (k = 0; k < K; ++k) {
+                double m, bi, br, want;
+                CHECK_OK(isdb_isd_explain(&pol, env.base.X + k * d, &m, &bi, &br));
+                want = c.radius == ISDB_ISD_RADIUS_PAPER ? m + bi + br : m + sqrt(bi * bi + br * br);
+                if (c.radius == ISDB_ISD_RADIUS_PAPER)
+                    CHECK_MSG(sc[k] == want, "variant %d arm %d: score %.17g, explain %.17g", variant, k, sc[k], want);
+                else
+                    CHECK_NEAR(sc[k], want, 1e-12 * fmax(1.0, fabs(want)));
+                if (sc[k] > sc[best])
+                    best = k;
+            }
+            CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+            CHECK(arm == best);
+            CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+            CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+        }
+        isdb_policy_uninit(&pol.base);
+        isdb_env_uninit(&env.base);
+    }
+}
+
 int main(void) {
     test_config();
     test_env();
@@ -997,6 +1266,9 @@ int main(void) {
     test_recompute();
     test_estimator_planted();
     test_monitor();
+    test_block_test();
+    test_monitor_demotes();
+    test_batched_scores();
     test_oracle_known_beta();
     test_oracle_estimated_beta();
     test_p_res_zero();
