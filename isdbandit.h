@@ -7063,6 +7063,9 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->oracle);
     isdb__ser_cfg_int(s, c->p_inv);
     isdb__ser_cfg_int(s, c->beta_inv != NULL);
+    isdb__ser_cfg_int(s, e->rule);
+    isdb__ser_cfg_int(s, e->splits);
+    isdb__ser_cfg_f64(s, e->level);
     isdb__ser_cfg_int(s, e->n_windows);
     isdb__ser_cfg_int(s, e->window_length);
     isdb__ser_cfg_int(s, e->center);
