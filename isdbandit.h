@@ -5195,6 +5195,7 @@ ISDB__PRIVATE int isdb__flag_ok(int v) { return v == 0 || v == 1; }
 
 ISDB__PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) {
     return o && o->rule >= ISDB_ISD_RULE_TEST && o->rule <= ISDB_ISD_RULE_BOTH && o->splits >= 0 &&
+           o->splits != 1 &&
            isdb__open01(o->level) && o->n_windows >= 2 && o->window_length >= 0 && o->folds >= 2 && o->adapt >= 0 &&
            isdb__flag_ok(o->center) && isdb__flag_ok(o->intercept) && o->one_se >= ISDB_ISD_BEST_SCORE &&
            o->one_se <= ISDB_ISD_ONE_SE_PAIRED &&

@@ -1131,6 +1131,22 @@ static void test_block_test(void) {
         isdb_env_uninit(&env.base);
     }
     CHECK_MSG(checked >= 2, "the blocks [3 invariant, 2 residual] found in %d of 3 seeds", checked);
+    {
+        /* bad options: one segment, a level outside (0, 1), an unknown rule */
+        isdb_isd_options o = isdb_isd_options_init();
+        o.splits = 1;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o = isdb_isd_options_init();
+        o.level = 0.0;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o.level = 1.0;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o = isdb_isd_options_init();
+        o.rule = 3;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o.rule = ISDB_ISD_RULE_BOTH;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) > 0);
+    }
 }
 
 /* The monitor demotes only the block that changes (our extension):
