@@ -5696,6 +5696,7 @@ ISDB__PRIVATE int isdb__flag_ok(int v) { return v == 0 || v == 1; }
 
 ISDB__PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) {
     return o && o->rule >= ISDB_ISD_RULE_TEST && o->rule <= ISDB_ISD_RULE_BOTH && o->splits >= 0 &&
+           o->splits != 1 &&
            isdb__open01(o->level) && o->n_windows >= 2 && o->window_length >= 0 && o->folds >= 2 && o->adapt >= 0 &&
            isdb__flag_ok(o->center) && isdb__flag_ok(o->intercept) && o->one_se >= ISDB_ISD_BEST_SCORE &&
            o->one_se <= ISDB_ISD_ONE_SE_PAIRED &&
@@ -7565,6 +7566,9 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->oracle);
     isdb__ser_cfg_int(s, c->p_inv);
     isdb__ser_cfg_int(s, c->beta_inv != NULL);
+    isdb__ser_cfg_int(s, e->rule);
+    isdb__ser_cfg_int(s, e->splits);
+    isdb__ser_cfg_f64(s, e->level);
     isdb__ser_cfg_int(s, e->n_windows);
     isdb__ser_cfg_int(s, e->window_length);
     isdb__ser_cfg_int(s, e->center);

@@ -1131,6 +1131,22 @@ static void test_block_test(void) {
         isdb_env_uninit(&env.base);
     }
     CHECK_MSG(checked >= 2, "the blocks [3 invariant, 2 residual] found in %d of 3 seeds", checked);
+    {
+        /* bad options: one segment, a level outside (0, 1), an unknown rule */
+        isdb_isd_options o = isdb_isd_options_init();
+        o.splits = 1;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o = isdb_isd_options_init();
+        o.level = 0.0;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o.level = 1.0;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o = isdb_isd_options_init();
+        o.rule = 3;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
+        o.rule = ISDB_ISD_RULE_BOTH;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) > 0);
+    }
 }
 
 /* The monitor demotes only the block that changes (our extension):
@@ -1209,6 +1225,92 @@ static void test_monitor_demotes(void) {
     CHECK_MSG(right >= 2, "the decomposition [3, 2 invariant; 1 residual] in %d of 3 seeds", right);
 }
 
+/* The monitor's statistic against explicit least squares: oracle subspace
+   and beta (no offline error), d = 6, p_inv = 4, pieces of 12 rows. The
+   first test that has enough degrees of freedom runs at update 18 on the
+   pieces [0, 12) and [12, 18): F = ((RSS_0 - RSS_1) / p_inv) / (RSS_1 /
+   (18 - 2 p_res - p_inv)), RSS_0 with the residual coordinates free per
+   piece, RSS_1 with one extra coefficient on the invariant coordinates. */
+typedef struct mon_ctx {
+    int d, pi;
+    const double *X, *U;
+} mon_ctx;
+
+static double mon_col(int r, int j, const void *vctx) {
+    const mon_ctx *c = (const mon_ctx *)vctx;
+    int q = c->d - c->pi, piece = r < 12 ? 0 : 1, coord, k;
+    double z = 0;
+    if (j < 2 * q) {
+        if (j / q != piece)
+            return 0.0;
+        coord = c->pi + j % q;
+    } else {
+        coord = j - 2 * q;
+    }
+    for (k = 0; k < c->d; ++k)
+        z += c->X[r * c->d + k] * c->U[k * c->d + coord];
+    return z;
+}
+
+static void test_monitor_reference(void) {
+    static const int sizes[2] = {4, 2}, res[2] = {0, 1};
+    static double U[MAXD * MAXD], rr[64];
+    isdb_isd_env env;
+    isdb_isd pol;
+    isdb_isd_config c;
+    isdb_isd_info info;
+    int d = 6, K = 4, t;
+    make_env(&env, d, K, 2, sizes, res, 123, 250);
+    CHECK_OK(isdb_isd_env_offline(&env, 1000, ISDB_ISD_LOG_UNIFORM, 1.0, 5, X0, R0));
+    isdb_isd_env_invariant_basis(&env, Uinv);
+    c = isdb_isd_config_init(d, K, 1000, X0, R0);
+    c.oracle = 1;
+    c.p_inv = 4;
+    c.U_inv = Uinv;
+    c.beta_inv = env.beta_inv;
+    c.monitor_chunk = 12;
+    c.monitor_every = 12;
+    c.monitor_window = 24;
+    c.monitor_level = 1e-300; /* no alarm: only the statistic is compared */
+    CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+    isdb_isd_basis(&pol, U);
+    isdb_env_reset(&env.base);
+    for (t = 0; t < 18; ++t) {
+        int arm;
+        double y;
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        memcpy(hx + t * d, env.base.X + arm * d, sizeof(double) * (size_t)d);
+        hy[t] = y;
+        CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+        isdb_isd_get_info(&pol, &info);
+        if (t < 17)
+            CHECK_MSG(info.monitor_stat == 0.0, "a test before update 18 (update %d)", t + 1);
+    }
+    for (t = 0; t < 18; ++t)
+        rr[t] = hy[t] - isdb__dot(d, hx + t * d, env.beta_inv);
+    {
+        mon_ctx m0, m1;
+        long double rss0, rss1;
+        double F;
+        m0.d = m1.d = d;
+        m0.pi = m1.pi = 4;
+        m0.X = m1.X = hx;
+        m0.U = m1.U = U;
+        rss0 = ref_rss(18, 2 * 2, mon_col, &m0, rr);
+        rss1 = ref_rss(18, 2 * 2 + 4, mon_col, &m1, rr);
+        F = (double)(((rss0 - rss1) / 4) / (rss1 / (18 - 4 - 4)));
+        isdb_isd_get_info(&pol, &info);
+        CHECK_MSG(fabs(info.monitor_stat - F) <= 1e-9 * fmax(1.0, F), "monitor F %.12g, reference %.12g",
+                  info.monitor_stat, F);
+        CHECK_NEAR(info.monitor_pvalue, 1.0 - ref_f_cdf(F, 4, 10), 1e-6);
+        CHECK(info.alarms == 0);
+    }
+    isdb_policy_uninit(&pol.base);
+    isdb_env_uninit(&env.base);
+}
+
 /* Select and scores score four arms at a time; explain scores one. The
    same bits either way (K = 7: a group of four and one of three), with the
    invariant width as the quadratic form (p_inv 6 of 8) and as dot
@@ -1268,6 +1370,7 @@ int main(void) {
     test_monitor();
     test_block_test();
     test_monitor_demotes();
+    test_monitor_reference();
     test_batched_scores();
     test_oracle_known_beta();
     test_oracle_estimated_beta();
