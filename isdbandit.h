@@ -27,6 +27,9 @@
       ISDB_FREE(p)         (default malloc and free). Define both or neither.
       ISDB_NO_SIM          leave out the simulation environments and the
                            regret harness.
+      ISDB_REAL            float or double (default): the precision of every
+                           number (see PRECISION). Define it the same way in
+                           every file that includes the header.
 
    QUICK START
       isdb_linucb pol;
@@ -45,8 +48,8 @@
    which take the policy's first member, `base`.
 
    CONVENTIONS
-      Numbers     double everywhere; there is no float switch. Matrices are
-                  dense and row-major: element (i, j) of an m x n matrix A is
+      Numbers     isdb_real everywhere: double, or float with ISDB_REAL
+                  (see PRECISION). Matrices are dense and row-major: element (i, j) of an m x n matrix A is
                   A[i*n + j]. A K x d action matrix holds one arm per row.
       Results     functions that can fail return isdb_result: 0 is ISDB_OK,
                   positive values are success with a caveat, negative values
@@ -75,6 +78,32 @@
                   a versioned little-endian byte format (see SNAPSHOT FORMAT
                   below); a run that is saved, loaded and continued makes
                   bit-for-bit the same choices as one that never stopped.
+
+   PRECISION
+      #define ISDB_REAL float before the include builds the library in
+      single precision, for FPUs that have no double (Cortex-M4F/M33/M7
+      single, ESP32): every number the API takes and keeps is then a
+      float, and no operation computes in double (the header compiles
+      clean under -Wdouble-promotion). It covers the linear algebra,
+      LinUCB, SW-UCB, D-LinUCB, LinTS, BOB, the adaptive policy and the
+      linear environment with the regret harness. ISD-linUCB, the JBD,
+      OPKB, OAM, Trace-UCB and their environments are left out of a float
+      build (using one is a compile error): their solvers (Jacobi sweeps
+      to 1e-12, log-det Newton steps, allocation problems solved to 1e-8,
+      incomplete beta p-values) were built and validated in double only.
+      What changes with float:
+        ISDB_INPUT_MAX    1e9 (1e64 in double), and lambda must lie in
+                          [1e-6, 1e6] ([1e-30, 1e30]), so no sum overflows.
+        guards            pivot and downdate thresholds are relative to
+                          ISDB_REAL_EPSILON, so they scale by themselves.
+        random numbers    uniforms carry 24 bits (53 in double); the same
+                          seed gives different draws in the two builds.
+        snapshots         reals are stored as binary32 and the format
+                          version says so; neither build loads the other's.
+      A float build loses accuracy where the problem is ill-conditioned:
+      with features far larger than sqrt(lambda) the Gram matrix can
+      exceed 1/ISDB_REAL_EPSILON = 8e6 in condition number, where double
+      has 4e15. SW-UCB then rebuilds more often (see its downdate test).
 
    THE POLICY INTERFACE
       isdb_policy_select(p, X, n_arms, &arm)   arm to play; X is n_arms x d
@@ -106,7 +135,7 @@
       carry z along, plus one refactorisation of the exact Gram sum every
       `refresh` updates (default max(4d, 256), so O(d^2) amortised), which
       removes the rounding the rank-one steps accumulate.
-      Memory 3 d^2 + O(d) doubles.
+      Memory 3 d^2 + O(d) reals.
 
    SW-UCB (isdb_swucb): Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
       Ridge regression on the last `window` observations only. Width of
@@ -129,7 +158,7 @@
       window sizes. Note: the T^(2/3) regret of the revised paper holds under
       its Assumption 1 (arms along orthogonal directions, e.g. K-armed);
       Zhao et al. (2020) showed the original general-case argument flawed.
-      Memory 2 d^2 + w (d + 1) + O(d) doubles.
+      Memory 2 d^2 + w (d + 1) + O(d) reals.
 
    D-LINUCB (isdb_dlinucb): Russac, Vernade, Cappe, NeurIPS 2019, Algorithm 1.
       V <- gamma V + a a^T + (1 - gamma) lambda I,
@@ -146,7 +175,7 @@
       lambda: condition beyond ~1e15) is refused with ISDB_ERR_NOT_SPD and
       changes nothing.
       isdb_dlinucb_tuned_gamma gives gamma = 1 - (B_T/(d T))^(2/3).
-      Memory 5 d^2 + O(d) doubles.
+      Memory 5 d^2 + O(d) reals.
 
    LINTS (isdb_lints): linear Thompson sampling, Agrawal and Goyal, ICML 2013.
       Samples theta~ ~ N(theta, v^2 V^-1) and plays argmax x.theta~ with
@@ -200,7 +229,7 @@
       seed 1; T (>= 2) is required. Cost: select O(K d^2), plus O(H d) to
       start a block's SW-UCB (O(d) per round amortised) and O(|J|) for the
       draw; update O(d^2) amortised; probs before the draw O(|J| K d^2).
-      Memory (d + 1) H + 2 d^2 + O(d + |J|) doubles.
+      Memory (d + 1) H + 2 d^2 + O(d + |J|) reals.
       Measured weakness (`make agnostic`): every block starts from zero
       data and the master sees one reward per block, so BOB is 3-57x the
       best tuned window or discount on the 13 problems there (geometric
@@ -232,7 +261,7 @@
       regret / the best of 7 SW-UCB windows, 7 D-LinUCB discounts and
       LinUCB chosen with hindsight per problem): exact sliding windows
       sharing one ring of past observations measured about the same as
-      discounts in a first version, but need max_memory (d + 1) doubles
+      discounts in a first version, but need max_memory (d + 1) reals
       of ring, and D-LinUCB's index needs no stored data; the plain
       ridge width on a discounted estimate explored too much (2.7x
       D-LinUCB on a fast sinusoid at equal memory); a lower play level
@@ -272,7 +301,7 @@
       O(n d^2) (a prediction, a rank-one update and the gamma^2 sum per
       estimator, plus n^2 / 2 scalar sums), select O(K d^2) (one
       estimator; D-LinUCB's width when a discounted one plays, about twice
-      LinUCB's select). Memory n (4 d^2 + O(d)) + 2 n^2 doubles; no ring
+      LinUCB's select). Memory n (4 d^2 + O(d)) + 2 n^2 reals; no ring
       of past observations.
 
    ISD-LINUCB (isdb_isd): Lazzaretto, Peters, Pfister, "Invariance-based
@@ -636,12 +665,14 @@
 
    SNAPSHOT FORMAT (version 1; all integers little-endian)
       offset 0   4 bytes  "ISDB"
-      offset 4   u32      format version (1)
+      offset 4   u32      format version (1; 0x10001 from a float build)
       offset 8   u32      policy kind (isdb_policy_kind)
       offset 12  u32      library version, major << 16 | minor << 8 | patch
       offset 16  u64      total size in bytes, this header and checksum included
-      offset 24  ...      the config, then the state: doubles as IEEE-754
-                          binary64 bit patterns (u64), integers as i32 or u64,
+      offset 24  ...      the config, then the state: reals as IEEE-754
+                          binary64 bit patterns (u64; binary32 as u32 in the
+                          state of a float build, config values stay u64),
+                          integers as i32 or u64,
                           in an order fixed by the config and by values
                           earlier in the stream (BOB: the window index)
       last 8     u64      FNV-1a 64 hash of every byte before it
@@ -687,9 +718,37 @@
 #endif
 #endif
 
+/* The floating-point type of every number the library takes and keeps:
+   double unless ISDB_REAL is defined as float before the include (see
+   PRECISION above). ISDB_REAL_IS_FLOAT tells which, for #if. */
+#ifndef ISDB_REAL
+#define ISDB_REAL double
+#endif
+#define ISDB__PRECISION_float 1
+#define ISDB__PRECISION_double 2
+#define ISDB__CONCAT(a, b) a##b
+#define ISDB__PRECISION_OF(type) ISDB__CONCAT(ISDB__PRECISION_, type)
+#if ISDB__PRECISION_OF(ISDB_REAL) == 1
+#define ISDB_REAL_IS_FLOAT 1
+#elif ISDB__PRECISION_OF(ISDB_REAL) == 2
+#define ISDB_REAL_IS_FLOAT 0
+#else
+#error "isdbandit.h: ISDB_REAL must be float or double"
+#endif
+typedef ISDB_REAL isdb_real;
+#if ISDB_REAL_IS_FLOAT
+#define ISDB_REAL_EPSILON 1.1920928955078125e-07f
+#else
+#define ISDB_REAL_EPSILON 2.220446049250313080847e-16
+#endif
+
 /* Largest magnitude accepted for a feature or a reward. Bounding inputs
    bounds every sum a policy keeps, so no update can overflow. */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB_INPUT_MAX 1e9f
+#else
 #define ISDB_INPUT_MAX 1e64
+#endif
 /* Largest feature dimension: d * d must fit in an int index. */
 #define ISDB_MAX_DIM 16384
 
@@ -748,14 +807,14 @@ typedef struct isdb_allocator {
 
 typedef struct isdb_rng {
     uint64_t s[4];
-    double spare;
+    isdb_real spare;
     int has_spare;
 } isdb_rng;
 
 ISDB_API void isdb_rng_seed(isdb_rng *rng, uint64_t seed);
 ISDB_API uint64_t isdb_rng_next(isdb_rng *rng);
-ISDB_API double isdb_rng_uniform(isdb_rng *rng);
-ISDB_API double isdb_rng_normal(isdb_rng *rng);
+ISDB_API isdb_real isdb_rng_uniform(isdb_rng *rng);
+ISDB_API isdb_real isdb_rng_normal(isdb_rng *rng);
 /* Uniform integer in [0, n); 0 when n is 0. */
 ISDB_API uint64_t isdb_rng_below(isdb_rng *rng, uint64_t n);
 /* Uniform integer in [lo, hi] (inclusive); lo when hi < lo. */
@@ -764,7 +823,7 @@ ISDB_API int isdb_rng_int(isdb_rng *rng, int lo, int hi);
 /* ---------------------------------------------------------------------------
    Dense linear algebra. Square matrices are n x n, row-major, contiguous.
    "Lower factor" means a lower-triangular L whose strict upper triangle is
-   zero. Routines that take `work` state its size in doubles (the
+   zero. Routines that take `work` state its size in reals (the
    isdb_*_work_size helpers). None allocates.
    ------------------------------------------------------------------------ */
 
@@ -774,25 +833,25 @@ ISDB_API int isdb_rng_int(isdb_rng *rng, int lo, int hi);
    and ISDB_ERR_NOT_SPD if a pivot is not above DBL_EPSILON times its
    original diagonal entry (condition number beyond about 1e15). On failure
    the contents of A are unspecified. */
-ISDB_API isdb_result isdb_chol(int n, double *A);
+ISDB_API isdb_result isdb_chol(int n, isdb_real *A);
 /* Solves L L^T x = b. x may alias b. */
-ISDB_API void isdb_chol_solve(int n, const double *L, const double *b, double *x);
+ISDB_API void isdb_chol_solve(int n, const isdb_real *L, const isdb_real *b, isdb_real *x);
 /* ln det(L L^T) = 2 sum ln L_ii. */
-ISDB_API double isdb_chol_logdet(int n, const double *L);
+ISDB_API isdb_real isdb_chol_logdet(int n, const isdb_real *L);
 /* Triangular solve with a lower factor: L x = b (trans 0) or L^T x = b
    (trans 1). x may alias b. */
-ISDB_API void isdb_tri_solve(int n, const double *L, int trans, const double *b, double *x);
+ISDB_API void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x);
 /* Rank-one update: L becomes the factor of L L^T + x x^T (Givens rotations,
-   O(n^2)). work: isdb_chol_update_work_size(n) doubles; x is not changed.
+   O(n^2)). work: isdb_chol_update_work_size(n) reals; x is not changed.
    Fails with ISDB_ERR_NONFINITE (L unspecified) only if the result
    overflows. */
-ISDB_API isdb_result isdb_chol_update(int n, double *L, const double *x, double *work);
+ISDB_API isdb_result isdb_chol_update(int n, isdb_real *L, const isdb_real *x, isdb_real *work);
 /* Rank-one downdate: L becomes the factor of L L^T - x x^T. The result is
    positive definite iff r = 1 - ||L^-1 x||^2 > 0, and r is the ratio of
    the determinants after and before; a downdate with r <= sqrt(DBL_EPSILON)
    would lose more than half the significant digits and is refused with
    ISDB_ERR_NOT_SPD, leaving L unchanged. O(n^2). */
-ISDB_API isdb_result isdb_chol_downdate(int n, double *L, const double *x, double *work);
+ISDB_API isdb_result isdb_chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_real *work);
 ISDB_API size_t isdb_chol_update_work_size(int n);
 
 /* Symmetric eigendecomposition by cyclic Jacobi rotations: A = V diag(w) V^T.
@@ -801,12 +860,12 @@ ISDB_API size_t isdb_chol_update_work_size(int n);
    columns (V[i*n + k] is component i of eigenvector k). Returns
    ISDB_MAXITER_REACHED if 100 sweeps did not bring the off-diagonal mass
    below DBL_EPSILON times the norm of A (the result is still usable). */
-ISDB_API isdb_result isdb_sym_eig(int n, double *A, double *w, double *V);
+ISDB_API isdb_result isdb_sym_eig(int n, isdb_real *A, isdb_real *w, isdb_real *V);
 
 /* Householder QR of the m x n matrix A (any m, n >= 1): A = Q R. On return
    A holds R (m x n, zero below the diagonal) and Q, if not NULL, the m x m
    orthogonal factor. Q must not alias A. work: isdb_qr_work_size(m, n). */
-ISDB_API isdb_result isdb_qr(int m, int n, double *A, double *Q, double *work);
+ISDB_API isdb_result isdb_qr(int m, int n, isdb_real *A, isdb_real *Q, isdb_real *work);
 ISDB_API size_t isdb_qr_work_size(int m, int n);
 
 /* Orthonormal basis of the column span of the m x n matrix A, by QR with
@@ -815,26 +874,27 @@ ISDB_API size_t isdb_qr_work_size(int m, int n);
    span the orthogonal complement. The rank counts the pivots |R_kk| above
    rtol |R_00| (rtol <= 0 means max(m, n) DBL_EPSILON); a zero matrix has
    rank 0. A is not changed. work: isdb_orth_basis_work_size(m, n). */
-ISDB_API isdb_result isdb_orth_basis(int m, int n, const double *A, double rtol, double *Q, int *rank,
-                                     double *work);
+ISDB_API isdb_result isdb_orth_basis(int m, int n, const isdb_real *A, isdb_real rtol, isdb_real *Q, int *rank,
+                                     isdb_real *work);
 ISDB_API size_t isdb_orth_basis_work_size(int m, int n);
 
 /* LU factorisation with partial pivoting, P A = L U, in place: A receives
    the unit lower L (below the diagonal) and U; piv[k] is the row swapped
    with row k at step k. ISDB_ERR_SINGULAR if a pivot is below n
    DBL_EPSILON times the largest entry of A (A is then unspecified). */
-ISDB_API isdb_result isdb_lu(int n, double *A, int *piv);
+ISDB_API isdb_result isdb_lu(int n, isdb_real *A, int *piv);
 /* Solves A X = B for the n x nrhs matrix B (row-major), in place. */
-ISDB_API void isdb_lu_solve(int n, const double *LU, const int *piv, int nrhs, double *B);
+ISDB_API void isdb_lu_solve(int n, const isdb_real *LU, const int *piv, int nrhs, isdb_real *B);
 
 /* Orthogonal polar factor: the orthogonal Q nearest to A (A = Q P with P
    symmetric positive definite), from a one-sided Jacobi SVD A = U S W^T as
    Q = U W^T. ISDB_ERR_SINGULAR if the smallest singular value is below
    n DBL_EPSILON times the largest (the polar factor is then not unique).
    Q may alias A. work: isdb_polar_work_size(n). */
-ISDB_API isdb_result isdb_polar(int n, const double *A, double *Q, double *work);
+ISDB_API isdb_result isdb_polar(int n, const isdb_real *A, isdb_real *Q, isdb_real *work);
 ISDB_API size_t isdb_polar_work_size(int n);
 
+#if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 /* ---------------------------------------------------------------------------
    Joint block diagonalization (JBD). Given m symmetric p x p matrices
    C_1..C_m (stored one after the other, m p^2 doubles), find an orthogonal
@@ -956,6 +1016,8 @@ ISDB_API isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_opti
 ISDB_API isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, isdb_jbd_scale scale, double *U,
                                      int *sizes, int *n_blocks, double *work);
 
+#endif /* !ISDB_REAL_IS_FLOAT */
+
 /* ---------------------------------------------------------------------------
    The policy interface. Every policy struct starts with `isdb_policy base`;
    pass &pol.base to the generic functions below.
@@ -993,10 +1055,10 @@ typedef struct isdb_policy_vtable {
     int flags;
     /* The generic functions validate every argument (pointers, sizes, arm
        index, finiteness and range of X, x and reward) before these run. */
-    isdb_result (*select)(isdb_policy *p, const double *X, int n_arms, int *arm);
-    isdb_result (*update)(isdb_policy *p, int arm, const double *x, double reward);
-    isdb_result (*scores)(isdb_policy *p, const double *X, int n_arms, double *out);
-    isdb_result (*probs)(isdb_policy *p, const double *X, int n_arms, double *out);
+    isdb_result (*select)(isdb_policy *p, const isdb_real *X, int n_arms, int *arm);
+    isdb_result (*update)(isdb_policy *p, int arm, const isdb_real *x, isdb_real reward);
+    isdb_result (*scores)(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
+    isdb_result (*probs)(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
     /* Writes, checks or reads the config and the state (one function for
        all three, so save and load cannot disagree). */
     void (*serialize)(isdb_policy *p, isdb_ser *s);
@@ -1018,15 +1080,15 @@ struct isdb_policy {
 };
 
 /* Chooses an arm among the n_arms rows of X (n_arms x d). */
-ISDB_API isdb_result isdb_policy_select(isdb_policy *p, const double *X, int n_arms, int *arm);
+ISDB_API isdb_result isdb_policy_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm);
 /* Learns from playing features x (d) as arm `arm` and observing reward. */
-ISDB_API isdb_result isdb_policy_update(isdb_policy *p, int arm, const double *x, double reward);
+ISDB_API isdb_result isdb_policy_update(isdb_policy *p, int arm, const isdb_real *x, isdb_real reward);
 /* out[k]: the index select maximises (UCB value), or for randomized
    policies the probability of arm k. Does not change the state. */
-ISDB_API isdb_result isdb_policy_scores(isdb_policy *p, const double *X, int n_arms, double *out);
+ISDB_API isdb_result isdb_policy_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
 /* out[k]: the probability that select picks arm k now (one-hot for the
    deterministic policies: the arm select would return). No state change. */
-ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const double *X, int n_arms, double *out);
+ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
 /* Snapshot of the whole state. With buf NULL only *size is set (the bytes
    needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. */
 ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t cap, size_t *size);
@@ -1055,16 +1117,16 @@ typedef struct isdb__ridge {
     int d;
     int refresh;     /* refactorise from V every this many additions; 0: never */
     int since_refresh;
-    double lambda;
-    double *L;        /* lower Cholesky factor of V */
-    double *L_next;   /* scratch factor, swapped with L on commit */
-    double *inv_diag; /* 1 / L_ii */
-    double *V;        /* exact Gram matrix (lower triangle), or NULL */
-    double *b;        /* sum of reward * x */
-    double *z;        /* L^-1 b: theta = L^-T z, and x.theta = (L^-1 x).z */
-    double *work;     /* 2 d scratch */
-    double *block;    /* 4 d scratch: L^-1 x for four arms */
-    double logdet;    /* ln det V */
+    isdb_real lambda;
+    isdb_real *L;        /* lower Cholesky factor of V */
+    isdb_real *L_next;   /* scratch factor, swapped with L on commit */
+    isdb_real *inv_diag; /* 1 / L_ii */
+    isdb_real *V;        /* exact Gram matrix (lower triangle), or NULL */
+    isdb_real *b;        /* sum of reward * x */
+    isdb_real *z;        /* L^-1 b: theta = L^-T z, and x.theta = (L^-1 x).z */
+    isdb_real *work;     /* 2 d scratch */
+    isdb_real *block;    /* 4 d scratch: L^-1 x for four arms */
+    isdb_real logdet;    /* ln det V */
 } isdb__ridge;
 
 /* ---------------------------------------------------------------------------
@@ -1074,12 +1136,12 @@ typedef struct isdb__ridge {
 typedef struct isdb_linucb_config {
     int d;            /* feature dimension, 1..ISDB_MAX_DIM */
     int max_arms;     /* most arms per round */
-    double lambda;    /* ridge, > 0; default 1 */
-    double delta;     /* confidence level, in (0, 1); default 0.01 */
-    double R;         /* sub-Gaussian noise scale, >= 0; default 1 */
-    double S;         /* bound on ||theta||, >= 0; default 1 */
-    double L;         /* bound on ||x||, > 0; default 1 */
-    double alpha;     /* multiplier of the width, >= 0; default 1 */
+    isdb_real lambda;    /* ridge, > 0; default 1 */
+    isdb_real delta;     /* confidence level, in (0, 1); default 0.01 */
+    isdb_real R;         /* sub-Gaussian noise scale, >= 0; default 1 */
+    isdb_real S;         /* bound on ||theta||, >= 0; default 1 */
+    isdb_real L;         /* bound on ||x||, > 0; default 1 */
+    isdb_real alpha;     /* multiplier of the width, >= 0; default 1 */
     isdb_width width; /* default ISDB_WIDTH_LOGDET */
     int refresh;      /* refactorise every this many updates; 0 means max(4d, 256) */
 } isdb_linucb_config;
@@ -1096,12 +1158,12 @@ ISDB_API isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_
 ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol);
 ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol);
 /* The current estimate theta (d). */
-ISDB_API void isdb_linucb_theta(const isdb_linucb *pol, double *theta);
+ISDB_API void isdb_linucb_theta(const isdb_linucb *pol, isdb_real *theta);
 /* beta of the next round, alpha included. */
-ISDB_API double isdb_linucb_beta(const isdb_linucb *pol);
+ISDB_API isdb_real isdb_linucb_beta(const isdb_linucb *pol);
 /* For features x: *mean = x.theta and *bonus = beta ||x||_{V^-1}, the two
    parts of the score. Either output may be NULL. */
-ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const double *x, double *mean, double *bonus);
+ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 
 /* ---------------------------------------------------------------------------
    SW-UCB (sliding-window LinUCB)
@@ -1110,10 +1172,10 @@ ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const double *x, doub
 typedef struct isdb_swucb_config {
     int d, max_arms;
     int window;       /* w >= 1 observations; w * (d + 1) must fit in an int */
-    double lambda;    /* default 1 */
-    double delta;     /* default 0.01 (the paper's proofs use 1/T) */
-    double R, S, L;   /* default 1 each */
-    double alpha;     /* default 1 */
+    isdb_real lambda;    /* default 1 */
+    isdb_real delta;     /* default 0.01 (the paper's proofs use 1/T) */
+    isdb_real R, S, L;   /* default 1 each */
+    isdb_real alpha;     /* default 1 */
     isdb_width width; /* default ISDB_WIDTH_SIMPLE: eq. 5 of the paper */
     int refresh;      /* rebuild from the window every this many updates; 0 means max(w, d) */
 } isdb_swucb_config;
@@ -1126,8 +1188,8 @@ typedef struct isdb_swucb {
     uint64_t rebuilds;   /* exact rebuilds so far (refused downdates included) */
     uint64_t refusals;   /* downdates refused so far */
     isdb__ridge _ridge;
-    double *_ring_x;     /* window x d */
-    double *_ring_y;     /* window */
+    isdb_real *_ring_x;     /* window x d */
+    isdb_real *_ring_y;     /* window */
 } isdb_swucb;
 
 ISDB_API isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window);
@@ -1135,9 +1197,9 @@ ISDB_API isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *
 ISDB_API isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol);
 ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol);
 ISDB_API const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol);
-ISDB_API void isdb_swucb_theta(const isdb_swucb *pol, double *theta);
-ISDB_API double isdb_swucb_beta(const isdb_swucb *pol);
-ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const double *x, double *mean, double *bonus);
+ISDB_API void isdb_swucb_theta(const isdb_swucb *pol, isdb_real *theta);
+ISDB_API isdb_real isdb_swucb_beta(const isdb_swucb *pol);
+ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 
 /* Window sizes of Cheung et al., clamped to [1, T]:
      ISDB_WINDOW_KNOWN     floor(d^(2/3) T^(2/3) B_T^(-2/3))     (section 5.1; B_T > 0)
@@ -1149,7 +1211,7 @@ typedef enum isdb_window_rule {
     ISDB_WINDOW_AGNOSTIC = 2,
     ISDB__WINDOW_FORCE_INT = 0x7fffffff
 } isdb_window_rule;
-ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, double T, double B_T, int *window);
+ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window);
 
 /* ---------------------------------------------------------------------------
    D-LinUCB (discounted LinUCB)
@@ -1157,39 +1219,39 @@ ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, doubl
 
 typedef struct isdb_dlinucb_config {
     int d, max_arms;
-    double gamma;     /* discount, in (0, 1) */
-    double lambda;    /* default 1 */
-    double delta;     /* default 0.01 */
-    double sigma;     /* sub-Gaussian noise scale; default 1 */
-    double S, L;      /* default 1 each */
-    double alpha;     /* default 1 */
+    isdb_real gamma;     /* discount, in (0, 1) */
+    isdb_real lambda;    /* default 1 */
+    isdb_real delta;     /* default 0.01 */
+    isdb_real sigma;     /* sub-Gaussian noise scale; default 1 */
+    isdb_real S, L;      /* default 1 each */
+    isdb_real alpha;     /* default 1 */
 } isdb_dlinucb_config;
 
 typedef struct isdb_dlinucb {
     isdb_policy base;
     isdb_dlinucb_config cfg;
-    double *_V, *_V_next;    /* V (lower triangle) and its next value */
-    double *_Vt, *_Vt_next;  /* V-tilde (lower triangle) */
-    double *_L, *_L_next;    /* Cholesky factor of V */
-    double *_inv_diag;       /* 1 / L_ii */
-    double *_b, *_b_next;
-    double *_z;              /* L^-1 b */
-    double *_work;           /* 5 d: L^-1 x of four arms, then V^-1 x */
+    isdb_real *_V, *_V_next;    /* V (lower triangle) and its next value */
+    isdb_real *_Vt, *_Vt_next;  /* V-tilde (lower triangle) */
+    isdb_real *_L, *_L_next;    /* Cholesky factor of V */
+    isdb_real *_inv_diag;       /* 1 / L_ii */
+    isdb_real *_b, *_b_next;
+    isdb_real *_z;              /* L^-1 b */
+    isdb_real *_work;           /* 5 d: L^-1 x of four arms, then V^-1 x */
 } isdb_dlinucb;
 
-ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, double gamma);
+ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma);
 ISDB_API isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc,
                                        isdb_dlinucb *pol);
 ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol);
 ISDB_API const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol);
-ISDB_API void isdb_dlinucb_theta(const isdb_dlinucb *pol, double *theta);
-ISDB_API double isdb_dlinucb_beta(const isdb_dlinucb *pol);
+ISDB_API void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta);
+ISDB_API isdb_real isdb_dlinucb_beta(const isdb_dlinucb *pol);
 /* *mean = x.theta, *bonus = beta ||V^-1 x||_Vt. Either may be NULL. */
-ISDB_API isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const double *x, double *mean, double *bonus);
+ISDB_API isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 /* gamma = 1 - (B_T / (d T))^(2/3), the tuning of Russac et al.; needs
    0 < B_T < d T. */
-ISDB_API isdb_result isdb_dlinucb_tuned_gamma(int d, double T, double B_T, double *gamma);
+ISDB_API isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_real *gamma);
 
 /* ---------------------------------------------------------------------------
    Linear Thompson sampling
@@ -1203,11 +1265,11 @@ typedef enum isdb_lints_inflation {
 
 typedef struct isdb_lints_config {
     int d, max_arms;
-    double lambda;                  /* default 1 */
-    double R;                       /* noise scale; default 1 */
+    isdb_real lambda;                  /* default 1 */
+    isdb_real R;                       /* noise scale; default 1 */
     isdb_lints_inflation inflation; /* default ISDB_LINTS_NONE (THEORY: the paper's) */
-    double epsilon;                 /* THEORY only, in (0, 1]; default 0.5 */
-    double delta;                   /* THEORY only, in (0, 1); default 0.01 */
+    isdb_real epsilon;                 /* THEORY only, in (0, 1]; default 0.5 */
+    isdb_real delta;                   /* THEORY only, in (0, 1); default 0.01 */
     uint64_t seed;                  /* default 1 */
     int mc_samples;                 /* draws behind probs and scores; default 1000 */
     int refresh;                    /* as LinUCB; 0 means max(4d, 256) */
@@ -1216,10 +1278,10 @@ typedef struct isdb_lints_config {
 typedef struct isdb_lints {
     isdb_policy base;
     isdb_lints_config cfg;
-    double v;              /* scale of the sampling covariance */
+    isdb_real v;              /* scale of the sampling covariance */
     isdb__ridge _ridge;
-    double *_sample;       /* theta~ of the last select */
-    double *_scratch;      /* d, for probs */
+    isdb_real *_sample;       /* theta~ of the last select */
+    isdb_real *_scratch;      /* d, for probs */
 } isdb_lints;
 
 ISDB_API isdb_lints_config isdb_lints_config_init(int d, int max_arms);
@@ -1227,9 +1289,9 @@ ISDB_API isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *
 ISDB_API isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol);
 ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol);
 ISDB_API const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol);
-ISDB_API void isdb_lints_theta(const isdb_lints *pol, double *theta);
+ISDB_API void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta);
 /* The theta~ drawn by the last select (zeros before the first). */
-ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, double *theta);
+ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta);
 
 /* ---------------------------------------------------------------------------
    BOB (bandit over bandit: EXP3 over the window of a restarted SW-UCB)
@@ -1246,22 +1308,22 @@ typedef struct isdb_bob_params {
     int n_windows;     /* |J| = Delta + 1 */
     int windows[ISDB_BOB_MAX_WINDOWS]; /* J: floor(H^(j/Delta)), j = 0..Delta (duplicates kept); {1} if H = 1 */
     uint64_t blocks;   /* ceil(T / H), the blocks of the horizon */
-    double gamma;      /* EXP3 rate min(1, sqrt(n ln n / ((e - 1) blocks))), n = Delta + 1; 0 if n = 1 */
-    double normaliser; /* 2 H reward_bound + 4 R sqrt(H ln(T / sqrt(H))) */
+    isdb_real gamma;      /* EXP3 rate min(1, sqrt(n ln n / ((e - 1) blocks))), n = Delta + 1; 0 if n = 1 */
+    isdb_real normaliser; /* 2 H reward_bound + 4 R sqrt(H ln(T / sqrt(H))) */
 } isdb_bob_params;
 
 /* The parameters for dimension d, horizon T >= 1, noise scale R >= 0 and
    reward bound > 0 (1 in the paper). ISDB_ERR_INVALID_ARG if H would
    exceed INT_MAX. */
-ISDB_API isdb_result isdb_bob_tuned_params(int d, uint64_t T, double R, double reward_bound, isdb_bob_params *par);
+ISDB_API isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound, isdb_bob_params *par);
 
 typedef struct isdb_bob_config {
     int d, max_arms;
     uint64_t T;          /* horizon, >= 2: H, J, gamma and delta = 1/T depend on it */
-    double lambda;       /* ridge of each block's SW-UCB; default 1 */
-    double R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
-    double alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
-    double reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]; default 1 */
+    isdb_real lambda;       /* ridge of each block's SW-UCB; default 1 */
+    isdb_real R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
+    isdb_real alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
+    isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]; default 1 */
     int clip;            /* 1: clip each rescaled block reward to [0, 1]; default 0 (the paper does not) */
     uint64_t seed;       /* generator of the window draws; default 1 */
     int refresh;         /* SW-UCB rebuild period; 0 means max(w, d), as SW-UCB */
@@ -1276,9 +1338,9 @@ typedef struct isdb_bob {
     int in_block;     /* rounds of it already updated */
     int drawn;        /* 1 once its window has been drawn */
     int j;            /* window index of the current block (of the last one before the draw) */
-    double block_sum; /* sum of the rewards of the current block */
-    double *_logw;    /* EXP3 log-weights (n_windows), shifted so the largest is 0 */
-    double *_p;       /* the master distribution of the current block (n_windows) */
+    isdb_real block_sum; /* sum of the rewards of the current block */
+    isdb_real *_logw;    /* EXP3 log-weights (n_windows), shifted so the largest is 0 */
+    isdb_real *_p;       /* the master distribution of the current block (n_windows) */
     void *_sw_heap;   /* heap of the block's SW-UCB, sized for window H */
     isdb_swucb sw;    /* the current block's SW-UCB (fresh until the block's first update) */
 } isdb_bob;
@@ -1299,10 +1361,10 @@ ISDB_API int isdb_bob_window(const isdb_bob *pol);
 ISDB_API int isdb_bob_window_index(const isdb_bob *pol);
 /* The EXP3 distribution (n_windows values) the current block's window is,
    or was, drawn from: p_j = (1 - gamma) s_j / sum s + gamma / n_windows. */
-ISDB_API void isdb_bob_master_probs(const isdb_bob *pol, double *p);
+ISDB_API void isdb_bob_master_probs(const isdb_bob *pol, isdb_real *p);
 /* The EXP3 log-weights ln s_j (n_windows values), shifted so the largest
    is 0 (p does not change under a common shift). */
-ISDB_API void isdb_bob_log_weights(const isdb_bob *pol, double *logw);
+ISDB_API void isdb_bob_log_weights(const isdb_bob *pol, isdb_real *logw);
 /* The current block's SW-UCB, for its getters (theta, beta). */
 ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
 
@@ -1316,26 +1378,26 @@ ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
 
 typedef struct isdb_adaptive_config {
     int d, max_arms;
-    double lambda;         /* ridge, > 0; default 1 */
-    double R;              /* sub-Gaussian noise scale, >= 0; default 1 */
-    double delta;          /* confidence level of the width, in (0, 1); default 0.01 */
-    double S, L;           /* bounds on ||theta|| and ||x||; default 1 each */
-    double alpha;          /* multiplier of the width, >= 0; default 1 */
+    isdb_real lambda;         /* ridge, > 0; default 1 */
+    isdb_real R;              /* sub-Gaussian noise scale, >= 0; default 1 */
+    isdb_real delta;          /* confidence level of the width, in (0, 1); default 0.01 */
+    isdb_real S, L;           /* bounds on ||theta|| and ||x||; default 1 each */
+    isdb_real alpha;          /* multiplier of the width, >= 0; default 1 */
     int min_memory;        /* shortest memory 1 / (1 - gamma), >= 2; 0 means max(16, 2 d) */
     int max_memory;        /* longest finite memory, >= min_memory; 0 means max(4096, min_memory) */
-    double threshold;      /* z at which the change test cuts the memory, > 0; default 3.5 */
-    double play_threshold; /* z at which a shorter memory is played, >= 0; default 2 */
+    isdb_real threshold;      /* z at which the change test cuts the memory, > 0; default 3.5 */
+    isdb_real play_threshold; /* z at which a shorter memory is played, >= 0; default 2 */
     int refresh;           /* refactorise every this many updates; 0 means max(4 d, 256) */
 } isdb_adaptive_config;
 
 /* One discounted ridge estimator (private). */
 typedef struct isdb__adaptive_est {
     int memory;   /* 1 / (1 - gamma); 0: unbounded (gamma = 1) */
-    double gamma; /* discount */
+    isdb_real gamma; /* discount */
     int count;    /* observations it holds: updates since the reset, or since a cut
                      plus the memory it was cut to (saturates at INT_MAX) */
     isdb__ridge ridge;
-    double *Vt;   /* the gamma^2-discounted Gram sum of D-LinUCB's width; NULL if unbounded */
+    isdb_real *Vt;   /* the gamma^2-discounted Gram sum of D-LinUCB's width; NULL if unbounded */
 } isdb__adaptive_est;
 
 typedef struct isdb_adaptive {
@@ -1345,8 +1407,8 @@ typedef struct isdb_adaptive {
     int played;               /* the estimator select plays */
     uint64_t changes;         /* times the change test cut the memory */
     isdb__adaptive_est _est[ISDB_ADAPTIVE_MAX_ESTIMATORS];
-    double *_pred;            /* n_est predictions of the observation being learned */
-    double *_sum, *_sq;       /* n_est x n_est: the test's discounted sums (pairs i < j) */
+    isdb_real *_pred;            /* n_est predictions of the observation being learned */
+    isdb_real *_sum, *_sq;       /* n_est x n_est: the test's discounted sums (pairs i < j) */
 } isdb_adaptive;
 
 ISDB_API isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms);
@@ -1357,17 +1419,18 @@ ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config 
                                                      isdb_adaptive *pol);
 ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol);
 /* The estimate theta (d) of the memory select plays from. */
-ISDB_API void isdb_adaptive_theta(const isdb_adaptive *pol, double *theta);
+ISDB_API void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta);
 /* beta of the next round, alpha included. */
-ISDB_API double isdb_adaptive_beta(const isdb_adaptive *pol);
+ISDB_API isdb_real isdb_adaptive_beta(const isdb_adaptive *pol);
 /* *mean = x.theta, *bonus = beta ||x||_{V^-1}; either may be NULL. */
-ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const double *x, double *mean, double *bonus);
+ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 /* The memory select plays from now: min(1 / (1 - gamma), observations
    since the last cut) of the estimator it plays. */
 ISDB_API int isdb_adaptive_memory(const isdb_adaptive *pol);
 /* How many times the change test has cut the memory so far. */
 ISDB_API uint64_t isdb_adaptive_changes(const isdb_adaptive *pol);
 
+#if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 /* ---------------------------------------------------------------------------
    ISD-linUCB, part 1: invariance detection (the offline phase).
    isdb_isd_estimate fits the invariant subspace decomposition of Lazzaretto,
@@ -2164,6 +2227,8 @@ ISDB_API isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const 
                                                      const double *weights, isdb_traceucb_objective objective,
                                                      int *k);
 
+#endif /* !ISDB_REAL_IS_FLOAT */
+
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
    Simulation environments and the regret harness.
@@ -2181,7 +2246,7 @@ typedef struct isdb_env_vtable {
     /* Fills e->X and e->means for round e->t (0-based). */
     isdb_result (*next)(isdb_env *e);
     /* The expected reward of `arm` this round plus noise. */
-    isdb_result (*reward)(isdb_env *e, int arm, double *y);
+    isdb_result (*reward)(isdb_env *e, int arm, isdb_real *y);
     void (*reset)(isdb_env *e);
 } isdb_env_vtable;
 
@@ -2192,8 +2257,8 @@ struct isdb_env {
     uint64_t seed;
     isdb_rng rng;        /* features and parameter path */
     isdb_rng noise_rng;  /* reward noise */
-    double *X;           /* n_arms x d features of the current round */
-    double *means;       /* n_arms expected rewards of the current round */
+    isdb_real *X;           /* n_arms x d features of the current round */
+    isdb_real *means;       /* n_arms expected rewards of the current round */
     isdb_allocator _alloc;
     void *_heap;
     int _owns_heap;
@@ -2202,7 +2267,7 @@ struct isdb_env {
 /* Draws the next round into e->X and e->means. */
 ISDB_API isdb_result isdb_env_next(isdb_env *e);
 /* Noisy reward of an arm of the current round (after isdb_env_next). */
-ISDB_API isdb_result isdb_env_reward(isdb_env *e, int arm, double *y);
+ISDB_API isdb_result isdb_env_reward(isdb_env *e, int arm, isdb_real *y);
 /* Back to round 0 with the original seed. */
 ISDB_API void isdb_env_reset(isdb_env *e);
 ISDB_API void isdb_env_uninit(isdb_env *e);
@@ -2234,28 +2299,28 @@ typedef enum isdb_path_kind {
 typedef struct isdb_linear_env_config {
     int d, n_arms;
     uint64_t seed;              /* default 1 */
-    double noise_sd;            /* Gaussian noise standard deviation; default 1 */
+    isdb_real noise_sd;            /* Gaussian noise standard deviation; default 1 */
     isdb_arms_kind arms;        /* default ISDB_ARMS_SPHERE */
-    const double *fixed_arms;   /* FIXED: n_arms x d, copied at init */
-    const double *cov;          /* GAUSSIAN: d x d covariance, copied; NULL: identity */
-    double box_lo, box_hi;      /* BOX: default -1, 1 */
-    double clip_norm;           /* > 0: longer arms are scaled to this norm; default 0 (off) */
+    const isdb_real *fixed_arms;   /* FIXED: n_arms x d, copied at init */
+    const isdb_real *cov;          /* GAUSSIAN: d x d covariance, copied; NULL: identity */
+    isdb_real box_lo, box_hi;      /* BOX: default -1, 1 */
+    isdb_real clip_norm;           /* > 0: longer arms are scaled to this norm; default 0 (off) */
     isdb_path_kind path;        /* default ISDB_PATH_PIECEWISE */
     int n_pieces;               /* PIECEWISE */
-    const double *pieces;       /* PIECEWISE: n_pieces x d, copied */
+    const isdb_real *pieces;       /* PIECEWISE: n_pieces x d, copied */
     const uint64_t *switch_at;  /* PIECEWISE: n_pieces - 1 increasing rounds, copied */
-    double sin_center, sin_amp, sin_omega; /* SINUSOID: default 0.5, 0.3, 0 */
-    double rot_from, rot_to;    /* ROTATION: angles in radians; default 0, pi/2 */
+    isdb_real sin_center, sin_amp, sin_omega; /* SINUSOID: default 0.5, 0.3, 0 */
+    isdb_real rot_from, rot_to;    /* ROTATION: angles in radians; default 0, pi/2 */
     uint64_t rot_rounds;        /* ROTATION: default 1 */
-    void (*theta_fn)(uint64_t t, double *theta, void *user); /* CALLBACK */
+    void (*theta_fn)(uint64_t t, isdb_real *theta, void *user); /* CALLBACK */
     void *theta_user;
 } isdb_linear_env_config;
 
 typedef struct isdb_linear_env {
     isdb_env base;
     isdb_linear_env_config cfg; /* pointers replaced by the env's own copies */
-    double *theta;              /* parameter of the current round */
-    double *_chol;              /* GAUSSIAN: factor of cov */
+    isdb_real *theta;              /* parameter of the current round */
+    isdb_real *_chol;              /* GAUSSIAN: factor of cov */
 } isdb_linear_env;
 
 ISDB_API isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms);
@@ -2264,18 +2329,19 @@ ISDB_API isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, con
 
 typedef struct isdb_sim_result {
     uint64_t rounds;
-    double regret;   /* cumulative pseudo-regret: sum of max_k means_k - means_arm */
-    double reward;   /* sum of the noisy rewards observed */
-    double seconds;  /* processor time of the whole run (clock()) */
+    isdb_real regret;   /* cumulative pseudo-regret: sum of max_k means_k - means_arm */
+    isdb_real reward;   /* sum of the noisy rewards observed */
+    isdb_real seconds;  /* processor time of the whole run (clock()) */
 } isdb_sim_result;
 
 /* Plays p against e for T rounds from their current states. cum_regret,
    if not NULL, receives the cumulative pseudo-regret after each round (T
    values). Stops at the first error and returns it (res then covers the
    rounds played). Allocates nothing. */
-ISDB_API isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_regret,
+ISDB_API isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_real *cum_regret,
                                   isdb_sim_result *res);
 
+#if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 /* ---------------------------------------------------------------------------
    The invariant subspace environment (the data-generating process of the
    ISD-linUCB experiments). A basis U (d x d, columns) is split into
@@ -2464,6 +2530,8 @@ typedef struct isdb_active_env {
 ISDB_API isdb_active_env_config isdb_active_env_config_init(int d, int m);
 ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_active_env *env);
+#endif /* !ISDB_REAL_IS_FLOAT */
+
 #endif /* ISDB_NO_SIM */
 
 #ifdef __cplusplus
@@ -2510,46 +2578,104 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB__PRIVATE static
 #endif
 
-#define ISDB__PI 3.14159265358979323846
+/* The libm functions and limits of isdb_real. A literal that is not a
+   small integer goes through ISDB__R, so a float build never computes in
+   double behind the user's back (-Wdouble-promotion keeps it so). */
+#if ISDB_REAL_IS_FLOAT
+#define isdb__sqrt sqrtf
+#define isdb__log logf
+#define isdb__exp expf
+#define isdb__fabs fabsf
+#define isdb__pow powf
+#define isdb__log1p log1pf
+#define isdb__expm1 expm1f
+#define isdb__floor floorf
+#define isdb__ceil ceilf
+#define isdb__cos cosf
+#define isdb__sin sinf
+#define isdb__atan2 atan2f
+#define isdb__fmin fminf
+#define isdb__fmax fmaxf
+#define isdb__hypot hypotf
+#define ISDB__REAL_MAX FLT_MAX
+#define ISDB__REAL_MIN FLT_MIN
+#define ISDB__EPS FLT_EPSILON
+/* Squares of numbers below this cannot overflow. */
+#define ISDB__SQRT_HUGE 1e18f
+/* Slack that lets floor() see a whole number through a rounding error. */
+#define ISDB__FLOOR_SLACK 1e-3f
+/* Largest |sum - 1| a stored probability vector may show. */
+#define ISDB__SIMPLEX_TOL 1e-4f
+#else
+#define isdb__sqrt sqrt
+#define isdb__log log
+#define isdb__exp exp
+#define isdb__fabs fabs
+#define isdb__pow pow
+#define isdb__log1p log1p
+#define isdb__expm1 expm1
+#define isdb__floor floor
+#define isdb__ceil ceil
+#define isdb__cos cos
+#define isdb__sin sin
+#define isdb__atan2 atan2
+#define isdb__fmin fmin
+#define isdb__fmax fmax
+#define isdb__hypot hypot
+#define ISDB__REAL_MAX DBL_MAX
+#define ISDB__REAL_MIN DBL_MIN
+#define ISDB__EPS DBL_EPSILON
+#define ISDB__SQRT_HUGE 1e150
+#define ISDB__FLOOR_SLACK 1e-9
+#define ISDB__SIMPLEX_TOL 1e-6
+#endif
+#define ISDB__R(c) ((isdb_real)(c))
+
+#define ISDB__PI ISDB__R(3.14159265358979323846)
 /* Ridge bounds: with inputs below ISDB_INPUT_MAX they keep every estimate
    and score finite. */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__LAMBDA_MIN 1e-6f
+#define ISDB__LAMBDA_MAX 1e6f
+#else
 #define ISDB__LAMBDA_MIN 1e-30
 #define ISDB__LAMBDA_MAX 1e30
+#endif
 
 /* ---------------------------------------------------------------------------
    Small helpers
    ------------------------------------------------------------------------ */
 
-ISDB__PRIVATE int isdb__finite(double x) { return x - x == 0.0; }
+ISDB__PRIVATE int isdb__finite(isdb_real x) { return x - x == 0; }
 
 ISDB__PRIVATE int isdb__min_int(int a, int b) { return a < b ? a : b; }
 ISDB__PRIVATE int isdb__max_int(int a, int b) { return a > b ? a : b; }
 
-ISDB__PRIVATE double isdb__dot(int n, const double *a, const double *b) {
-    double s = 0.0;
+ISDB__PRIVATE isdb_real isdb__dot(int n, const isdb_real *a, const isdb_real *b) {
+    isdb_real s = 0;
     int i;
     for (i = 0; i < n; ++i) s += a[i] * b[i];
     return s;
 }
 
-ISDB__PRIVATE void isdb__copy(int n, const double *src, double *dst) {
-    if (n > 0 && src != dst) memcpy(dst, src, (size_t)n * sizeof(double));
+ISDB__PRIVATE void isdb__copy(int n, const isdb_real *src, isdb_real *dst) {
+    if (n > 0 && src != dst) memcpy(dst, src, (size_t)n * sizeof(isdb_real));
 }
 
-ISDB__PRIVATE void isdb__zero(int n, double *v) {
+ISDB__PRIVATE void isdb__zero(int n, isdb_real *v) {
     int i;
-    for (i = 0; i < n; ++i) v[i] = 0.0;
+    for (i = 0; i < n; ++i) v[i] = 0;
 }
 
 /* ISDB_OK if every value is finite and within ISDB_INPUT_MAX. */
-ISDB__PRIVATE isdb_result isdb__check_input(const double *v, int n) {
+ISDB__PRIVATE isdb_result isdb__check_input(const isdb_real *v, int n) {
     int i;
     for (i = 0; i < n; ++i)
-        if (!(fabs(v[i]) <= ISDB_INPUT_MAX)) return isdb__finite(v[i]) ? ISDB_ERR_RANGE : ISDB_ERR_NONFINITE;
+        if (!(isdb__fabs(v[i]) <= ISDB_INPUT_MAX)) return isdb__finite(v[i]) ? ISDB_ERR_RANGE : ISDB_ERR_NONFINITE;
     return ISDB_OK;
 }
 
-ISDB__PRIVATE int isdb__all_finite(const double *v, int n) {
+ISDB__PRIVATE int isdb__all_finite(const isdb_real *v, int n) {
     int i;
     for (i = 0; i < n; ++i)
         if (!isdb__finite(v[i])) return 0;
@@ -2557,13 +2683,13 @@ ISDB__PRIVATE int isdb__all_finite(const double *v, int n) {
 }
 
 /* Config checks: finite and positive, finite and non-negative, in (0, 1). */
-ISDB__PRIVATE int isdb__positive(double x) { return isdb__finite(x) && x > 0.0; }
-ISDB__PRIVATE int isdb__nonneg(double x) { return isdb__finite(x) && x >= 0.0; }
-ISDB__PRIVATE int isdb__open01(double x) { return x > 0.0 && x < 1.0; }
-ISDB__PRIVATE int isdb__ridge_ok(double lambda) { return lambda >= ISDB__LAMBDA_MIN && lambda <= ISDB__LAMBDA_MAX; }
+ISDB__PRIVATE int isdb__positive(isdb_real x) { return isdb__finite(x) && x > 0; }
+ISDB__PRIVATE int isdb__nonneg(isdb_real x) { return isdb__finite(x) && x >= 0; }
+ISDB__PRIVATE int isdb__open01(isdb_real x) { return x > 0 && x < 1; }
+ISDB__PRIVATE int isdb__ridge_ok(isdb_real lambda) { return lambda >= ISDB__LAMBDA_MIN && lambda <= ISDB__LAMBDA_MAX; }
 
 /* Index of the largest value, the lowest on ties. */
-ISDB__PRIVATE int isdb__argmax(const double *v, int n) {
+ISDB__PRIVATE int isdb__argmax(const isdb_real *v, int n) {
     int k, best = 0;
     for (k = 1; k < n; ++k)
         if (v[k] > v[best]) best = k;
@@ -2571,13 +2697,13 @@ ISDB__PRIVATE int isdb__argmax(const double *v, int n) {
 }
 
 /* Copies the lower triangle of A into its upper triangle. */
-ISDB__PRIVATE void isdb__symmetrize_lower(int n, double *A) {
+ISDB__PRIVATE void isdb__symmetrize_lower(int n, isdb_real *A) {
     int i, j;
     for (i = 0; i < n; ++i)
         for (j = 0; j < i; ++j) A[j * n + i] = A[i * n + j];
 }
 
-ISDB__PRIVATE void isdb__identity(int n, double *A, double diag) {
+ISDB__PRIVATE void isdb__identity(int n, isdb_real *A, isdb_real diag) {
     int i;
     isdb__zero(n * n, A);
     for (i = 0; i < n; ++i) A[i * n + i] = diag;
@@ -2622,7 +2748,7 @@ void isdb_rng_seed(isdb_rng *rng, uint64_t seed) {
     ISDB_ASSERT(rng);
     if (!rng) return;
     for (i = 0; i < 4; ++i) rng->s[i] = isdb__splitmix64(&x);
-    rng->spare = 0.0;
+    rng->spare = 0;
     rng->has_spare = 0;
 }
 
@@ -2639,20 +2765,26 @@ uint64_t isdb_rng_next(isdb_rng *rng) {
     return result;
 }
 
-double isdb_rng_uniform(isdb_rng *rng) { return (double)(isdb_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0); }
+isdb_real isdb_rng_uniform(isdb_rng *rng) {
+#if ISDB_REAL_IS_FLOAT
+    return (float)(isdb_rng_next(rng) >> 40) * (1.0f / 16777216.0f);
+#else
+    return (double)(isdb_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+#endif
+}
 
-double isdb_rng_normal(isdb_rng *rng) {
-    double u, v, s, m;
+isdb_real isdb_rng_normal(isdb_rng *rng) {
+    isdb_real u, v, s, m;
     if (rng->has_spare) {
         rng->has_spare = 0;
         return rng->spare;
     }
     do {
-        u = 2.0 * isdb_rng_uniform(rng) - 1.0;
-        v = 2.0 * isdb_rng_uniform(rng) - 1.0;
+        u = 2 * isdb_rng_uniform(rng) - 1;
+        v = 2 * isdb_rng_uniform(rng) - 1;
         s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    m = sqrt(-2.0 * log(s) / s);
+    } while (s >= 1 || s == 0);
+    m = isdb__sqrt(-2 * isdb__log(s) / s);
     rng->spare = v * m;
     rng->has_spare = 1;
     return u * m;
@@ -2680,16 +2812,16 @@ int isdb_rng_int(isdb_rng *rng, int lo, int hi) {
 
 ISDB__PRIVATE int isdb__dim_ok(int n) { return n >= 1 && n <= ISDB_MAX_DIM; }
 
-isdb_result isdb_chol(int n, double *A) {
+isdb_result isdb_chol(int n, isdb_real *A) {
     int i, j, k;
     if (!isdb__dim_ok(n) || !A) return ISDB_ERR_INVALID_ARG;
     for (i = 0; i < n; ++i)
         if (!isdb__all_finite(A + i * n, i + 1)) return ISDB_ERR_NONFINITE;
     for (i = 0; i < n; ++i) {
-        double *Li = A + i * n;
-        double s, diag = Li[i];
+        isdb_real *Li = A + i * n;
+        isdb_real s, diag = Li[i];
         for (j = 0; j < i; ++j) {
-            const double *Lj = A + j * n;
+            const isdb_real *Lj = A + j * n;
             s = Li[j];
             for (k = 0; k < j; ++k) s -= Li[k] * Lj[k];
             Li[j] = s / Lj[j];
@@ -2698,9 +2830,9 @@ isdb_result isdb_chol(int n, double *A) {
         for (k = 0; k < i; ++k) s -= Li[k] * Li[k];
         /* The pivot over the original diagonal entry is scale-free; below
            DBL_EPSILON it is rounding noise. Written so that NaN fails. */
-        if (!(s > DBL_EPSILON * diag)) return ISDB_ERR_NOT_SPD;
-        Li[i] = sqrt(s);
-        for (j = i + 1; j < n; ++j) Li[j] = 0.0;
+        if (!(s > ISDB__EPS * diag)) return ISDB_ERR_NOT_SPD;
+        Li[i] = isdb__sqrt(s);
+        for (j = i + 1; j < n; ++j) Li[j] = 0;
     }
     return ISDB_OK;
 }
@@ -2708,22 +2840,22 @@ isdb_result isdb_chol(int n, double *A) {
 /* Triangular solve with the lower factor L; divides by L_ii, or multiplies
    by inv_diag[i] = 1 / L_ii when given (the policies keep it, so their hot
    loops have no division on the dependency chain). x may alias b. */
-ISDB__PRIVATE void isdb__tri_solve(int n, const double *L, const double *inv_diag, int trans, const double *b,
-                                   double *x) {
+ISDB__PRIVATE void isdb__tri_solve(int n, const isdb_real *L, const isdb_real *inv_diag, int trans, const isdb_real *b,
+                                   isdb_real *x) {
     int i, k;
     isdb__copy(n, b, x);
     if (!trans) {
         for (i = 0; i < n; ++i) {
-            const double *Li = L + i * n;
-            double s = x[i];
+            const isdb_real *Li = L + i * n;
+            isdb_real s = x[i];
             for (k = 0; k < i; ++k) s -= Li[k] * x[k];
             x[i] = inv_diag ? s * inv_diag[i] : s / Li[i];
         }
     } else {
         /* Column-oriented back substitution: row i of L is column i of L^T. */
         for (i = n - 1; i >= 0; --i) {
-            const double *Li = L + i * n;
-            double xi = inv_diag ? x[i] * inv_diag[i] : x[i] / Li[i];
+            const isdb_real *Li = L + i * n;
+            isdb_real xi = inv_diag ? x[i] * inv_diag[i] : x[i] / Li[i];
             x[i] = xi;
             for (k = 0; k < i; ++k) x[k] -= Li[k] * xi;
         }
@@ -2734,15 +2866,15 @@ ISDB__PRIVATE void isdb__tri_solve(int n, const double *L, const double *inv_dia
    and W, n apart): their recurrences interleave and each L_ik is loaded
    once for all four. Each w_a gets the operations isdb__tri_solve would
    apply, in the same order, so the same bits. */
-ISDB__PRIVATE void isdb__fwd_solve4(int n, const double *L, const double *inv_diag, const double *X, double *W) {
-    double *w0 = W, *w1 = W + n, *w2 = W + 2 * n, *w3 = W + 3 * n;
-    const double *x0 = X, *x1 = X + n, *x2 = X + 2 * n, *x3 = X + 3 * n;
+ISDB__PRIVATE void isdb__fwd_solve4(int n, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *X, isdb_real *W) {
+    isdb_real *w0 = W, *w1 = W + n, *w2 = W + 2 * n, *w3 = W + 3 * n;
+    const isdb_real *x0 = X, *x1 = X + n, *x2 = X + 2 * n, *x3 = X + 3 * n;
     int i, k;
     for (i = 0; i < n; ++i) {
-        const double *Li = L + i * n;
-        double s0 = x0[i], s1 = x1[i], s2 = x2[i], s3 = x3[i];
+        const isdb_real *Li = L + i * n;
+        isdb_real s0 = x0[i], s1 = x1[i], s2 = x2[i], s3 = x3[i];
         for (k = 0; k < i; ++k) {
-            double l = Li[k];
+            isdb_real l = Li[k];
             s0 -= l * w0[k];
             s1 -= l * w1[k];
             s2 -= l * w2[k];
@@ -2757,8 +2889,8 @@ ISDB__PRIVATE void isdb__fwd_solve4(int n, const double *L, const double *inv_di
 
 /* W = L^-1 X for arms [k, k + m) of X, m = min(4, n_arms - k), into the
    4 n scratch W; returns m. */
-ISDB__PRIVATE int isdb__fwd_solve_block(int n, const double *L, const double *inv_diag, const double *X, int n_arms,
-                                        int k, double *W) {
+ISDB__PRIVATE int isdb__fwd_solve_block(int n, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *X, int n_arms,
+                                        int k, isdb_real *W) {
     int a, m = n_arms - k < 4 ? n_arms - k : 4;
     if (m == 4)
         isdb__fwd_solve4(n, L, inv_diag, X + k * n, W);
@@ -2767,24 +2899,24 @@ ISDB__PRIVATE int isdb__fwd_solve_block(int n, const double *L, const double *in
     return m;
 }
 
-void isdb_tri_solve(int n, const double *L, int trans, const double *b, double *x) {
+void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
     ISDB_ASSERT(L && b && x && n >= 1);
     if (!L || !b || !x || n < 1) return;
     isdb__tri_solve(n, L, NULL, trans, b, x);
 }
 
-void isdb_chol_solve(int n, const double *L, const double *b, double *x) {
+void isdb_chol_solve(int n, const isdb_real *L, const isdb_real *b, isdb_real *x) {
     isdb_tri_solve(n, L, 0, b, x);
     isdb_tri_solve(n, L, 1, x, x);
 }
 
-double isdb_chol_logdet(int n, const double *L) {
-    double s = 0.0;
+isdb_real isdb_chol_logdet(int n, const isdb_real *L) {
+    isdb_real s = 0;
     int i;
     ISDB_ASSERT(L && n >= 1);
-    if (!L) return 0.0;
-    for (i = 0; i < n; ++i) s += log(L[i * n + i]);
-    return 2.0 * s;
+    if (!L) return 0;
+    for (i = 0; i < n; ++i) s += isdb__log(L[i * n + i]);
+    return 2 * s;
 }
 
 size_t isdb_chol_update_work_size(int n) { return n > 0 ? 2 * (size_t)n : 0; }
@@ -2799,38 +2931,38 @@ size_t isdb_chol_update_work_size(int n) { return n > 0 ? 2 * (size_t)n : 0; }
                since b + y x = [src x] (z, y) = [dst 0] G^T (z, y), the same
                rotations G carry z along in O(n).
    Returns det(new) / det(old). */
-ISDB__PRIVATE double isdb__chol_update_ex(int n, const double *src, double *dst, const double *x, double *work,
-                                          double *inv_diag, double *z, double y) {
-    double *w = work, prod_c = 1.0;
+ISDB__PRIVATE isdb_real isdb__chol_update_ex(int n, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real *work,
+                                          isdb_real *inv_diag, isdb_real *z, isdb_real y) {
+    isdb_real *w = work, prod_c = 1;
     int i, k;
     isdb__copy(n, x, w);
     if (dst != src)
         for (i = 0; i < n; ++i)
-            for (k = i + 1; k < n; ++k) dst[i * n + k] = 0.0;
+            for (k = i + 1; k < n; ++k) dst[i * n + k] = 0;
     for (k = 0; k < n; ++k) {
-        double l = src[k * n + k], r = sqrt(l * l + w[k] * w[k]), inv = 1.0 / r;
-        double c = l * inv, s = w[k] * inv;
+        isdb_real l = src[k * n + k], r = isdb__sqrt(l * l + w[k] * w[k]), inv = 1 / r;
+        isdb_real c = l * inv, s = w[k] * inv;
         dst[k * n + k] = r;
         prod_c *= c;
         if (inv_diag) inv_diag[k] = inv;
         if (z) {
-            double zk = z[k];
+            isdb_real zk = z[k];
             z[k] = c * zk + s * y;
             y = c * y - s * zk;
         }
         for (i = k + 1; i < n; ++i) {
-            double lik = src[i * n + k];
+            isdb_real lik = src[i * n + k];
             dst[i * n + k] = c * lik + s * w[i];
             w[i] = c * w[i] - s * lik;
         }
     }
     /* prod_c^2 = det(old) / det(new) >= 1 / (1 + |x|^2 / lambda_min), far
        from underflow for bounded inputs. */
-    return 1.0 / (prod_c * prod_c);
+    return 1 / (prod_c * prod_c);
 }
 
-ISDB__PRIVATE double isdb__chol_update_to(int n, const double *src, double *dst, const double *x, double *work) {
-    return isdb__chol_update_ex(n, src, dst, x, work, NULL, NULL, 0.0);
+ISDB__PRIVATE isdb_real isdb__chol_update_to(int n, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real *work) {
+    return isdb__chol_update_ex(n, src, dst, x, work, NULL, NULL, 0);
 }
 
 /* In-place downdate L L^T - x x^T (the LINPACK scheme: p = L^-1 x, then
@@ -2838,21 +2970,21 @@ ISDB__PRIVATE double isdb__chol_update_to(int n, const double *src, double *dst,
    of L from the last to the first). Returns 0 and leaves L unchanged when
    r = 1 - p.p <= sqrt(DBL_EPSILON); otherwise applies it and stores
    r = det(new) / det(old). work: 2n. */
-ISDB__PRIVATE int isdb__chol_downdate(int n, double *L, const double *x, double *work, double *ratio) {
-    double *p = work, *v = work + n;
-    double r, alpha;
+ISDB__PRIVATE int isdb__chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_real *work, isdb_real *ratio) {
+    isdb_real *p = work, *v = work + n;
+    isdb_real r, alpha;
     int j, k;
     isdb__tri_solve(n, L, NULL, 0, x, p);
-    r = 1.0 - isdb__dot(n, p, p);
-    if (!(r > sqrt(DBL_EPSILON))) return 0;
-    alpha = sqrt(r);
+    r = 1 - isdb__dot(n, p, p);
+    if (!(r > isdb__sqrt(ISDB__EPS))) return 0;
+    alpha = isdb__sqrt(r);
     isdb__zero(n, v);
     for (k = n - 1; k >= 0; --k) {
-        double a = sqrt(alpha * alpha + p[k] * p[k]), inv = 1.0 / a;
-        double c = alpha * inv, s = p[k] * inv;
+        isdb_real a = isdb__sqrt(alpha * alpha + p[k] * p[k]), inv = 1 / a;
+        isdb_real c = alpha * inv, s = p[k] * inv;
         alpha = a;
         for (j = k; j < n; ++j) {
-            double l = L[j * n + k];
+            isdb_real l = L[j * n + k];
             L[j * n + k] = c * l - s * v[j];
             v[j] = s * l + c * v[j];
         }
@@ -2861,72 +2993,72 @@ ISDB__PRIVATE int isdb__chol_downdate(int n, double *L, const double *x, double 
     return 1;
 }
 
-ISDB__PRIVATE int isdb__diag_finite_positive(int n, const double *L) {
+ISDB__PRIVATE int isdb__diag_finite_positive(int n, const isdb_real *L) {
     int i;
     for (i = 0; i < n; ++i)
-        if (!(L[i * n + i] > 0.0) || !isdb__finite(L[i * n + i])) return 0;
+        if (!(L[i * n + i] > 0) || !isdb__finite(L[i * n + i])) return 0;
     return 1;
 }
 
-isdb_result isdb_chol_update(int n, double *L, const double *x, double *work) {
+isdb_result isdb_chol_update(int n, isdb_real *L, const isdb_real *x, isdb_real *work) {
     if (!isdb__dim_ok(n) || !L || !x || !work) return ISDB_ERR_INVALID_ARG;
     if (!isdb__all_finite(x, n)) return ISDB_ERR_NONFINITE;
     isdb__chol_update_to(n, L, L, x, work);
     return isdb__diag_finite_positive(n, L) ? ISDB_OK : ISDB_ERR_NONFINITE;
 }
 
-isdb_result isdb_chol_downdate(int n, double *L, const double *x, double *work) {
-    double ratio;
+isdb_result isdb_chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_real *work) {
+    isdb_real ratio;
     if (!isdb__dim_ok(n) || !L || !x || !work) return ISDB_ERR_INVALID_ARG;
     if (!isdb__all_finite(x, n)) return ISDB_ERR_NONFINITE;
     return isdb__chol_downdate(n, L, x, work, &ratio) ? ISDB_OK : ISDB_ERR_NOT_SPD;
 }
 
-isdb_result isdb_sym_eig(int n, double *A, double *w, double *V) {
-    double total = 0.0, off;
+isdb_result isdb_sym_eig(int n, isdb_real *A, isdb_real *w, isdb_real *V) {
+    isdb_real total = 0, off;
     int i, j, p, q, r, sweep;
     isdb_result res = ISDB_MAXITER_REACHED;
     if (!isdb__dim_ok(n) || !A || !w || !V) return ISDB_ERR_INVALID_ARG;
     for (i = 0; i < n; ++i)
         if (!isdb__all_finite(A + i * n, i + 1)) return ISDB_ERR_NONFINITE;
     isdb__symmetrize_lower(n, A);
-    isdb__identity(n, V, 1.0);
+    isdb__identity(n, V, 1);
     for (i = 0; i < n * n; ++i) total += A[i] * A[i];
     for (sweep = 0; sweep < 100; ++sweep) {
-        off = 0.0;
+        off = 0;
         for (i = 0; i < n; ++i)
-            for (j = 0; j < i; ++j) off += 2.0 * A[i * n + j] * A[i * n + j];
+            for (j = 0; j < i; ++j) off += 2 * A[i * n + j] * A[i * n + j];
         /* Rotations keep the Frobenius norm, so `total` bounds every sweep. */
-        if (off <= DBL_EPSILON * DBL_EPSILON * total) {
+        if (off <= ISDB__EPS * ISDB__EPS * total) {
             res = ISDB_OK;
             break;
         }
         for (p = 0; p < n - 1; ++p) {
             for (q = p + 1; q < n; ++q) {
-                double apq = A[p * n + q], theta, t, c, s;
-                if (apq == 0.0) continue;
-                theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+                isdb_real apq = A[p * n + q], theta, t, c, s;
+                if (apq == 0) continue;
+                theta = (A[q * n + q] - A[p * n + p]) / (2 * apq);
                 /* t = tan of the rotation angle, the root of t^2 + 2 theta t - 1
                    of smaller magnitude; 0.5/theta where theta^2 would overflow. */
-                if (fabs(theta) > 1e150)
-                    t = 0.5 / theta;
+                if (isdb__fabs(theta) > ISDB__SQRT_HUGE)
+                    t = ISDB__R(0.5) / theta;
                 else
-                    t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                c = 1.0 / sqrt(t * t + 1.0);
+                    t = (theta >= 0 ? 1 : -1) / (isdb__fabs(theta) + isdb__sqrt(theta * theta + 1));
+                c = 1 / isdb__sqrt(t * t + 1);
                 s = t * c;
                 for (r = 0; r < n; ++r) {
-                    double arp = A[r * n + p], arq = A[r * n + q];
+                    isdb_real arp = A[r * n + p], arq = A[r * n + q];
                     A[r * n + p] = c * arp - s * arq;
                     A[r * n + q] = s * arp + c * arq;
                 }
                 for (r = 0; r < n; ++r) {
-                    double apr = A[p * n + r], aqr = A[q * n + r];
+                    isdb_real apr = A[p * n + r], aqr = A[q * n + r];
                     A[p * n + r] = c * apr - s * aqr;
                     A[q * n + r] = s * apr + c * aqr;
                 }
-                A[p * n + q] = A[q * n + p] = 0.0;
+                A[p * n + q] = A[q * n + p] = 0;
                 for (r = 0; r < n; ++r) {
-                    double vrp = V[r * n + p], vrq = V[r * n + q];
+                    isdb_real vrp = V[r * n + p], vrq = V[r * n + q];
                     V[r * n + p] = c * vrp - s * vrq;
                     V[r * n + q] = s * vrp + c * vrq;
                 }
@@ -2940,7 +3072,7 @@ isdb_result isdb_sym_eig(int n, double *A, double *w, double *V) {
         for (j = i + 1; j < n; ++j)
             if (w[j] < w[m]) m = j;
         if (m != i) {
-            double tmp = w[i];
+            isdb_real tmp = w[i];
             w[i] = w[m];
             w[m] = tmp;
             for (r = 0; r < n; ++r) {
@@ -2955,35 +3087,35 @@ isdb_result isdb_sym_eig(int n, double *A, double *w, double *V) {
 
 /* 2-norm of the column segment A[i][col], i = from..m-1, scaled against
    overflow and underflow. */
-ISDB__PRIVATE double isdb__col_norm(int m, int n, const double *A, int col, int from) {
-    double scale = 0.0, sum = 0.0;
+ISDB__PRIVATE isdb_real isdb__col_norm(int m, int n, const isdb_real *A, int col, int from) {
+    isdb_real scale = 0, sum = 0;
     int i;
     for (i = from; i < m; ++i) {
-        double a = fabs(A[i * n + col]);
+        isdb_real a = isdb__fabs(A[i * n + col]);
         if (a > scale) scale = a;
     }
-    if (scale == 0.0) return 0.0;
+    if (scale == 0) return 0;
     for (i = from; i < m; ++i) {
-        double a = A[i * n + col] / scale;
+        isdb_real a = A[i * n + col] / scale;
         sum += a * a;
     }
-    return scale * sqrt(sum);
+    return scale * isdb__sqrt(sum);
 }
 
 /* Householder reflector H = I - tau v v^T (v[j] = 1 implied, v[i] stored in
    A[i][j] for i > j) that maps column j, rows j..m-1, to (beta, 0, ...);
    applied to the columns right of j. Returns tau (0: H = I). */
-ISDB__PRIVATE double isdb__householder_step(int m, int n, double *A, int j) {
-    double alpha = A[j * n + j], norm = isdb__col_norm(m, n, A, j, j), beta, tau, scale;
+ISDB__PRIVATE isdb_real isdb__householder_step(int m, int n, isdb_real *A, int j) {
+    isdb_real alpha = A[j * n + j], norm = isdb__col_norm(m, n, A, j, j), beta, tau, scale;
     int i, c;
-    if (norm == 0.0) return 0.0;
-    beta = alpha >= 0.0 ? -norm : norm;
+    if (norm == 0) return 0;
+    beta = alpha >= 0 ? -norm : norm;
     tau = (beta - alpha) / beta;
-    scale = 1.0 / (alpha - beta);
+    scale = 1 / (alpha - beta);
     for (i = j + 1; i < m; ++i) A[i * n + j] *= scale;
     A[j * n + j] = beta;
     for (c = j + 1; c < n; ++c) {
-        double s = A[j * n + c];
+        isdb_real s = A[j * n + c];
         for (i = j + 1; i < m; ++i) s += A[i * n + j] * A[i * n + c];
         s *= tau;
         A[j * n + c] -= s;
@@ -2994,14 +3126,14 @@ ISDB__PRIVATE double isdb__householder_step(int m, int n, double *A, int j) {
 
 /* Q = H_0 H_1 ... H_{k-1} (m x m) from the reflectors left in A by
    isdb__householder_step, accumulated backwards; then clears them from A. */
-ISDB__PRIVATE void isdb__householder_q(int m, int n, double *A, const double *tau, int k, double *Q) {
+ISDB__PRIVATE void isdb__householder_q(int m, int n, isdb_real *A, const isdb_real *tau, int k, isdb_real *Q) {
     int i, j, c;
     if (Q) {
-        isdb__identity(m, Q, 1.0);
+        isdb__identity(m, Q, 1);
         for (j = k - 1; j >= 0; --j) {
-            if (tau[j] == 0.0) continue;
+            if (tau[j] == 0) continue;
             for (c = j; c < m; ++c) {
-                double s = Q[j * m + c];
+                isdb_real s = Q[j * m + c];
                 for (i = j + 1; i < m; ++i) s += A[i * n + j] * Q[i * m + c];
                 s *= tau[j];
                 Q[j * m + c] -= s;
@@ -3010,12 +3142,12 @@ ISDB__PRIVATE void isdb__householder_q(int m, int n, double *A, const double *ta
         }
     }
     for (i = 1; i < m; ++i)
-        for (j = 0; j < i && j < n; ++j) A[i * n + j] = 0.0;
+        for (j = 0; j < i && j < n; ++j) A[i * n + j] = 0;
 }
 
 size_t isdb_qr_work_size(int m, int n) { return (m > 0 && n > 0) ? (size_t)isdb__min_int(m, n) : 0; }
 
-isdb_result isdb_qr(int m, int n, double *A, double *Q, double *work) {
+isdb_result isdb_qr(int m, int n, isdb_real *A, isdb_real *Q, isdb_real *work) {
     int j, k = isdb__min_int(m, n);
     if (!isdb__dim_ok(m) || !isdb__dim_ok(n) || !A || !work || (Q && Q == A)) return ISDB_ERR_INVALID_ARG;
     if (!isdb__all_finite(A, m * n)) return ISDB_ERR_NONFINITE;
@@ -3028,34 +3160,34 @@ size_t isdb_orth_basis_work_size(int m, int n) {
     return (m > 0 && n > 0) ? (size_t)m * (size_t)n + (size_t)isdb__min_int(m, n) : 0;
 }
 
-isdb_result isdb_orth_basis(int m, int n, const double *A, double rtol, double *Q, int *rank, double *work) {
-    double *W = work, *tau = work + m * n, top = 0.0;
+isdb_result isdb_orth_basis(int m, int n, const isdb_real *A, isdb_real rtol, isdb_real *Q, int *rank, isdb_real *work) {
+    isdb_real *W = work, *tau = work + m * n, top = 0;
     int i, j, c, k = isdb__min_int(m, n), r = 0;
-    if (!isdb__dim_ok(m) || !isdb__dim_ok(n) || !A || !Q || !rank || !work || !(rtol < 1.0))
+    if (!isdb__dim_ok(m) || !isdb__dim_ok(n) || !A || !Q || !rank || !work || !(rtol < 1))
         return ISDB_ERR_INVALID_ARG;
     if (!isdb__all_finite(A, m * n)) return ISDB_ERR_NONFINITE;
-    if (!(rtol > 0.0)) rtol = (double)isdb__max_int(m, n) * DBL_EPSILON;
+    if (!(rtol > 0)) rtol = (isdb_real)isdb__max_int(m, n) * ISDB__EPS;
     isdb__copy(m * n, A, W);
     for (j = 0; j < k; ++j) {
         /* Pivot: the remaining column of largest norm, recomputed directly
            (no norm downdating, so no cancellation). */
         int best = j;
-        double best_norm = isdb__col_norm(m, n, W, j, j);
+        isdb_real best_norm = isdb__col_norm(m, n, W, j, j);
         for (c = j + 1; c < n; ++c) {
-            double cn = isdb__col_norm(m, n, W, c, j);
+            isdb_real cn = isdb__col_norm(m, n, W, c, j);
             if (cn > best_norm) {
                 best = c;
                 best_norm = cn;
             }
         }
         if (j == 0) top = best_norm;
-        if (!(best_norm > rtol * top) || best_norm == 0.0) {
-            for (i = j; i < k; ++i) tau[i] = 0.0;
+        if (!(best_norm > rtol * top) || best_norm == 0) {
+            for (i = j; i < k; ++i) tau[i] = 0;
             break;
         }
         if (best != j)
             for (i = 0; i < m; ++i) {
-                double tmp = W[i * n + j];
+                isdb_real tmp = W[i * n + j];
                 W[i * n + j] = W[i * n + best];
                 W[i * n + best] = tmp;
             }
@@ -3067,42 +3199,42 @@ isdb_result isdb_orth_basis(int m, int n, const double *A, double rtol, double *
     return ISDB_OK;
 }
 
-isdb_result isdb_lu(int n, double *A, int *piv) {
-    double amax = 0.0, tol;
+isdb_result isdb_lu(int n, isdb_real *A, int *piv) {
+    isdb_real amax = 0, tol;
     int i, j, k;
     if (!isdb__dim_ok(n) || !A || !piv) return ISDB_ERR_INVALID_ARG;
     if (!isdb__all_finite(A, n * n)) return ISDB_ERR_NONFINITE;
     for (i = 0; i < n * n; ++i)
-        if (fabs(A[i]) > amax) amax = fabs(A[i]);
-    tol = (double)n * DBL_EPSILON * amax;
+        if (isdb__fabs(A[i]) > amax) amax = isdb__fabs(A[i]);
+    tol = (isdb_real)n * ISDB__EPS * amax;
     for (k = 0; k < n; ++k) {
         int p = k;
         for (i = k + 1; i < n; ++i)
-            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+            if (isdb__fabs(A[i * n + k]) > isdb__fabs(A[p * n + k])) p = i;
         piv[k] = p;
-        if (!(fabs(A[p * n + k]) > tol)) return ISDB_ERR_SINGULAR;
+        if (!(isdb__fabs(A[p * n + k]) > tol)) return ISDB_ERR_SINGULAR;
         if (p != k)
             for (j = 0; j < n; ++j) {
-                double tmp = A[k * n + j];
+                isdb_real tmp = A[k * n + j];
                 A[k * n + j] = A[p * n + j];
                 A[p * n + j] = tmp;
             }
         for (i = k + 1; i < n; ++i) {
-            double f = A[i * n + k] /= A[k * n + k];
+            isdb_real f = A[i * n + k] /= A[k * n + k];
             for (j = k + 1; j < n; ++j) A[i * n + j] -= f * A[k * n + j];
         }
     }
     return ISDB_OK;
 }
 
-void isdb_lu_solve(int n, const double *LU, const int *piv, int nrhs, double *B) {
+void isdb_lu_solve(int n, const isdb_real *LU, const int *piv, int nrhs, isdb_real *B) {
     int i, j, k;
     ISDB_ASSERT(LU && piv && B && n >= 1 && nrhs >= 1);
     if (!LU || !piv || !B || n < 1 || nrhs < 1) return;
     for (k = 0; k < n; ++k)
         if (piv[k] != k)
             for (j = 0; j < nrhs; ++j) {
-                double tmp = B[k * nrhs + j];
+                isdb_real tmp = B[k * nrhs + j];
                 B[k * nrhs + j] = B[piv[k] * nrhs + j];
                 B[piv[k] * nrhs + j] = tmp;
             }
@@ -3118,35 +3250,35 @@ void isdb_lu_solve(int n, const double *LU, const int *piv, int nrhs, double *B)
 
 size_t isdb_polar_work_size(int n) { return n > 0 ? 2 * (size_t)n * (size_t)n : 0; }
 
-isdb_result isdb_polar(int n, const double *A, double *Q, double *work) {
-    double *U = work, *W = work + n * n, smax = 0.0, smin = DBL_MAX;
+isdb_result isdb_polar(int n, const isdb_real *A, isdb_real *Q, isdb_real *work) {
+    isdb_real *U = work, *W = work + n * n, smax = 0, smin = ISDB__REAL_MAX;
     int i, j, r, sweep, rotated = 1;
     if (!isdb__dim_ok(n) || !A || !Q || !work) return ISDB_ERR_INVALID_ARG;
     if (!isdb__all_finite(A, n * n)) return ISDB_ERR_NONFINITE;
     isdb__copy(n * n, A, U);
-    isdb__identity(n, W, 1.0);
+    isdb__identity(n, W, 1);
     /* One-sided Jacobi: rotate column pairs of U = A W until orthogonal. */
     for (sweep = 0; sweep < 60 && rotated; ++sweep) {
         rotated = 0;
         for (i = 0; i < n - 1; ++i)
             for (j = i + 1; j < n; ++j) {
-                double a = 0.0, b = 0.0, g = 0.0, zeta, t, c, s;
+                isdb_real a = 0, b = 0, g = 0, zeta, t, c, s;
                 for (r = 0; r < n; ++r) {
                     a += U[r * n + i] * U[r * n + i];
                     b += U[r * n + j] * U[r * n + j];
                     g += U[r * n + i] * U[r * n + j];
                 }
-                if (!(fabs(g) > DBL_EPSILON * sqrt(a * b))) continue;
+                if (!(isdb__fabs(g) > ISDB__EPS * isdb__sqrt(a * b))) continue;
                 rotated = 1;
-                zeta = (b - a) / (2.0 * g);
-                if (fabs(zeta) > 1e150)
-                    t = 0.5 / zeta;
+                zeta = (b - a) / (2 * g);
+                if (isdb__fabs(zeta) > ISDB__SQRT_HUGE)
+                    t = ISDB__R(0.5) / zeta;
                 else
-                    t = (zeta >= 0.0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
-                c = 1.0 / sqrt(1.0 + t * t);
+                    t = (zeta >= 0 ? 1 : -1) / (isdb__fabs(zeta) + isdb__sqrt(1 + zeta * zeta));
+                c = 1 / isdb__sqrt(1 + t * t);
                 s = c * t;
                 for (r = 0; r < n; ++r) {
-                    double ui = U[r * n + i], uj = U[r * n + j], wi = W[r * n + i], wj = W[r * n + j];
+                    isdb_real ui = U[r * n + i], uj = U[r * n + j], wi = W[r * n + i], wj = W[r * n + j];
                     U[r * n + i] = c * ui - s * uj;
                     U[r * n + j] = s * ui + c * uj;
                     W[r * n + i] = c * wi - s * wj;
@@ -3155,22 +3287,23 @@ isdb_result isdb_polar(int n, const double *A, double *Q, double *work) {
             }
     }
     for (j = 0; j < n; ++j) {
-        double sj = isdb__col_norm(n, n, U, j, 0);
+        isdb_real sj = isdb__col_norm(n, n, U, j, 0);
         if (sj > smax) smax = sj;
         if (sj < smin) smin = sj;
-        if (sj > 0.0)
+        if (sj > 0)
             for (r = 0; r < n; ++r) U[r * n + j] /= sj;
     }
-    if (!(smin > (double)n * DBL_EPSILON * smax)) return ISDB_ERR_SINGULAR;
+    if (!(smin > (isdb_real)n * ISDB__EPS * smax)) return ISDB_ERR_SINGULAR;
     for (r = 0; r < n; ++r)
         for (j = 0; j < n; ++j) {
-            double s = 0.0;
+            isdb_real s = 0;
             for (i = 0; i < n; ++i) s += U[r * n + i] * W[j * n + i];
             Q[r * n + j] = s;
         }
     return rotated ? ISDB_MAXITER_REACHED : ISDB_OK;
 }
 
+#if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 /* ---------------------------------------------------------------------------
    Joint block diagonalization
    ------------------------------------------------------------------------ */
@@ -3557,6 +3690,8 @@ isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_options *opt,
     return converged ? ISDB_OK : ISDB_MAXITER_REACHED;
 }
 
+#endif /* !ISDB_REAL_IS_FLOAT */
+
 /* ---------------------------------------------------------------------------
    Heap layout: every object carves its arrays out of one block. Called with
    base NULL it only measures; sizes are rounded to 64 bytes.
@@ -3585,8 +3720,8 @@ ISDB__PRIVATE void *isdb__take(isdb__arena *a, int count, size_t elem) {
     return ptr;
 }
 
-ISDB__PRIVATE double *isdb__take_f64(isdb__arena *a, int count) {
-    return (double *)isdb__take(a, count, sizeof(double));
+ISDB__PRIVATE isdb_real *isdb__take_f64(isdb__arena *a, int count) {
+    return (isdb_real *)isdb__take(a, count, sizeof(isdb_real));
 }
 
 ISDB__PRIVATE int isdb__allocator_ok(const isdb_allocator *alloc) {
@@ -3612,7 +3747,7 @@ ISDB__PRIVATE void isdb__heap_free(const isdb_allocator *alloc, void *heap) {
         ISDB_FREE(heap);
 }
 
-/* Heaps must hold doubles: 8-byte alignment (malloc gives more). */
+/* Heaps hold reals and 64-bit counters: 8-byte alignment (malloc gives more). */
 ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintptr_t)heap & 7u) == 0; }
 
 /* ---------------------------------------------------------------------------
@@ -3637,7 +3772,9 @@ struct isdb_ser {
     int failed;
 };
 
-#define ISDB__SNAPSHOT_VERSION 1u
+/* Format 1; a float build writes its reals as binary32 and marks the
+   version so neither build reads the other's snapshots. */
+#define ISDB__SNAPSHOT_VERSION (ISDB_REAL_IS_FLOAT ? 0x10001u : 1u)
 #define ISDB__SNAPSHOT_HEADER 24u
 
 ISDB__PRIVATE uint64_t isdb__fnv1a(const unsigned char *p, size_t n) {
@@ -3659,6 +3796,29 @@ ISDB__PRIVATE uint64_t isdb__get_le(const unsigned char *p, int bytes) {
     uint64_t v = 0;
     int i;
     for (i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The IEEE-754 bit pattern of a real (binary64, or binary32 in a float
+   build), and back. */
+ISDB__PRIVATE uint64_t isdb__real_bits(isdb_real v) {
+#if ISDB_REAL_IS_FLOAT
+    uint32_t x;
+#else
+    uint64_t x;
+#endif
+    memcpy(&x, &v, sizeof x);
+    return x;
+}
+
+ISDB__PRIVATE isdb_real isdb__bits_real(uint64_t bits) {
+#if ISDB_REAL_IS_FLOAT
+    uint32_t x = (uint32_t)bits;
+#else
+    uint64_t x = bits;
+#endif
+    isdb_real v;
+    memcpy(&v, &x, sizeof v);
     return v;
 }
 
@@ -3714,41 +3874,37 @@ ISDB__PRIVATE int isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
 
 /* One double in [lo, hi] (so finite); returns the value moved (0 once
    the walk has failed). */
-ISDB__PRIVATE double isdb__ser_f64_in(isdb_ser *s, double *v, double lo, double hi) {
-    uint64_t x;
-    double value;
-    memcpy(&x, v, sizeof x);
-    if (!isdb__ser_raw(s, &x, 8)) return 0.0;
-    memcpy(&value, &x, sizeof value);
+ISDB__PRIVATE isdb_real isdb__ser_real_in(isdb_ser *s, isdb_real *v, isdb_real lo, isdb_real hi) {
+    uint64_t x = isdb__real_bits(*v);
+    isdb_real value;
+    if (!isdb__ser_raw(s, &x, (int)sizeof(isdb_real))) return 0;
+    value = isdb__bits_real(x);
     if (s->mode >= ISDB__SER_CHECK && !(value >= lo && value <= hi)) s->failed = 1;
     if (isdb__ser_storing(s)) *v = value;
     return value;
 }
 
-/* n doubles, each in [lo, hi]. */
-ISDB__PRIVATE void isdb__ser_f64_range(isdb_ser *s, double *v, int n, double lo, double hi) {
+/* n reals, each in [lo, hi]. */
+ISDB__PRIVATE void isdb__ser_real_range(isdb_ser *s, isdb_real *v, int n, isdb_real lo, isdb_real hi) {
     int i;
-    for (i = 0; i < n; ++i) isdb__ser_f64_in(s, &v[i], lo, hi);
+    for (i = 0; i < n; ++i) isdb__ser_real_in(s, &v[i], lo, hi);
 }
 
-/* n doubles, each of which must be finite. */
-ISDB__PRIVATE void isdb__ser_f64(isdb_ser *s, double *v, int n) { isdb__ser_f64_range(s, v, n, -DBL_MAX, DBL_MAX); }
+/* n reals, each of which must be finite. */
+ISDB__PRIVATE void isdb__ser_real(isdb_ser *s, isdb_real *v, int n) { isdb__ser_real_range(s, v, n, -ISDB__REAL_MAX, ISDB__REAL_MAX); }
 
 /* A count kept as a double: a whole number in [0, hi]. */
-ISDB__PRIVATE void isdb__ser_count(isdb_ser *s, double *v, double hi) {
-    double value = isdb__ser_f64_in(s, v, 0.0, hi);
-    if (s->mode >= ISDB__SER_CHECK && value != floor(value)) s->failed = 1;
+ISDB__PRIVATE void isdb__ser_count(isdb_ser *s, isdb_real *v, isdb_real hi) {
+    isdb_real value = isdb__ser_real_in(s, v, 0, hi);
+    if (s->mode >= ISDB__SER_CHECK && value != isdb__floor(value)) s->failed = 1;
 }
 
-/* Largest |sum - 1| a stored probability vector may show. */
-#define ISDB__SIMPLEX_TOL 1e-6
-
-/* A probability vector: n doubles in [0, 1] whose sum is 1. */
-ISDB__PRIVATE void isdb__ser_simplex(isdb_ser *s, double *v, int n) {
-    double sum = 0.0;
+/* A probability vector: n reals in [0, 1] whose sum is 1. */
+ISDB__PRIVATE void isdb__ser_simplex(isdb_ser *s, isdb_real *v, int n) {
+    isdb_real sum = 0;
     int i;
-    for (i = 0; i < n; ++i) sum += isdb__ser_f64_in(s, &v[i], 0.0, 1.0);
-    if (s->mode >= ISDB__SER_CHECK && !(fabs(sum - 1.0) <= ISDB__SIMPLEX_TOL)) s->failed = 1;
+    for (i = 0; i < n; ++i) sum += isdb__ser_real_in(s, &v[i], 0, 1);
+    if (s->mode >= ISDB__SER_CHECK && !(isdb__fabs(sum - 1) <= ISDB__SIMPLEX_TOL)) s->failed = 1;
 }
 
 /* Config values: written, and on reading required to equal the object's
@@ -3760,16 +3916,12 @@ ISDB__PRIVATE void isdb__ser_cfg_u64(isdb_ser *s, uint64_t v) {
 
 ISDB__PRIVATE void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, (uint64_t)(int64_t)v); }
 
-ISDB__PRIVATE void isdb__ser_cfg_f64(isdb_ser *s, double v) {
-    uint64_t x;
-    memcpy(&x, &v, sizeof x);
-    isdb__ser_cfg_u64(s, x);
-}
+ISDB__PRIVATE void isdb__ser_cfg_real(isdb_ser *s, isdb_real v) { isdb__ser_cfg_u64(s, isdb__real_bits(v)); }
 
 ISDB__PRIVATE void isdb__ser_rng(isdb_ser *s, isdb_rng *rng) {
     int i;
     for (i = 0; i < 4; ++i) isdb__ser_u64(s, &rng->s[i]);
-    isdb__ser_f64(s, &rng->spare, 1);
+    isdb__ser_real(s, &rng->spare, 1);
     isdb__ser_int(s, &rng->has_spare, 0, 1);
 }
 
@@ -3843,29 +3995,29 @@ ISDB__PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t byte
 }
 
 /* Checks shared by select, scores and probs. */
-ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const double *X, int n_arms, const void *out) {
+ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out) {
     if (!p || !p->vt || !out) return ISDB_ERR_INVALID_ARG;
     if (n_arms < 1 || n_arms > p->max_arms) return ISDB_ERR_INVALID_ARG;
     if (!X) return (p->vt->flags & ISDB_POLICY_X_OPTIONAL) ? ISDB_OK : ISDB_ERR_INVALID_ARG;
     return isdb__check_input(X, n_arms * p->d);
 }
 
-isdb_result isdb_policy_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+isdb_result isdb_policy_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
     isdb_result r = isdb__check_round(p, X, n_arms, arm);
     return r != ISDB_OK ? r : p->vt->select(p, X, n_arms, arm);
 }
 
-isdb_result isdb_policy_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+isdb_result isdb_policy_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_result r = isdb__check_round(p, X, n_arms, out);
     return r != ISDB_OK ? r : p->vt->scores(p, X, n_arms, out);
 }
 
-isdb_result isdb_policy_probs(isdb_policy *p, const double *X, int n_arms, double *out) {
+isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_result r = isdb__check_round(p, X, n_arms, out);
     return r != ISDB_OK ? r : p->vt->probs(p, X, n_arms, out);
 }
 
-isdb_result isdb_policy_update(isdb_policy *p, int arm, const double *x, double reward) {
+isdb_result isdb_policy_update(isdb_policy *p, int arm, const isdb_real *x, isdb_real reward) {
     isdb_result r;
     if (!p || !p->vt) return ISDB_ERR_INVALID_ARG;
     if (arm < 0 || arm >= p->max_arms) return ISDB_ERR_INVALID_ARG;
@@ -3961,14 +4113,14 @@ isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
    on every arm, so they agree exactly; probs is one-hot at select's arm.
    ------------------------------------------------------------------------ */
 
-typedef double (*isdb__index_fn)(isdb_policy *p, const double *x, double beta);
+typedef isdb_real (*isdb__index_fn)(isdb_policy *p, const isdb_real *x, isdb_real beta);
 
-ISDB__PRIVATE int isdb__index_argmax(isdb_policy *p, const double *X, int n_arms, isdb__index_fn index,
-                                     double beta) {
+ISDB__PRIVATE int isdb__index_argmax(isdb_policy *p, const isdb_real *X, int n_arms, isdb__index_fn index,
+                                     isdb_real beta) {
     int k, best = 0, d = p->d;
-    double best_value = index(p, X, beta);
+    isdb_real best_value = index(p, X, beta);
     for (k = 1; k < n_arms; ++k) {
-        double v = index(p, X + k * d, beta);
+        isdb_real v = index(p, X + k * d, beta);
         if (v > best_value) {
             best_value = v;
             best = k;
@@ -3977,19 +4129,19 @@ ISDB__PRIVATE int isdb__index_argmax(isdb_policy *p, const double *X, int n_arms
     return best;
 }
 
-ISDB__PRIVATE void isdb__index_all(isdb_policy *p, const double *X, int n_arms, isdb__index_fn index, double beta,
-                                   double *out) {
+ISDB__PRIVATE void isdb__index_all(isdb_policy *p, const isdb_real *X, int n_arms, isdb__index_fn index, isdb_real beta,
+                                   isdb_real *out) {
     int k;
     for (k = 0; k < n_arms; ++k) out[k] = index(p, X + k * p->d, beta);
 }
 
-ISDB__PRIVATE void isdb__one_hot(double *out, int n, int k) {
+ISDB__PRIVATE void isdb__one_hot(isdb_real *out, int n, int k) {
     isdb__zero(n, out);
-    out[k] = 1.0;
+    out[k] = 1;
 }
 
 /* Deterministic policies' probs: scores, then one-hot at the first max. */
-ISDB__PRIVATE isdb_result isdb__probs_one_hot(isdb_policy *p, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__probs_one_hot(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_result r = p->vt->scores(p, X, n_arms, out);
     if (r < 0) return r;
     isdb__one_hot(out, n_arms, isdb__argmax(out, n_arms));
@@ -4018,26 +4170,26 @@ ISDB__PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d, int
 
 ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
     int i, d = r->d;
-    isdb__identity(d, r->L, sqrt(r->lambda));
-    isdb__identity(d, r->L_next, sqrt(r->lambda));
-    for (i = 0; i < d; ++i) r->inv_diag[i] = 1.0 / sqrt(r->lambda);
+    isdb__identity(d, r->L, isdb__sqrt(r->lambda));
+    isdb__identity(d, r->L_next, isdb__sqrt(r->lambda));
+    for (i = 0; i < d; ++i) r->inv_diag[i] = 1 / isdb__sqrt(r->lambda);
     if (r->V) isdb__identity(d, r->V, r->lambda);
     isdb__zero(d, r->b);
     isdb__zero(d, r->z);
     isdb__zero(2 * d, r->work);
     isdb__zero(4 * d, r->block);
-    r->logdet = (double)d * log(r->lambda);
+    r->logdet = (isdb_real)d * isdb__log(r->lambda);
     r->since_refresh = 0;
 }
 
 /* Makes L_next the factor (after it was filled) and derives what depends
    on it: the reciprocal diagonal and z = L^-1 b. */
 ISDB__PRIVATE void isdb__ridge_commit(isdb__ridge *r) {
-    double *tmp = r->L;
+    isdb_real *tmp = r->L;
     int i, d = r->d;
     r->L = r->L_next;
     r->L_next = tmp;
-    for (i = 0; i < d; ++i) r->inv_diag[i] = 1.0 / r->L[i * d + i];
+    for (i = 0; i < d; ++i) r->inv_diag[i] = 1 / r->L[i * d + i];
     isdb__tri_solve(d, r->L, r->inv_diag, 0, r->b, r->z);
 }
 
@@ -4048,7 +4200,7 @@ ISDB__PRIVATE int isdb__ridge_refactor(isdb__ridge *r) {
 }
 
 /* dst = g src + x x^T + pad I on the lower triangle (dst may be src). */
-ISDB__PRIVATE void isdb__discount_gram(int d, const double *src, double *dst, const double *x, double g, double pad) {
+ISDB__PRIVATE void isdb__discount_gram(int d, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real g, isdb_real pad) {
     int i, j;
     for (i = 0; i < d; ++i) {
         for (j = 0; j <= i; ++j) dst[i * d + j] = g * src[i * d + j] + x[i] * x[j];
@@ -4066,19 +4218,19 @@ ISDB__PRIVATE void isdb__discount_gram(int d, const double *src, double *dst, co
    leaves out the (1 - gamma) lambda I padding, so every `refresh`
    additions the factor is rebuilt from the exact Gram sum, which restores
    the padding and removes the rounding the rank-one steps accumulate. */
-ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const double *x, double y, double gamma) {
-    double *tmp;
+ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const isdb_real *x, isdb_real y, isdb_real gamma) {
+    isdb_real *tmp;
     int i, j, d = r->d;
-    if (r->V) isdb__discount_gram(d, r->V, r->V, x, gamma, (1.0 - gamma) * r->lambda);
-    if (gamma < 1.0) {
-        double root = sqrt(gamma);
+    if (r->V) isdb__discount_gram(d, r->V, r->V, x, gamma, (1 - gamma) * r->lambda);
+    if (gamma < 1) {
+        isdb_real root = isdb__sqrt(gamma);
         for (i = 0; i < d; ++i) {
             r->b[i] *= gamma;
             r->z[i] *= root;
             r->inv_diag[i] /= root;
             for (j = 0; j <= i; ++j) r->L[i * d + j] *= root;
         }
-        r->logdet += (double)d * log(gamma);
+        r->logdet += (isdb_real)d * isdb__log(gamma);
     }
     for (i = 0; i < d; ++i) r->b[i] += y * x[i];
     if (r->V && r->refresh > 0 && ++r->since_refresh >= r->refresh) {
@@ -4091,14 +4243,14 @@ ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const double *x, d
             return;
         }
     }
-    r->logdet += log(isdb__chol_update_ex(d, r->L, r->L_next, x, r->work, r->inv_diag, r->z, y));
+    r->logdet += isdb__log(isdb__chol_update_ex(d, r->L, r->L_next, x, r->work, r->inv_diag, r->z, y));
     tmp = r->L;
     r->L = r->L_next;
     r->L_next = tmp;
 }
 
-ISDB__PRIVATE void isdb__ridge_add(isdb__ridge *r, const double *x, double y) {
-    isdb__ridge_add_discounted(r, x, y, 1.0);
+ISDB__PRIVATE void isdb__ridge_add(isdb__ridge *r, const isdb_real *x, isdb_real y) {
+    isdb__ridge_add_discounted(r, x, y, 1);
 }
 
 /* Makes dst hold the same estimate as src (both laid out for one d, dst
@@ -4115,7 +4267,7 @@ ISDB__PRIVATE void isdb__ridge_copy(const isdb__ridge *src, isdb__ridge *dst) {
 }
 
 /* w = L^-1 x into work; returns |w|^2 = ||x||^2 in the metric V^-1. */
-ISDB__PRIVATE double isdb__ridge_norm2(isdb__ridge *r, const double *x) {
+ISDB__PRIVATE isdb_real isdb__ridge_norm2(isdb__ridge *r, const isdb_real *x) {
     isdb__tri_solve(r->d, r->L, r->inv_diag, 0, x, r->work);
     return isdb__dot(r->d, r->work, r->work);
 }
@@ -4123,14 +4275,14 @@ ISDB__PRIVATE double isdb__ridge_norm2(isdb__ridge *r, const double *x) {
 /* UCB x.theta + beta ||x||_{V^-1} of every arm, with w = L^-1 x:
    x.theta = w.z and ||x||_{V^-1} = |w|. Writes out[k] if out is not NULL
    and returns the first arm of largest UCB: select and scores share it. */
-ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const double *X, int n_arms, double beta, double *out) {
+ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_arms, isdb_real beta, isdb_real *out) {
     int k, a, m, d = r->d, best = 0;
-    double best_value = 0.0;
+    isdb_real best_value = 0;
     for (k = 0; k < n_arms; k += m) {
         m = isdb__fwd_solve_block(d, r->L, r->inv_diag, X, n_arms, k, r->block);
         for (a = 0; a < m; ++a) {
-            const double *w = r->block + a * d;
-            double v = isdb__dot(d, w, r->z) + beta * sqrt(isdb__dot(d, w, w));
+            const isdb_real *w = r->block + a * d;
+            isdb_real v = isdb__dot(d, w, r->z) + beta * isdb__sqrt(isdb__dot(d, w, w));
             if (out) out[k + a] = v;
             if (k + a == 0 || v > best_value) {
                 best_value = v;
@@ -4142,56 +4294,56 @@ ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const double *X, int n_arm
 }
 
 /* The two parts of an arm's UCB, for the policies' explain getters. */
-ISDB__PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const double *x, double beta, double *mean,
-                                              double *bonus) {
+ISDB__PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const isdb_real *x, isdb_real beta, isdb_real *mean,
+                                              isdb_real *bonus) {
     isdb_result res;
-    double n2;
+    isdb_real n2;
     if (!x) return ISDB_ERR_INVALID_ARG;
     if ((res = isdb__check_input(x, r->d)) != ISDB_OK) return res;
     n2 = isdb__ridge_norm2(r, x);
     if (mean) *mean = isdb__dot(r->d, r->work, r->z);
-    if (bonus) *bonus = beta * sqrt(n2);
+    if (bonus) *bonus = beta * isdb__sqrt(n2);
     return ISDB_OK;
 }
 
 /* theta = V^-1 b = L^-T z. */
-ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, double *theta) {
+ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
     isdb__tri_solve(r->d, r->L, r->inv_diag, 1, r->z, theta);
 }
 
 ISDB__PRIVATE void isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refresh_max) {
     int dd = r->d * r->d;
-    isdb__ser_f64(s, r->L, dd);
-    isdb__ser_f64(s, r->inv_diag, r->d);
-    if (r->V) isdb__ser_f64(s, r->V, dd);
-    isdb__ser_f64(s, r->b, r->d);
-    isdb__ser_f64(s, r->z, r->d);
-    isdb__ser_f64(s, &r->logdet, 1);
+    isdb__ser_real(s, r->L, dd);
+    isdb__ser_real(s, r->inv_diag, r->d);
+    if (r->V) isdb__ser_real(s, r->V, dd);
+    isdb__ser_real(s, r->b, r->d);
+    isdb__ser_real(s, r->z, r->d);
+    isdb__ser_real(s, &r->logdet, 1);
     isdb__ser_int(s, &r->since_refresh, 0, refresh_max);
 }
 
 /* The confidence width beta_n of OFUL-type policies (without alpha). */
-ISDB__PRIVATE double isdb__width(isdb_width kind, int d, double n, double lambda, double delta, double R, double S,
-                                 double L, double logdet) {
-    double radius;
+ISDB__PRIVATE isdb_real isdb__width(isdb_width kind, int d, isdb_real n, isdb_real lambda, isdb_real delta, isdb_real R, isdb_real S,
+                                 isdb_real L, isdb_real logdet) {
+    isdb_real radius;
     switch (kind) {
     case ISDB_WIDTH_LOGDET:
-        radius = 2.0 * log(1.0 / delta) + logdet - (double)d * log(lambda);
+        radius = 2 * isdb__log(1 / delta) + logdet - (isdb_real)d * isdb__log(lambda);
         break;
     case ISDB_WIDTH_DETTRACE:
-        radius = 2.0 * log(1.0 / delta) + (double)d * log1p(n * L * L / ((double)d * lambda));
+        radius = 2 * isdb__log(1 / delta) + (isdb_real)d * isdb__log1p(n * L * L / ((isdb_real)d * lambda));
         break;
     case ISDB_WIDTH_SIMPLE:
-        radius = (double)d * (log1p(n * L * L / lambda) - log(delta));
+        radius = (isdb_real)d * (isdb__log1p(n * L * L / lambda) - isdb__log(delta));
         break;
     default:
-        return 1.0;
+        return 1;
     }
-    return R * sqrt(radius > 0.0 ? radius : 0.0) + sqrt(lambda) * S;
+    return R * isdb__sqrt(radius > 0 ? radius : 0) + isdb__sqrt(lambda) * S;
 }
 
 /* Checks shared by the ridge UCB configs. */
-ISDB__PRIVATE int isdb__ucb_params_ok(double lambda, double delta, double R, double S, double L, double alpha,
+ISDB__PRIVATE int isdb__ucb_params_ok(isdb_real lambda, isdb_real delta, isdb_real R, isdb_real S, isdb_real L, isdb_real alpha,
                                       isdb_width width) {
     return isdb__ridge_ok(lambda) && isdb__open01(delta) && isdb__nonneg(R) && isdb__nonneg(S) &&
            isdb__positive(L) && isdb__nonneg(alpha) && width >= ISDB_WIDTH_LOGDET && width <= ISDB_WIDTH_CONSTANT;
@@ -4206,12 +4358,12 @@ isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
     memset(&c, 0, sizeof c);
     c.d = d;
     c.max_arms = max_arms;
-    c.lambda = 1.0;
-    c.delta = 0.01;
-    c.R = 1.0;
-    c.S = 1.0;
-    c.L = 1.0;
-    c.alpha = 1.0;
+    c.lambda = 1;
+    c.delta = ISDB__R(0.01);
+    c.R = 1;
+    c.S = 1;
+    c.L = 1;
+    c.alpha = 1;
     c.width = ISDB_WIDTH_LOGDET;
     c.refresh = 0;
     return c;
@@ -4231,25 +4383,25 @@ ISDB__PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_linuc
     return a.overflow ? 0 : a.used;
 }
 
-double isdb_linucb_beta(const isdb_linucb *p) {
+isdb_real isdb_linucb_beta(const isdb_linucb *p) {
     const isdb_linucb_config *c = &p->cfg;
     return c->alpha *
-           isdb__width(c->width, c->d, (double)p->base.t, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
+           isdb__width(c->width, c->d, (isdb_real)p->base.t, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
 }
 
-ISDB__PRIVATE isdb_result isdb__linucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+ISDB__PRIVATE isdb_result isdb__linucb_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
     isdb_linucb *pol = (isdb_linucb *)p;
     *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_beta(pol), NULL);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__linucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__linucb_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_linucb *pol = (isdb_linucb *)p;
     isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_beta(pol), out);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__linucb_update(isdb_policy *p, int arm, const double *x, double y) {
+ISDB__PRIVATE isdb_result isdb__linucb_update(isdb_policy *p, int arm, const isdb_real *x, isdb_real y) {
     (void)arm;
     isdb__ridge_add(&((isdb_linucb *)p)->_ridge, x, y);
     return ISDB_OK;
@@ -4258,12 +4410,12 @@ ISDB__PRIVATE isdb_result isdb__linucb_update(isdb_policy *p, int arm, const dou
 ISDB__PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_linucb *p = (isdb_linucb *)bp;
     const isdb_linucb_config *c = &p->cfg;
-    isdb__ser_cfg_f64(s, c->lambda);
-    isdb__ser_cfg_f64(s, c->delta);
-    isdb__ser_cfg_f64(s, c->R);
-    isdb__ser_cfg_f64(s, c->S);
-    isdb__ser_cfg_f64(s, c->L);
-    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_cfg_real(s, c->lambda);
+    isdb__ser_cfg_real(s, c->delta);
+    isdb__ser_cfg_real(s, c->R);
+    isdb__ser_cfg_real(s, c->S);
+    isdb__ser_cfg_real(s, c->L);
+    isdb__ser_cfg_real(s, c->alpha);
     isdb__ser_cfg_int(s, (int)c->width);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ridge_serialize(&p->_ridge, s, c->refresh);
@@ -4312,9 +4464,9 @@ isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator
 
 const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
 
-void isdb_linucb_theta(const isdb_linucb *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
+void isdb_linucb_theta(const isdb_linucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-isdb_result isdb_linucb_explain(isdb_linucb *pol, const double *x, double *mean, double *bonus) {
+isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
     return isdb__ridge_explain(&pol->_ridge, x, isdb_linucb_beta(pol), mean, bonus);
 }
@@ -4329,12 +4481,12 @@ isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window) {
     c.d = d;
     c.max_arms = max_arms;
     c.window = window;
-    c.lambda = 1.0;
-    c.delta = 0.01;
-    c.R = 1.0;
-    c.S = 1.0;
-    c.L = 1.0;
-    c.alpha = 1.0;
+    c.lambda = 1;
+    c.delta = ISDB__R(0.01);
+    c.R = 1;
+    c.S = 1;
+    c.L = 1;
+    c.alpha = 1;
     c.width = ISDB_WIDTH_SIMPLE;
     c.refresh = 0;
     return c;
@@ -4356,21 +4508,21 @@ ISDB__PRIVATE size_t isdb__swucb_layout(const isdb_swucb_config *c, isdb_swucb *
     return a.overflow ? 0 : a.used;
 }
 
-double isdb_swucb_beta(const isdb_swucb *p) {
+isdb_real isdb_swucb_beta(const isdb_swucb *p) {
     const isdb_swucb_config *c = &p->cfg;
     /* Eq. 5 uses w from the first round on; DETTRACE counts what is in
        the window, as the public SW-LinUCB code does. */
-    double n = c->width == ISDB_WIDTH_SIMPLE ? (double)c->window : (double)p->count;
+    isdb_real n = c->width == ISDB_WIDTH_SIMPLE ? (isdb_real)c->window : (isdb_real)p->count;
     return c->alpha * isdb__width(c->width, c->d, n, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
 }
 
-ISDB__PRIVATE isdb_result isdb__swucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+ISDB__PRIVATE isdb_result isdb__swucb_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
     isdb_swucb *pol = (isdb_swucb *)p;
     *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_beta(pol), NULL);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_swucb *pol = (isdb_swucb *)p;
     isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_beta(pol), out);
     return ISDB_OK;
@@ -4383,17 +4535,17 @@ ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const double *X, in
    numerically singular (a feature vector dwarfing lambda), the factor is
    built instead by one Givens update per observation from sqrt(lambda) I,
    which cannot fail, so a window always moves on. */
-ISDB__PRIVATE void isdb__window_refit(isdb__ridge *r, const double *ring_x, const double *ring_y, int cap, int first,
-                                      int kept, const double *x, double y) {
+ISDB__PRIVATE void isdb__window_refit(isdb__ridge *r, const isdb_real *ring_x, const isdb_real *ring_y, int cap, int first,
+                                      int kept, const isdb_real *x, isdb_real y) {
     int d = r->d, i, j, k, pass, rows = x ? kept + 1 : kept;
-    double *G = r->L_next, *b = r->work;
+    isdb_real *G = r->L_next, *b = r->work;
     for (pass = 0; pass < 2; ++pass) {
-        isdb__identity(d, G, pass ? sqrt(r->lambda) : r->lambda);
+        isdb__identity(d, G, pass ? isdb__sqrt(r->lambda) : r->lambda);
         isdb__zero(d, b);
         for (k = 0; k < rows; ++k) {
             int slot = (first + k) % cap;
-            const double *v = k < kept ? ring_x + slot * d : x;
-            double yv = k < kept ? ring_y[slot] : y;
+            const isdb_real *v = k < kept ? ring_x + slot * d : x;
+            isdb_real yv = k < kept ? ring_y[slot] : y;
             for (i = 0; i < d; ++i) b[i] += yv * v[i];
             if (pass)
                 isdb__chol_update_to(d, G, G, v, r->block);
@@ -4412,11 +4564,11 @@ ISDB__PRIVATE void isdb__window_refit(isdb__ridge *r, const double *ring_x, cons
    the downdate well defined. Returns 0 after the rank-one steps, 1 after
    the scheduled exact rebuild (every `refresh` steps), 2 after a rebuild
    because the downdate was refused. */
-ISDB__PRIVATE int isdb__window_step(isdb__ridge *r, const double *ring_x, const double *ring_y, int cap, int oldest,
-                                    int count, int window, int refresh, const double *x, double y) {
+ISDB__PRIVATE int isdb__window_step(isdb__ridge *r, const isdb_real *ring_x, const isdb_real *ring_y, int cap, int oldest,
+                                    int count, int window, int refresh, const isdb_real *x, isdb_real y) {
     int i, d = r->d, full = count == window, outcome = r->since_refresh + 1 >= refresh;
-    const double *z = ring_x + oldest * d;
-    double ratio = 1.0, down = 1.0;
+    const isdb_real *z = ring_x + oldest * d;
+    isdb_real ratio = 1, down = 1;
     if (!outcome) {
         ratio = isdb__chol_update_to(d, r->L, r->L_next, x, r->work);
         if (full && !isdb__chol_downdate(d, r->L_next, z, r->work, &down)) outcome = 2;
@@ -4428,16 +4580,16 @@ ISDB__PRIVATE int isdb__window_step(isdb__ridge *r, const double *ring_x, const 
         r->logdet = isdb_chol_logdet(d, r->L_next);
         r->since_refresh = 0;
     } else {
-        double yz = full ? ring_y[oldest] : 0.0;
+        isdb_real yz = full ? ring_y[oldest] : 0;
         for (i = 0; i < d; ++i) r->b[i] += y * x[i] - yz * z[i];
-        r->logdet += log(ratio * down);
+        r->logdet += isdb__log(ratio * down);
         ++r->since_refresh;
     }
     isdb__ridge_commit(r);
     return outcome;
 }
 
-ISDB__PRIVATE isdb_result isdb__swucb_update(isdb_policy *bp, int arm, const double *x, double y) {
+ISDB__PRIVATE isdb_result isdb__swucb_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_swucb *p = (isdb_swucb *)bp;
     int w = p->cfg.window, full = p->count == w;
     int slot = full ? p->head : (p->head + p->count) % w;
@@ -4459,12 +4611,12 @@ ISDB__PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_swucb *p = (isdb_swucb *)bp;
     const isdb_swucb_config *c = &p->cfg;
     isdb__ser_cfg_int(s, c->window);
-    isdb__ser_cfg_f64(s, c->lambda);
-    isdb__ser_cfg_f64(s, c->delta);
-    isdb__ser_cfg_f64(s, c->R);
-    isdb__ser_cfg_f64(s, c->S);
-    isdb__ser_cfg_f64(s, c->L);
-    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_cfg_real(s, c->lambda);
+    isdb__ser_cfg_real(s, c->delta);
+    isdb__ser_cfg_real(s, c->R);
+    isdb__ser_cfg_real(s, c->S);
+    isdb__ser_cfg_real(s, c->L);
+    isdb__ser_cfg_real(s, c->alpha);
     isdb__ser_cfg_int(s, (int)c->width);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ser_int(s, &p->count, 0, c->window);
@@ -4472,8 +4624,8 @@ ISDB__PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->rebuilds);
     isdb__ser_u64(s, &p->refusals);
     isdb__ridge_serialize(&p->_ridge, s, c->refresh);
-    isdb__ser_f64(s, p->_ring_x, c->window * c->d);
-    isdb__ser_f64(s, p->_ring_y, c->window);
+    isdb__ser_real(s, p->_ring_x, c->window * c->d);
+    isdb__ser_real(s, p->_ring_y, c->window);
 }
 
 ISDB__PRIVATE void isdb__swucb_reset(isdb_policy *bp) {
@@ -4527,36 +4679,36 @@ isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *
 
 const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
 
-void isdb_swucb_theta(const isdb_swucb *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
+void isdb_swucb_theta(const isdb_swucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-isdb_result isdb_swucb_explain(isdb_swucb *pol, const double *x, double *mean, double *bonus) {
+isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
     return isdb__ridge_explain(&pol->_ridge, x, isdb_swucb_beta(pol), mean, bonus);
 }
 
-isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, double T, double B_T, int *window) {
-    double w;
-    if (!window || d < 1 || !(T >= 1.0) || !isdb__finite(T)) return ISDB_ERR_INVALID_ARG;
+isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window) {
+    isdb_real w;
+    if (!window || d < 1 || !(T >= 1) || !isdb__finite(T)) return ISDB_ERR_INVALID_ARG;
     switch (rule) {
     case ISDB_WINDOW_KNOWN:
         if (!isdb__positive(B_T)) return ISDB_ERR_INVALID_ARG;
-        w = pow((double)d * T / B_T, 2.0 / 3.0);
+        w = isdb__pow((isdb_real)d * T / B_T, ISDB__R(2.0 / 3.0));
         break;
     case ISDB_WINDOW_EQ12:
         if (!isdb__nonneg(B_T)) return ISDB_ERR_INVALID_ARG;
-        w = pow((double)d * T, 2.0 / 3.0) / pow(B_T + 1.0, 2.0 / 3.0);
+        w = isdb__pow((isdb_real)d * T, ISDB__R(2.0 / 3.0)) / isdb__pow(B_T + 1, ISDB__R(2.0 / 3.0));
         break;
     case ISDB_WINDOW_AGNOSTIC:
-        w = pow((double)d * T, 2.0 / 3.0);
+        w = isdb__pow((isdb_real)d * T, ISDB__R(2.0 / 3.0));
         break;
     default:
         return ISDB_ERR_INVALID_ARG;
     }
     /* The epsilon keeps exact powers (pow(1000, 2/3) = 99.999...) whole. */
-    w = floor(w + 1e-9);
-    if (w > T) w = floor(T);
-    if (w > (double)INT_MAX) w = (double)INT_MAX;
-    *window = w < 1.0 ? 1 : (int)w;
+    w = isdb__floor(w + ISDB__FLOOR_SLACK);
+    if (w > T) w = isdb__floor(T);
+    if (w > (isdb_real)INT_MAX) w = (isdb_real)INT_MAX;
+    *window = w < 1 ? 1 : (int)w;
     return ISDB_OK;
 }
 
@@ -4564,18 +4716,18 @@ isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, double T, doub
    D-LinUCB
    ------------------------------------------------------------------------ */
 
-isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, double gamma) {
+isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma) {
     isdb_dlinucb_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
     c.max_arms = max_arms;
     c.gamma = gamma;
-    c.lambda = 1.0;
-    c.delta = 0.01;
-    c.sigma = 1.0;
-    c.S = 1.0;
-    c.L = 1.0;
-    c.alpha = 1.0;
+    c.lambda = 1;
+    c.delta = ISDB__R(0.01);
+    c.sigma = 1;
+    c.S = 1;
+    c.L = 1;
+    c.alpha = 1;
     return c;
 }
 
@@ -4605,50 +4757,50 @@ ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dli
 }
 
 /* beta_n of D-LinUCB (without alpha) after n discounted observations. */
-ISDB__PRIVATE double isdb__discounted_beta(int d, double n, double gamma, double lambda, double delta, double sigma,
-                                           double S, double L) {
+ISDB__PRIVATE isdb_real isdb__discounted_beta(int d, isdb_real n, isdb_real gamma, isdb_real lambda, isdb_real delta, isdb_real sigma,
+                                           isdb_real S, isdb_real L) {
     /* 1 - gamma^(2n) and 1 - gamma^2 without cancellation near gamma = 1. */
-    double fading = n > 0.0 ? -expm1(2.0 * n * log(gamma)) : 0.0;
-    double one_minus_g2 = (1.0 - gamma) * (1.0 + gamma);
-    double radius = 2.0 * log(1.0 / delta) + (double)d * log1p(L * L * fading / (lambda * (double)d * one_minus_g2));
-    return sqrt(lambda) * S + sigma * sqrt(radius);
+    isdb_real fading = n > 0 ? -isdb__expm1(2 * n * isdb__log(gamma)) : 0;
+    isdb_real one_minus_g2 = (1 - gamma) * (1 + gamma);
+    isdb_real radius = 2 * isdb__log(1 / delta) + (isdb_real)d * isdb__log1p(L * L * fading / (lambda * (isdb_real)d * one_minus_g2));
+    return isdb__sqrt(lambda) * S + sigma * isdb__sqrt(radius);
 }
 
-double isdb_dlinucb_beta(const isdb_dlinucb *p) {
+isdb_real isdb_dlinucb_beta(const isdb_dlinucb *p) {
     const isdb_dlinucb_config *c = &p->cfg;
-    return c->alpha * isdb__discounted_beta(c->d, (double)p->base.t, c->gamma, c->lambda, c->delta, c->sigma, c->S,
+    return c->alpha * isdb__discounted_beta(c->d, (isdb_real)p->base.t, c->gamma, c->lambda, c->delta, c->sigma, c->S,
                                             c->L);
 }
 
 /* The width ||V^-1 x||_Vt of one arm from w = L^-1 x (L the factor of V):
    u = L^-T w = V^-1 x into u (d), then sqrt(u^T Vt u) from Vt's lower
    triangle. */
-ISDB__PRIVATE double isdb__discounted_width(int d, const double *L, const double *inv_diag, const double *Vt,
-                                            const double *w, double *u) {
-    double q = 0.0;
+ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *Vt,
+                                            const isdb_real *w, isdb_real *u) {
+    isdb_real q = 0;
     int i, j;
     isdb__tri_solve(d, L, inv_diag, 1, w, u);
     for (i = 0; i < d; ++i) {
-        double off = 0.0;
+        isdb_real off = 0;
         for (j = 0; j < i; ++j) off += Vt[i * d + j] * u[j];
-        q += u[i] * (Vt[i * d + i] * u[i] + 2.0 * off);
+        q += u[i] * (Vt[i * d + i] * u[i] + 2 * off);
     }
-    return sqrt(q > 0.0 ? q : 0.0);
+    return isdb__sqrt(q > 0 ? q : 0);
 }
 
 /* UCB w.z + beta ||V^-1 x||_Vt of every arm (w = L^-1 x, four arms per
    forward solve into block, 4 d; u: d scratch); out[k] if out is not
    NULL; returns the first arm of largest UCB. */
-ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const double *L, const double *inv_diag, const double *z,
-                                           const double *Vt, double *block, double *u, const double *X, int n_arms,
-                                           double beta, double *out) {
+ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *z,
+                                           const isdb_real *Vt, isdb_real *block, isdb_real *u, const isdb_real *X, int n_arms,
+                                           isdb_real beta, isdb_real *out) {
     int k, a, m, best = 0;
-    double best_value = 0.0;
+    isdb_real best_value = 0;
     for (k = 0; k < n_arms; k += m) {
         m = isdb__fwd_solve_block(d, L, inv_diag, X, n_arms, k, block);
         for (a = 0; a < m; ++a) {
-            const double *w = block + a * d;
-            double v = isdb__dot(d, w, z) + beta * isdb__discounted_width(d, L, inv_diag, Vt, w, u);
+            const isdb_real *w = block + a * d;
+            isdb_real v = isdb__dot(d, w, z) + beta * isdb__discounted_width(d, L, inv_diag, Vt, w, u);
             if (out) out[k + a] = v;
             if (k + a == 0 || v > best_value) {
                 best_value = v;
@@ -4659,38 +4811,38 @@ ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const double *L, const double 
     return best;
 }
 
-ISDB__PRIVATE int isdb__dlinucb_ucb_all(isdb_dlinucb *p, const double *X, int n_arms, double beta, double *out) {
+ISDB__PRIVATE int isdb__dlinucb_ucb_all(isdb_dlinucb *p, const isdb_real *X, int n_arms, isdb_real beta, isdb_real *out) {
     int d = p->cfg.d;
     return isdb__discounted_ucb_all(d, p->_L, p->_inv_diag, p->_z, p->_Vt, p->_work, p->_work + 4 * d, X, n_arms,
                                     beta, out);
 }
 
-ISDB__PRIVATE isdb_result isdb__dlinucb_select(isdb_policy *p, const double *X, int n_arms, int *arm) {
+ISDB__PRIVATE isdb_result isdb__dlinucb_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
     isdb_dlinucb *pol = (isdb_dlinucb *)p;
     *arm = isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_beta(pol), NULL);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__dlinucb_scores(isdb_policy *p, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__dlinucb_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_dlinucb *pol = (isdb_dlinucb *)p;
     isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_beta(pol), out);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE void isdb__swap_ptr(double **a, double **b) {
-    double *t = *a;
+ISDB__PRIVATE void isdb__swap_ptr(isdb_real **a, isdb_real **b) {
+    isdb_real *t = *a;
     *a = *b;
     *b = t;
 }
 
-ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const double *x, double y) {
+ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     const isdb_dlinucb_config *c = &p->cfg;
     int i, d = c->d;
-    double g = c->gamma, lam = c->lambda;
+    isdb_real g = c->gamma, lam = c->lambda;
     (void)arm;
-    isdb__discount_gram(d, p->_V, p->_V_next, x, g, (1.0 - g) * lam);
-    isdb__discount_gram(d, p->_Vt, p->_Vt_next, x, g * g, (1.0 - g) * (1.0 + g) * lam);
+    isdb__discount_gram(d, p->_V, p->_V_next, x, g, (1 - g) * lam);
+    isdb__discount_gram(d, p->_Vt, p->_Vt_next, x, g * g, (1 - g) * (1 + g) * lam);
     for (i = 0; i < d; ++i) p->_b_next[i] = g * p->_b[i] + y * x[i];
     isdb__copy(d * d, p->_V_next, p->_L_next);
     if (isdb_chol(d, p->_L_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
@@ -4698,7 +4850,7 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const d
     isdb__swap_ptr(&p->_Vt, &p->_Vt_next);
     isdb__swap_ptr(&p->_L, &p->_L_next);
     isdb__swap_ptr(&p->_b, &p->_b_next);
-    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1.0 / p->_L[i * d + i];
+    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1 / p->_L[i * d + i];
     isdb__tri_solve(d, p->_L, p->_inv_diag, 0, p->_b, p->_z);
     return ISDB_OK;
 }
@@ -4707,32 +4859,32 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     const isdb_dlinucb_config *c = &p->cfg;
     int dd = c->d * c->d;
-    isdb__ser_cfg_f64(s, c->gamma);
-    isdb__ser_cfg_f64(s, c->lambda);
-    isdb__ser_cfg_f64(s, c->delta);
-    isdb__ser_cfg_f64(s, c->sigma);
-    isdb__ser_cfg_f64(s, c->S);
-    isdb__ser_cfg_f64(s, c->L);
-    isdb__ser_cfg_f64(s, c->alpha);
-    isdb__ser_f64(s, p->_V, dd);
-    isdb__ser_f64(s, p->_Vt, dd);
-    isdb__ser_f64(s, p->_L, dd);
-    isdb__ser_f64(s, p->_inv_diag, c->d);
-    isdb__ser_f64(s, p->_b, c->d);
-    isdb__ser_f64(s, p->_z, c->d);
+    isdb__ser_cfg_real(s, c->gamma);
+    isdb__ser_cfg_real(s, c->lambda);
+    isdb__ser_cfg_real(s, c->delta);
+    isdb__ser_cfg_real(s, c->sigma);
+    isdb__ser_cfg_real(s, c->S);
+    isdb__ser_cfg_real(s, c->L);
+    isdb__ser_cfg_real(s, c->alpha);
+    isdb__ser_real(s, p->_V, dd);
+    isdb__ser_real(s, p->_Vt, dd);
+    isdb__ser_real(s, p->_L, dd);
+    isdb__ser_real(s, p->_inv_diag, c->d);
+    isdb__ser_real(s, p->_b, c->d);
+    isdb__ser_real(s, p->_z, c->d);
 }
 
 ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     int i, d = p->cfg.d;
-    double lam = p->cfg.lambda;
+    isdb_real lam = p->cfg.lambda;
     isdb__identity(d, p->_V, lam);
     isdb__identity(d, p->_V_next, lam);
     isdb__identity(d, p->_Vt, lam);
     isdb__identity(d, p->_Vt_next, lam);
-    isdb__identity(d, p->_L, sqrt(lam));
-    isdb__identity(d, p->_L_next, sqrt(lam));
-    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1.0 / sqrt(lam);
+    isdb__identity(d, p->_L, isdb__sqrt(lam));
+    isdb__identity(d, p->_L_next, isdb__sqrt(lam));
+    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1 / isdb__sqrt(lam);
     isdb__zero(d, p->_b);
     isdb__zero(d, p->_b_next);
     isdb__zero(d, p->_z);
@@ -4777,11 +4929,11 @@ isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocat
 
 const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
 
-void isdb_dlinucb_theta(const isdb_dlinucb *pol, double *theta) {
+void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta) {
     isdb__tri_solve(pol->cfg.d, pol->_L, pol->_inv_diag, 1, pol->_z, theta);
 }
 
-isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const double *x, double *mean, double *bonus) {
+isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     isdb_result r;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
@@ -4793,10 +4945,10 @@ isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const double *x, double *mea
     return ISDB_OK;
 }
 
-isdb_result isdb_dlinucb_tuned_gamma(int d, double T, double B_T, double *gamma) {
-    if (!gamma || d < 1 || !(T >= 1.0) || !isdb__finite(T) || !(B_T > 0.0) || !(B_T < (double)d * T))
+isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_real *gamma) {
+    if (!gamma || d < 1 || !(T >= 1) || !isdb__finite(T) || !(B_T > 0) || !(B_T < (isdb_real)d * T))
         return ISDB_ERR_INVALID_ARG;
-    *gamma = 1.0 - pow(B_T / ((double)d * T), 2.0 / 3.0);
+    *gamma = 1 - isdb__pow(B_T / ((isdb_real)d * T), ISDB__R(2.0 / 3.0));
     return ISDB_OK;
 }
 
@@ -4809,11 +4961,11 @@ isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
     memset(&c, 0, sizeof c);
     c.d = d;
     c.max_arms = max_arms;
-    c.lambda = 1.0;
-    c.R = 1.0;
+    c.lambda = 1;
+    c.R = 1;
     c.inflation = ISDB_LINTS_NONE;
     c.epsilon = 0.5;
-    c.delta = 0.01;
+    c.delta = ISDB__R(0.01);
     c.seed = 1;
     c.mc_samples = 1000;
     c.refresh = 0;
@@ -4823,7 +4975,7 @@ isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
 ISDB__PRIVATE int isdb__lints_config_ok(const isdb_lints_config *c) {
     return c && isdb__sizes_ok(c->d, c->max_arms) && isdb__ridge_ok(c->lambda) && isdb__nonneg(c->R) &&
            (c->inflation == ISDB_LINTS_NONE ||
-            (c->inflation == ISDB_LINTS_THEORY && c->epsilon > 0.0 && c->epsilon <= 1.0 && isdb__open01(c->delta))) &&
+            (c->inflation == ISDB_LINTS_THEORY && c->epsilon > 0 && c->epsilon <= 1 && isdb__open01(c->delta))) &&
            c->mc_samples >= 1 && c->refresh >= 0;
 }
 
@@ -4840,18 +4992,18 @@ ISDB__PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *
 
 /* theta~ = L^-T (L^-1 b + v e) = theta + v L^-T e with e ~ N(0, I), so
    Cov(theta~) = v^2 V^-1. */
-ISDB__PRIVATE void isdb__lints_draw(isdb_lints *p, isdb_rng *rng, double *out) {
+ISDB__PRIVATE void isdb__lints_draw(isdb_lints *p, isdb_rng *rng, isdb_real *out) {
     int i, d = p->cfg.d;
     for (i = 0; i < d; ++i) out[i] = p->_ridge.z[i] + p->v * isdb_rng_normal(rng);
     isdb__tri_solve(d, p->_ridge.L, p->_ridge.inv_diag, 1, out, out);
 }
 
 /* The arm of largest x.theta, the lowest index on ties. */
-ISDB__PRIVATE int isdb__best_dot(const double *X, int n_arms, int d, const double *theta) {
+ISDB__PRIVATE int isdb__best_dot(const isdb_real *X, int n_arms, int d, const isdb_real *theta) {
     int k, best = 0;
-    double best_value = isdb__dot(d, X, theta);
+    isdb_real best_value = isdb__dot(d, X, theta);
     for (k = 1; k < n_arms; ++k) {
-        double v = isdb__dot(d, X + k * d, theta);
+        isdb_real v = isdb__dot(d, X + k * d, theta);
         if (v > best_value) {
             best_value = v;
             best = k;
@@ -4860,7 +5012,7 @@ ISDB__PRIVATE int isdb__best_dot(const double *X, int n_arms, int d, const doubl
     return best;
 }
 
-ISDB__PRIVATE isdb_result isdb__lints_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+ISDB__PRIVATE isdb_result isdb__lints_select(isdb_policy *bp, const isdb_real *X, int n_arms, int *arm) {
     isdb_lints *p = (isdb_lints *)bp;
     isdb__lints_draw(p, &p->base.rng, p->_sample);
     *arm = isdb__best_dot(X, n_arms, p->cfg.d, p->_sample);
@@ -4869,20 +5021,20 @@ ISDB__PRIVATE isdb_result isdb__lints_select(isdb_policy *bp, const double *X, i
 
 /* Monte Carlo estimate of the selection probabilities from a copy of the
    generator, so the state does not change. */
-ISDB__PRIVATE isdb_result isdb__lints_probs(isdb_policy *bp, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__lints_probs(isdb_policy *bp, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_lints *p = (isdb_lints *)bp;
     isdb_rng rng = p->base.rng;
     int k, s;
     isdb__zero(n_arms, out);
     for (s = 0; s < p->cfg.mc_samples; ++s) {
         isdb__lints_draw(p, &rng, p->_scratch);
-        out[isdb__best_dot(X, n_arms, p->cfg.d, p->_scratch)] += 1.0;
+        out[isdb__best_dot(X, n_arms, p->cfg.d, p->_scratch)] += 1;
     }
-    for (k = 0; k < n_arms; ++k) out[k] /= (double)p->cfg.mc_samples;
+    for (k = 0; k < n_arms; ++k) out[k] /= (isdb_real)p->cfg.mc_samples;
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__lints_update(isdb_policy *p, int arm, const double *x, double y) {
+ISDB__PRIVATE isdb_result isdb__lints_update(isdb_policy *p, int arm, const isdb_real *x, isdb_real y) {
     (void)arm;
     isdb__ridge_add(&((isdb_lints *)p)->_ridge, x, y);
     return ISDB_OK;
@@ -4891,15 +5043,15 @@ ISDB__PRIVATE isdb_result isdb__lints_update(isdb_policy *p, int arm, const doub
 ISDB__PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_lints *p = (isdb_lints *)bp;
     const isdb_lints_config *c = &p->cfg;
-    isdb__ser_cfg_f64(s, c->lambda);
-    isdb__ser_cfg_f64(s, c->R);
+    isdb__ser_cfg_real(s, c->lambda);
+    isdb__ser_cfg_real(s, c->R);
     isdb__ser_cfg_int(s, (int)c->inflation);
-    isdb__ser_cfg_f64(s, c->epsilon);
-    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_real(s, c->epsilon);
+    isdb__ser_cfg_real(s, c->delta);
     isdb__ser_cfg_int(s, c->mc_samples);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ridge_serialize(&p->_ridge, s, c->refresh);
-    isdb__ser_f64(s, p->_sample, c->d);
+    isdb__ser_real(s, p->_sample, c->d);
 }
 
 ISDB__PRIVATE void isdb__lints_reset(isdb_policy *bp) {
@@ -4932,7 +5084,7 @@ isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *hea
     pol->_ridge.lambda = cfg->lambda;
     pol->_ridge.refresh = pol->cfg.refresh;
     pol->v = cfg->inflation == ISDB_LINTS_THEORY
-                 ? cfg->R * sqrt(24.0 / cfg->epsilon * (double)cfg->d * log(1.0 / cfg->delta))
+                 ? cfg->R * isdb__sqrt(24 / cfg->epsilon * (isdb_real)cfg->d * isdb__log(1 / cfg->delta))
                  : cfg->R;
     isdb__policy_base_init(&pol->base, &isdb__lints_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes);
     isdb__lints_reset(&pol->base);
@@ -4953,39 +5105,39 @@ isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *
 
 const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
 
-void isdb_lints_theta(const isdb_lints *pol, double *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
+void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-void isdb_lints_last_sample(const isdb_lints *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
+void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
 
 /* ---------------------------------------------------------------------------
    BOB
    ------------------------------------------------------------------------ */
 
-isdb_result isdb_bob_tuned_params(int d, uint64_t T, double R, double reward_bound, isdb_bob_params *par) {
-    double Tf, h, n;
+isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound, isdb_bob_params *par) {
+    isdb_real Tf, h, n;
     int j;
     if (!par || d < 1 || T < 1 || !isdb__nonneg(R) || !isdb__positive(reward_bound)) return ISDB_ERR_INVALID_ARG;
     memset(par, 0, sizeof *par);
-    Tf = (double)T;
+    Tf = (isdb_real)T;
     /* The epsilon keeps whole products whole: pow(8, 2/3) = 3.999... */
-    h = floor(pow((double)d, 2.0 / 3.0) * sqrt(Tf) + 1e-9);
-    if (h > Tf) h = floor(Tf);
-    if (h < 1.0) h = 1.0;
-    if (h > (double)INT_MAX) return ISDB_ERR_INVALID_ARG;
+    h = isdb__floor(isdb__pow((isdb_real)d, ISDB__R(2.0 / 3.0)) * isdb__sqrt(Tf) + ISDB__FLOOR_SLACK);
+    if (h > Tf) h = isdb__floor(Tf);
+    if (h < 1) h = 1;
+    if (h > (isdb_real)INT_MAX) return ISDB_ERR_INVALID_ARG;
     par->H = (int)h;
-    par->Delta = par->H > 1 ? (int)ceil(log(h)) : 0;
+    par->Delta = par->H > 1 ? (int)isdb__ceil(isdb__log(h)) : 0;
     par->n_windows = par->Delta + 1;
     par->windows[0] = 1;
     for (j = 1; j <= par->Delta; ++j) {
-        double w = j == par->Delta ? h : floor(pow(h, (double)j / (double)par->Delta) + 1e-9);
-        par->windows[j] = w < 1.0 ? 1 : (w > h ? par->H : (int)w);
+        isdb_real w = j == par->Delta ? h : isdb__floor(isdb__pow(h, (isdb_real)j / (isdb_real)par->Delta) + ISDB__FLOOR_SLACK);
+        par->windows[j] = w < 1 ? 1 : (w > h ? par->H : (int)w);
     }
     par->blocks = T / (uint64_t)par->H + (T % (uint64_t)par->H != 0);
-    n = (double)par->n_windows;
+    n = (isdb_real)par->n_windows;
     /* One window: n ln n = 0, and EXP3 has nothing to learn. */
-    par->gamma = par->n_windows > 1 ? fmin(1.0, sqrt(n * log(n) / (expm1(1.0) * (double)par->blocks))) : 0.0;
+    par->gamma = par->n_windows > 1 ? isdb__fmin(1, isdb__sqrt(n * isdb__log(n) / (isdb__expm1(1) * (isdb_real)par->blocks))) : 0;
     /* h <= T, so T / sqrt(h) >= 1 and the logarithm is not negative. */
-    par->normaliser = 2.0 * h * reward_bound + 4.0 * R * sqrt(h * log(Tf / sqrt(h)));
+    par->normaliser = 2 * h * reward_bound + 4 * R * isdb__sqrt(h * isdb__log(Tf / isdb__sqrt(h)));
     return ISDB_OK;
 }
 
@@ -4995,12 +5147,12 @@ isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
     c.d = d;
     c.max_arms = max_arms;
     c.T = T;
-    c.lambda = 1.0;
-    c.R = 1.0;
-    c.S = 1.0;
-    c.L = 1.0;
-    c.alpha = 1.0;
-    c.reward_bound = 1.0;
+    c.lambda = 1;
+    c.R = 1;
+    c.S = 1;
+    c.L = 1;
+    c.alpha = 1;
+    c.reward_bound = 1;
     c.clip = 0;
     c.seed = 1;
     c.refresh = 0;
@@ -5011,7 +5163,7 @@ ISDB__PRIVATE int isdb__bob_config_ok(const isdb_bob_config *c) {
     /* delta = 1/T is in (0, 1/2] once T >= 2. */
     return c && isdb__sizes_ok(c->d, c->max_arms) && c->T >= 2 &&
            isdb__ucb_params_ok(c->lambda, 0.5, c->R, c->S, c->L, c->alpha, ISDB_WIDTH_SIMPLE) &&
-           c->reward_bound >= 1e-30 && c->reward_bound <= 1e30 && (c->clip == 0 || c->clip == 1) &&
+           c->reward_bound >= ISDB__R(1e-30) && c->reward_bound <= ISDB__R(1e30) && (c->clip == 0 || c->clip == 1) &&
            c->refresh >= 0;
 }
 
@@ -5020,7 +5172,7 @@ ISDB__PRIVATE int isdb__bob_config_ok(const isdb_bob_config *c) {
 ISDB__PRIVATE isdb_swucb_config isdb__bob_sw_config(const isdb_bob_config *c, int w) {
     isdb_swucb_config s = isdb_swucb_config_init(c->d, c->max_arms, w);
     s.lambda = c->lambda;
-    s.delta = 1.0 / (double)c->T;
+    s.delta = 1 / (isdb_real)c->T;
     s.R = c->R;
     s.S = c->S;
     s.L = c->L;
@@ -5051,14 +5203,14 @@ ISDB__PRIVATE size_t isdb__bob_layout(const isdb_bob_config *c, const isdb_bob_p
    term is 1 and neither the sum nor a term can overflow. */
 ISDB__PRIVATE void isdb__bob_distribution(isdb_bob *p) {
     int j, n = p->par.n_windows;
-    double top = p->_logw[0], sum = 0.0, g = p->par.gamma;
+    isdb_real top = p->_logw[0], sum = 0, g = p->par.gamma;
     for (j = 1; j < n; ++j)
         if (p->_logw[j] > top) top = p->_logw[j];
     for (j = 0; j < n; ++j) {
-        p->_p[j] = exp(p->_logw[j] - top);
+        p->_p[j] = isdb__exp(p->_logw[j] - top);
         sum += p->_p[j];
     }
-    for (j = 0; j < n; ++j) p->_p[j] = (1.0 - g) * (p->_p[j] / sum) + g / (double)n;
+    for (j = 0; j < n; ++j) p->_p[j] = (1 - g) * (p->_p[j] / sum) + g / (isdb_real)n;
 }
 
 /* Starts the block's SW-UCB afresh with window windows[j]: V = lambda I, an
@@ -5074,7 +5226,7 @@ ISDB__PRIVATE void isdb__bob_fresh(isdb_bob *p) {
    rounding leaves u past the total) and starts its SW-UCB. */
 ISDB__PRIVATE void isdb__bob_draw(isdb_bob *p) {
     int j, n = p->par.n_windows;
-    double u = isdb_rng_uniform(&p->base.rng), c = 0.0;
+    isdb_real u = isdb_rng_uniform(&p->base.rng), c = 0;
     for (j = 0; j < n - 1; ++j) {
         c += p->_p[j];
         if (u < c) break;
@@ -5095,9 +5247,9 @@ ISDB__PRIVATE int isdb__bob_block_len(const isdb_bob *p, uint64_t block) {
    block begins, its window not drawn yet. */
 ISDB__PRIVATE void isdb__bob_end_block(isdb_bob *p) {
     int j, n = p->par.n_windows;
-    double r = 0.5 + p->block_sum / p->par.normaliser, top;
-    if (p->cfg.clip) r = r < 0.0 ? 0.0 : (r > 1.0 ? 1.0 : r);
-    p->_logw[p->j] += p->par.gamma / ((double)n * p->_p[p->j]) * r;
+    isdb_real r = ISDB__R(0.5) + p->block_sum / p->par.normaliser, top;
+    if (p->cfg.clip) r = r < 0 ? 0 : (r > 1 ? 1 : r);
+    p->_logw[p->j] += p->par.gamma / ((isdb_real)n * p->_p[p->j]) * r;
     top = p->_logw[0];
     for (j = 1; j < n; ++j)
         if (p->_logw[j] > top) top = p->_logw[j];
@@ -5106,7 +5258,7 @@ ISDB__PRIVATE void isdb__bob_end_block(isdb_bob *p) {
     p->block++;
     p->block_len = isdb__bob_block_len(p, p->block);
     p->in_block = 0;
-    p->block_sum = 0.0;
+    p->block_sum = 0;
     p->drawn = 0;
     isdb__bob_fresh(p);
 }
@@ -5115,7 +5267,7 @@ ISDB__PRIVATE void isdb__bob_end_block(isdb_bob *p) {
    argmax of beta_j ||x||_{(lambda I)^-1}; p_j goes to that arm. The
    block's SW-UCB is fresh until the draw, so its ridge state is the one
    every window starts from; only beta depends on the window. */
-ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_swucb probe = p->sw; /* shares the fresh ridge arrays */
     int j;
     isdb__zero(n_arms, out);
@@ -5128,23 +5280,23 @@ ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const double *X, int n_
 
 /* The block's SW-UCB is called through its vtable: the arguments were
    checked once already, by the generic function that called BOB. */
-ISDB__PRIVATE isdb_result isdb__bob_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+ISDB__PRIVATE isdb_result isdb__bob_select(isdb_policy *bp, const isdb_real *X, int n_arms, int *arm) {
     isdb_bob *p = (isdb_bob *)bp;
     if (!p->drawn) isdb__bob_draw(p);
     return p->sw.base.vt->select(&p->sw.base, X, n_arms, arm);
 }
 
-ISDB__PRIVATE isdb_result isdb__bob_scores(isdb_policy *bp, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__bob_scores(isdb_policy *bp, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_bob *p = (isdb_bob *)bp;
     return p->drawn ? p->sw.base.vt->scores(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
 }
 
-ISDB__PRIVATE isdb_result isdb__bob_probs(isdb_policy *bp, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__bob_probs(isdb_policy *bp, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_bob *p = (isdb_bob *)bp;
     return p->drawn ? p->sw.base.vt->probs(&p->sw.base, X, n_arms, out) : isdb__bob_mixture(p, X, n_arms, out);
 }
 
-ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const double *x, double y) {
+ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_bob *p = (isdb_bob *)bp;
     isdb_rng rng = p->base.rng;
     int j = p->j, drew = !p->drawn;
@@ -5173,15 +5325,15 @@ ISDB__PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     const isdb_bob_config *c = &p->cfg;
     int n = p->par.n_windows, len, in_block, j;
     uint64_t block;
-    double bound;
+    isdb_real bound;
     isdb_swucb_config sc;
     isdb__ser_cfg_u64(s, c->T);
-    isdb__ser_cfg_f64(s, c->lambda);
-    isdb__ser_cfg_f64(s, c->R);
-    isdb__ser_cfg_f64(s, c->S);
-    isdb__ser_cfg_f64(s, c->L);
-    isdb__ser_cfg_f64(s, c->alpha);
-    isdb__ser_cfg_f64(s, c->reward_bound);
+    isdb__ser_cfg_real(s, c->lambda);
+    isdb__ser_cfg_real(s, c->R);
+    isdb__ser_cfg_real(s, c->S);
+    isdb__ser_cfg_real(s, c->L);
+    isdb__ser_cfg_real(s, c->alpha);
+    isdb__ser_cfg_real(s, c->reward_bound);
     isdb__ser_cfg_int(s, c->clip);
     isdb__ser_cfg_int(s, c->refresh);
     block = isdb__ser_u64(s, &p->block);
@@ -5190,9 +5342,9 @@ ISDB__PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     /* A block with updates has drawn its window. */
     isdb__ser_int(s, &p->drawn, in_block > 0, 1);
     j = isdb__ser_int(s, &p->j, 0, n - 1);
-    bound = (double)len * ISDB_INPUT_MAX;
-    isdb__ser_f64_range(s, &p->block_sum, 1, -bound, bound);
-    isdb__ser_f64_range(s, p->_logw, n, -1e300, 0.0);
+    bound = (isdb_real)len * ISDB_INPUT_MAX;
+    isdb__ser_real_range(s, &p->block_sum, 1, -bound, bound);
+    isdb__ser_real_range(s, p->_logw, n, -ISDB__REAL_MAX, 0);
     sc = isdb__bob_sw_config(c, p->par.windows[j]);
     if (s->mode == ISDB__SER_CHECK) {
         /* Checked against the layout of the snapshot's window; the object
@@ -5220,7 +5372,7 @@ ISDB__PRIVATE void isdb__bob_reset(isdb_policy *bp) {
     p->in_block = 0;
     p->drawn = 0;
     p->j = 0;
-    p->block_sum = 0.0;
+    p->block_sum = 0;
     isdb__zero(p->par.n_windows, p->_logw);
     isdb__bob_distribution(p);
     isdb__bob_fresh(p);
@@ -5279,9 +5431,9 @@ int isdb_bob_window(const isdb_bob *pol) { return pol->drawn ? pol->par.windows[
 
 int isdb_bob_window_index(const isdb_bob *pol) { return pol->drawn ? pol->j : -1; }
 
-void isdb_bob_master_probs(const isdb_bob *pol, double *p) { isdb__copy(pol->par.n_windows, pol->_p, p); }
+void isdb_bob_master_probs(const isdb_bob *pol, isdb_real *p) { isdb__copy(pol->par.n_windows, pol->_p, p); }
 
-void isdb_bob_log_weights(const isdb_bob *pol, double *logw) { isdb__copy(pol->par.n_windows, pol->_logw, logw); }
+void isdb_bob_log_weights(const isdb_bob *pol, isdb_real *logw) { isdb__copy(pol->par.n_windows, pol->_logw, logw); }
 
 const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
 
@@ -5294,14 +5446,14 @@ isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     memset(&c, 0, sizeof c);
     c.d = d;
     c.max_arms = max_arms;
-    c.lambda = 1.0;
-    c.R = 1.0;
-    c.delta = 0.01;
-    c.S = 1.0;
-    c.L = 1.0;
-    c.alpha = 1.0;
+    c.lambda = 1;
+    c.R = 1;
+    c.delta = ISDB__R(0.01);
+    c.S = 1;
+    c.L = 1;
+    c.alpha = 1;
     c.threshold = 3.5;
-    c.play_threshold = 2.0;
+    c.play_threshold = 2;
     return c;
 }
 
@@ -5355,7 +5507,7 @@ ISDB__PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, isdb_a
     for (k = 0; k < n; ++k) {
         isdb__adaptive_est *e = &p->_est[k];
         e->memory = memories[k];
-        e->gamma = e->memory ? 1.0 - 1.0 / (double)e->memory : 1.0;
+        e->gamma = e->memory ? 1 - 1 / (isdb_real)e->memory : 1;
         isdb__ridge_layout(&e->ridge, &a, c->d, 1);
         e->Vt = e->memory ? isdb__take_f64(&a, c->d * c->d) : NULL;
         e->ridge.lambda = c->lambda;
@@ -5373,29 +5525,29 @@ ISDB__PRIVATE isdb__adaptive_est *isdb__adaptive_played(const isdb_adaptive *p) 
 
 /* A discounted estimator plays D-LinUCB's index (its width ||V^-1 x||_Vt
    and beta_n with n = count), the unbounded one LinUCB's (log-det width). */
-double isdb_adaptive_beta(const isdb_adaptive *p) {
+isdb_real isdb_adaptive_beta(const isdb_adaptive *p) {
     const isdb_adaptive_config *c = &p->cfg;
     const isdb__adaptive_est *e = isdb__adaptive_played(p);
-    double beta = e->Vt ? isdb__discounted_beta(c->d, (double)e->count, e->gamma, c->lambda, c->delta, c->R, c->S, c->L)
-                        : isdb__width(ISDB_WIDTH_LOGDET, c->d, 0.0, c->lambda, c->delta, c->R, c->S, c->L,
+    isdb_real beta = e->Vt ? isdb__discounted_beta(c->d, (isdb_real)e->count, e->gamma, c->lambda, c->delta, c->R, c->S, c->L)
+                        : isdb__width(ISDB_WIDTH_LOGDET, c->d, 0, c->lambda, c->delta, c->R, c->S, c->L,
                                       e->ridge.logdet);
     return c->alpha * beta;
 }
 
-ISDB__PRIVATE int isdb__adaptive_ucb_all(isdb_adaptive *p, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE int isdb__adaptive_ucb_all(isdb_adaptive *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb__adaptive_est *e = isdb__adaptive_played(p);
     isdb__ridge *r = &e->ridge;
-    double beta = isdb_adaptive_beta(p);
+    isdb_real beta = isdb_adaptive_beta(p);
     if (!e->Vt) return isdb__ridge_ucb_all(r, X, n_arms, beta, out);
     return isdb__discounted_ucb_all(r->d, r->L, r->inv_diag, r->z, e->Vt, r->block, r->work, X, n_arms, beta, out);
 }
 
-ISDB__PRIVATE isdb_result isdb__adaptive_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
+ISDB__PRIVATE isdb_result isdb__adaptive_select(isdb_policy *bp, const isdb_real *X, int n_arms, int *arm) {
     *arm = isdb__adaptive_ucb_all((isdb_adaptive *)bp, X, n_arms, NULL);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__adaptive_scores(isdb_policy *bp, const double *X, int n_arms, double *out) {
+ISDB__PRIVATE isdb_result isdb__adaptive_scores(isdb_policy *bp, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb__adaptive_ucb_all((isdb_adaptive *)bp, X, n_arms, out);
     return ISDB_OK;
 }
@@ -5404,21 +5556,21 @@ ISDB__PRIVATE isdb_result isdb__adaptive_scores(isdb_policy *bp, const double *X
    discounted sum S of delta = (y - pred_j)^2 - (y - pred_i)^2, how much
    better the shorter memory i predicted each observation, exceeds z times
    its standard deviation estimate sqrt(Q). */
-ISDB__PRIVATE int isdb__adaptive_beats(const isdb_adaptive *p, int i, int j, double z) {
-    double S = p->_sum[i * p->n_est + j];
-    return p->_est[j].count > p->_est[i].memory && S > 0.0 && S * S > z * z * p->_sq[i * p->n_est + j];
+ISDB__PRIVATE int isdb__adaptive_beats(const isdb_adaptive *p, int i, int j, isdb_real z) {
+    isdb_real S = p->_sum[i * p->n_est + j];
+    return p->_est[j].count > p->_est[i].memory && S > 0 && S * S > z * z * p->_sq[i * p->n_est + j];
 }
 
 /* Folds the new observation's prediction errors into the test's sums;
    S and Q are discounted by the shorter memory's gamma, so they cover the
    last ~memory_i rounds. Returns the longest memory i that beats some
    longer one at the cut threshold, or -1. */
-ISDB__PRIVATE int isdb__adaptive_test(isdb_adaptive *p, double y) {
+ISDB__PRIVATE int isdb__adaptive_test(isdb_adaptive *p, isdb_real y) {
     int i, j, n = p->n_est, found = -1;
     for (i = 0; i + 1 < n; ++i) {
-        double g = p->_est[i].gamma, ei = y - p->_pred[i];
+        isdb_real g = p->_est[i].gamma, ei = y - p->_pred[i];
         for (j = i + 1; j < n; ++j) {
-            double ej = y - p->_pred[j], delta = ej * ej - ei * ei;
+            isdb_real ej = y - p->_pred[j], delta = ej * ej - ei * ei;
             p->_sum[i * n + j] = g * p->_sum[i * n + j] + delta;
             p->_sq[i * n + j] = g * g * p->_sq[i * n + j] + delta * delta;
             if (isdb__adaptive_beats(p, i, j, p->cfg.threshold)) found = i;
@@ -5437,8 +5589,8 @@ ISDB__PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
         if (p->_est[k].Vt) isdb__copy(p->cfg.d * p->cfg.d, p->_est[i].Vt, p->_est[k].Vt);
         p->_est[k].count = isdb__min_int(p->_est[i].count, p->_est[i].memory);
         for (a = 0; a < k; ++a) {
-            p->_sum[a * n + k] = a < i ? p->_sum[a * n + i] : 0.0;
-            p->_sq[a * n + k] = a < i ? p->_sq[a * n + i] : 0.0;
+            p->_sum[a * n + k] = a < i ? p->_sum[a * n + i] : 0;
+            p->_sq[a * n + k] = a < i ? p->_sq[a * n + i] : 0;
         }
     }
     ++p->changes;
@@ -5455,7 +5607,7 @@ ISDB__PRIVATE int isdb__adaptive_choose(const isdb_adaptive *p) {
     return j;
 }
 
-ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const double *x, double y) {
+ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
     int k, cut;
     (void)arm;
@@ -5470,7 +5622,7 @@ ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const 
         isdb__ridge_add_discounted(&e->ridge, x, y, e->gamma);
         if (e->Vt)
             isdb__discount_gram(p->cfg.d, e->Vt, e->Vt, x, e->gamma * e->gamma,
-                                (1.0 - e->gamma) * (1.0 + e->gamma) * p->cfg.lambda);
+                                (1 - e->gamma) * (1 + e->gamma) * p->cfg.lambda);
         if (e->count < INT_MAX) ++e->count;
     }
     if (cut >= 0) isdb__adaptive_cut(p, cut);
@@ -5482,16 +5634,16 @@ ISDB__PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
     const isdb_adaptive_config *c = &p->cfg;
     int k, n = p->n_est;
-    isdb__ser_cfg_f64(s, c->lambda);
-    isdb__ser_cfg_f64(s, c->R);
-    isdb__ser_cfg_f64(s, c->delta);
-    isdb__ser_cfg_f64(s, c->S);
-    isdb__ser_cfg_f64(s, c->L);
-    isdb__ser_cfg_f64(s, c->alpha);
+    isdb__ser_cfg_real(s, c->lambda);
+    isdb__ser_cfg_real(s, c->R);
+    isdb__ser_cfg_real(s, c->delta);
+    isdb__ser_cfg_real(s, c->S);
+    isdb__ser_cfg_real(s, c->L);
+    isdb__ser_cfg_real(s, c->alpha);
     isdb__ser_cfg_int(s, c->min_memory);
     isdb__ser_cfg_int(s, c->max_memory);
-    isdb__ser_cfg_f64(s, c->threshold);
-    isdb__ser_cfg_f64(s, c->play_threshold);
+    isdb__ser_cfg_real(s, c->threshold);
+    isdb__ser_cfg_real(s, c->play_threshold);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ser_int(s, &p->played, 0, n - 1);
     isdb__ser_u64(s, &p->changes);
@@ -5499,11 +5651,11 @@ ISDB__PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
         isdb__adaptive_est *e = &p->_est[k];
         isdb__ser_int(s, &e->count, 0, INT_MAX);
         isdb__ridge_serialize(&e->ridge, s, e->ridge.refresh);
-        if (e->Vt) isdb__ser_f64(s, e->Vt, c->d * c->d);
+        if (e->Vt) isdb__ser_real(s, e->Vt, c->d * c->d);
     }
-    isdb__ser_f64(s, p->_pred, n);
-    isdb__ser_f64(s, p->_sum, n * n);
-    isdb__ser_f64_range(s, p->_sq, n * n, 0.0, DBL_MAX);
+    isdb__ser_real(s, p->_pred, n);
+    isdb__ser_real(s, p->_sum, n * n);
+    isdb__ser_real_range(s, p->_sq, n * n, 0, ISDB__REAL_MAX);
 }
 
 ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
@@ -5561,16 +5713,16 @@ isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_alloc
 
 const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol) { return &pol->cfg; }
 
-void isdb_adaptive_theta(const isdb_adaptive *pol, double *theta) {
+void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta) {
     isdb__ridge_theta(&isdb__adaptive_played(pol)->ridge, theta);
 }
 
-isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const double *x, double *mean, double *bonus) {
-    double score;
+isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+    isdb_real score;
     isdb_result r;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    score = 0.0;
+    score = 0;
     isdb__adaptive_ucb_all(pol, x, 1, &score);
     if (mean) *mean = isdb__dot(pol->cfg.d, isdb__adaptive_played(pol)->ridge.block, isdb__adaptive_played(pol)->ridge.z);
     if (bonus) *bonus = score - isdb__dot(pol->cfg.d, isdb__adaptive_played(pol)->ridge.block, isdb__adaptive_played(pol)->ridge.z);
@@ -5584,6 +5736,7 @@ int isdb_adaptive_memory(const isdb_adaptive *pol) {
 
 uint64_t isdb_adaptive_changes(const isdb_adaptive *pol) { return pol->changes; }
 
+#if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 /* ---------------------------------------------------------------------------
    ISD-linUCB: invariance detection
    ------------------------------------------------------------------------ */
@@ -7531,27 +7684,27 @@ ISDB__PRIVATE void isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, int d, int n
     isdb__ser_int(s, &f->n_blocks, 0, d);
     isdb__ser_int(s, &f->n, 0, nmax);
     isdb__ser_int(s, &f->identity, 0, 1);
-    isdb__ser_f64(s, &f->theta, 1);
-    isdb__ser_f64(s, &f->lambda0, 1);
-    isdb__ser_f64(s, &f->lambda_max, 1);
-    isdb__ser_f64(s, &f->lambda_beta, 1);
-    isdb__ser_f64(s, &f->delta_pi, 1);
-    isdb__ser_f64(s, &f->r_inv, 1);
-    isdb__ser_f64(s, &f->s2, 1);
+    isdb__ser_real(s, &f->theta, 1);
+    isdb__ser_real(s, &f->lambda0, 1);
+    isdb__ser_real(s, &f->lambda_max, 1);
+    isdb__ser_real(s, &f->lambda_beta, 1);
+    isdb__ser_real(s, &f->delta_pi, 1);
+    isdb__ser_real(s, &f->r_inv, 1);
+    isdb__ser_real(s, &f->s2, 1);
     isdb__ser_int(s, &f->jbd.converged, 0, 1);
     isdb__ser_int(s, &f->jbd.iterations, 0, INT_MAX);
     isdb__ser_int(s, &f->jbd.n_blocks, 0, d);
-    isdb__ser_f64(s, &f->jbd.threshold, 1);
-    isdb__ser_f64(s, &f->jbd.criterion, 1);
-    isdb__ser_f64(s, &f->jbd.offdiag, 1);
-    isdb__ser_f64(s, &f->jbd.offblock, 1);
-    isdb__ser_f64(s, f->U, dd);
-    isdb__ser_f64(s, f->Ut, dd);
-    isdb__ser_f64(s, f->beta, d);
-    isdb__ser_f64(s, f->Lbeta, dd);
-    isdb__ser_f64(s, f->Winv, dd);
-    isdb__ser_f64(s, f->stat, d);
-    isdb__ser_f64(s, f->pvalue, d);
+    isdb__ser_real(s, &f->jbd.threshold, 1);
+    isdb__ser_real(s, &f->jbd.criterion, 1);
+    isdb__ser_real(s, &f->jbd.offdiag, 1);
+    isdb__ser_real(s, &f->jbd.offblock, 1);
+    isdb__ser_real(s, f->U, dd);
+    isdb__ser_real(s, f->Ut, dd);
+    isdb__ser_real(s, f->beta, d);
+    isdb__ser_real(s, f->Lbeta, dd);
+    isdb__ser_real(s, f->Winv, dd);
+    isdb__ser_real(s, f->stat, d);
+    isdb__ser_real(s, f->pvalue, d);
     for (i = 0; i < d; ++i) isdb__ser_int(s, &f->sizes[i], 0, d);
     for (i = 0; i < d; ++i) isdb__ser_int(s, &f->invariant[i], 0, 1);
 }
@@ -7568,7 +7721,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->beta_inv != NULL);
     isdb__ser_cfg_int(s, e->rule);
     isdb__ser_cfg_int(s, e->splits);
-    isdb__ser_cfg_f64(s, e->level);
+    isdb__ser_cfg_real(s, e->level);
     isdb__ser_cfg_int(s, e->n_windows);
     isdb__ser_cfg_int(s, e->window_length);
     isdb__ser_cfg_int(s, e->center);
@@ -7579,29 +7732,29 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, e->force_residual);
     isdb__ser_cfg_int(s, (int)e->jbd.method);
     isdb__ser_cfg_int(s, e->jbd.max_iter);
-    isdb__ser_cfg_f64(s, e->jbd.tol);
-    isdb__ser_cfg_f64(s, e->jbd.threshold);
+    isdb__ser_cfg_real(s, e->jbd.tol);
+    isdb__ser_cfg_real(s, e->jbd.threshold);
     isdb__ser_cfg_int(s, (int)e->jbd.scale);
     isdb__ser_cfg_int(s, (int)e->jbd.off_norm);
     isdb__ser_cfg_int(s, (int)c->learner);
     isdb__ser_cfg_int(s, c->window);
-    isdb__ser_cfg_f64(s, c->gamma);
-    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_real(s, c->gamma);
+    isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ser_cfg_int(s, (int)c->radius);
-    isdb__ser_cfg_f64(s, c->delta);
-    isdb__ser_cfg_f64(s, c->sigma);
-    isdb__ser_cfg_f64(s, c->L);
-    isdb__ser_cfg_f64(s, c->M);
-    isdb__ser_cfg_f64(s, c->alpha);
-    isdb__ser_cfg_f64(s, c->delta_pi);
+    isdb__ser_cfg_real(s, c->delta);
+    isdb__ser_cfg_real(s, c->sigma);
+    isdb__ser_cfg_real(s, c->L);
+    isdb__ser_cfg_real(s, c->M);
+    isdb__ser_cfg_real(s, c->alpha);
+    isdb__ser_cfg_real(s, c->delta_pi);
     isdb__ser_cfg_int(s, c->recompute_every);
     isdb__ser_cfg_int(s, c->history);
     isdb__ser_cfg_int(s, (int)c->monitor);
     isdb__ser_cfg_int(s, c->monitor_window);
     isdb__ser_cfg_int(s, c->monitor_every);
     isdb__ser_cfg_int(s, c->monitor_chunk);
-    isdb__ser_cfg_f64(s, c->monitor_level);
+    isdb__ser_cfg_real(s, c->monitor_level);
     isdb__isd_ser_fit(s, &p->_fit, d, c->n_offline + H);
     isdb__ser_int(s, &p->hist_count, 0, H);
     isdb__ser_int(s, &p->hist_head, 0, H > 0 ? H - 1 : 0);
@@ -7615,23 +7768,23 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->demotions);
     isdb__ser_u64(s, &p->mon_count);
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
-    isdb__ser_f64(s, &p->monitor_stat, 1);
-    isdb__ser_f64(s, &p->monitor_pvalue, 1);
-    isdb__ser_f64(s, p->_hist_x, H * d);
-    isdb__ser_f64(s, p->_hist_y, H);
-    isdb__ser_f64(s, p->_res.L, dd);
-    isdb__ser_f64(s, p->_res.inv_diag, d);
-    isdb__ser_f64(s, p->_res.V, dd);
-    isdb__ser_f64(s, p->_res.b, d);
-    isdb__ser_f64(s, p->_res.z, d);
-    isdb__ser_f64(s, p->_res_theta, d);
-    isdb__ser_f64(s, &p->_res.logdet, 1);
+    isdb__ser_real(s, &p->monitor_stat, 1);
+    isdb__ser_real(s, &p->monitor_pvalue, 1);
+    isdb__ser_real(s, p->_hist_x, H * d);
+    isdb__ser_real(s, p->_hist_y, H);
+    isdb__ser_real(s, p->_res.L, dd);
+    isdb__ser_real(s, p->_res.inv_diag, d);
+    isdb__ser_real(s, p->_res.V, dd);
+    isdb__ser_real(s, p->_res.b, d);
+    isdb__ser_real(s, p->_res.z, d);
+    isdb__ser_real(s, p->_res_theta, d);
+    isdb__ser_real(s, &p->_res.logdet, 1);
     isdb__ser_int(s, &p->_res.since_refresh, 0, INT_MAX);
     if (c->learner == ISDB_ISD_RES_DISCOUNT) {
-        isdb__ser_f64(s, p->_Vd, dd);
-        isdb__ser_f64(s, p->_Vt, dd);
+        isdb__ser_real(s, p->_Vd, dd);
+        isdb__ser_real(s, p->_Vt, dd);
     }
-    isdb__ser_f64(s, p->_gamma, d);
+    isdb__ser_real(s, p->_gamma, d);
     if (isdb__ser_storing(s)) {
         int q = d - p->_fit.p_inv;
         p->_res.d = q;
@@ -8637,9 +8790,9 @@ ISDB__PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) 
     isdb__ser_int(s, &status, -64, 64);
     if (isdb__ser_storing(s)) info->status = (isdb_result)status;
     isdb__ser_int(s, &info->iterations, 0, INT_MAX);
-    isdb__ser_f64(s, &info->kkt, 1);
-    isdb__ser_f64(s, &info->gap, 1);
-    isdb__ser_f64(s, &info->objective, 1);
+    isdb__ser_real(s, &info->kkt, 1);
+    isdb__ser_real(s, &info->gap, 1);
+    isdb__ser_real(s, &info->objective, 1);
 }
 
 ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
@@ -8647,31 +8800,31 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     const isdb_opkb_config *c = &p->cfg;
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
     isdb__ser_cfg_int(s, (int)c->kernel);
-    isdb__ser_cfg_f64(s, c->length_scale);
+    isdb__ser_cfg_real(s, c->length_scale);
     isdb__ser_cfg_int(s, (int)c->features);
-    isdb__ser_cfg_f64(s, c->rank_tol);
+    isdb__ser_cfg_real(s, c->rank_tol);
     isdb__ser_cfg_u64(s, c->arms ? isdb__fnv1a((const unsigned char *)p->_arms, (size_t)(N * c->d) * sizeof(double))
                                  : 0);
     isdb__ser_cfg_u64(s, c->gram ? isdb__fnv1a((const unsigned char *)p->_gram, (size_t)(N * N) * sizeof(double))
                                  : 0);
     isdb__ser_cfg_int(s, c->adaptive);
-    isdb__ser_cfg_f64(s, c->horizon);
-    isdb__ser_cfg_f64(s, c->sigma);
-    isdb__ser_cfg_f64(s, c->delta);
-    isdb__ser_cfg_f64(s, c->reward_scale);
-    isdb__ser_cfg_f64(s, c->gamma_factor);
-    isdb__ser_cfg_f64(s, c->c1);
-    isdb__ser_cfg_f64(s, c->c3);
-    isdb__ser_cfg_f64(s, c->c4);
-    isdb__ser_cfg_f64(s, c->beta_scale);
-    isdb__ser_cfg_f64(s, c->set_scale);
-    isdb__ser_cfg_f64(s, c->mix);
-    isdb__ser_cfg_f64(s, c->c0_scale);
+    isdb__ser_cfg_real(s, c->horizon);
+    isdb__ser_cfg_real(s, c->sigma);
+    isdb__ser_cfg_real(s, c->delta);
+    isdb__ser_cfg_real(s, c->reward_scale);
+    isdb__ser_cfg_real(s, c->gamma_factor);
+    isdb__ser_cfg_real(s, c->c1);
+    isdb__ser_cfg_real(s, c->c3);
+    isdb__ser_cfg_real(s, c->c4);
+    isdb__ser_cfg_real(s, c->beta_scale);
+    isdb__ser_cfg_real(s, c->set_scale);
+    isdb__ser_cfg_real(s, c->mix);
+    isdb__ser_cfg_real(s, c->c0_scale);
     isdb__ser_cfg_int(s, c->test_mean);
     isdb__ser_cfg_int(s, c->j_star);
     isdb__ser_cfg_int(s, c->test_block);
     isdb__ser_cfg_int(s, c->max_restarts);
-    isdb__ser_cfg_f64(s, c->solver_tol);
+    isdb__ser_cfg_real(s, c->solver_tol);
     isdb__ser_cfg_int(s, c->solver_max_iter);
     isdb__ser_int(s, &p->epoch, 1, INT_MAX);
     block = isdb__ser_int(s, &p->block, 0, p->j_max);
@@ -8681,7 +8834,7 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->block_len);
     isdb__ser_u64(s, &p->tests);
     isdb__ser_u64(s, &p->last_restart);
-    isdb__ser_f64(s, &p->last_stat, 1);
+    isdb__ser_real(s, &p->last_stat, 1);
     isdb__opkb_ser_info(s, &p->op_info);
     isdb__opkb_ser_info(s, &p->set_info);
     /* The strategies of blocks 0..block are distributions; later rows are
@@ -8690,13 +8843,13 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
         if (k <= block)
             isdb__ser_simplex(s, p->_P + k * N, N);
         else
-            isdb__ser_f64_range(s, p->_P + k * N, N, 0.0, 1.0);
+            isdb__ser_real_range(s, p->_P + k * N, N, 0.0, 1.0);
     }
-    isdb__ser_f64(s, p->_D, J * N);
-    isdb__ser_f64(s, p->_wC, (J + 1) * N);
-    isdb__ser_f64(s, p->_wB, (J + 1) * N);
-    isdb__ser_f64(s, p->_wR, J * (J + 1) / 2 * N);
-    isdb__ser_f64_range(s, p->_xstar, N, 0.0, 1.0);
+    isdb__ser_real(s, p->_D, J * N);
+    isdb__ser_real(s, p->_wC, (J + 1) * N);
+    isdb__ser_real(s, p->_wB, (J + 1) * N);
+    isdb__ser_real(s, p->_wR, J * (J + 1) / 2 * N);
+    isdb__ser_real_range(s, p->_xstar, N, 0.0, 1.0);
     for (k = 0; k < J; ++k) isdb__ser_int(s, &p->_active[k], 0, 1);
 }
 
@@ -9674,26 +9827,26 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     int tmp;
     isdb__ser_cfg_int(s, Mc);
     isdb__ser_cfg_u64(s, c->horizon);
-    isdb__ser_cfg_f64(s, c->c);
-    isdb__ser_cfg_f64(s, c->zeta);
+    isdb__ser_cfg_real(s, c->c);
+    isdb__ser_cfg_real(s, c->zeta);
     isdb__ser_cfg_int(s, (int)c->forcing);
-    isdb__ser_cfg_f64(s, c->force_c);
+    isdb__ser_cfg_real(s, c->force_c);
     isdb__ser_cfg_int(s, c->force_s_now);
-    isdb__ser_cfg_f64(s, c->lambda);
-    isdb__ser_cfg_f64(s, c->solver_tol);
+    isdb__ser_cfg_real(s, c->lambda);
+    isdb__ser_cfg_real(s, c->solver_tol);
     isdb__ser_cfg_int(s, c->solver_max_iter);
     isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_f64(s, p->_G, dd);
-    isdb__ser_f64(s, p->_L, dd);
-    isdb__ser_f64(s, p->_b, d);
-    isdb__ser_f64(s, p->_theta, d);
-    isdb__ser_f64(s, p->_basis, dd);
-    isdb__ser_f64(s, &p->logdet, 1);
+    isdb__ser_real(s, p->_G, dd);
+    isdb__ser_real(s, p->_L, dd);
+    isdb__ser_real(s, p->_b, d);
+    isdb__ser_real(s, p->_theta, d);
+    isdb__ser_real(s, p->_basis, dd);
+    isdb__ser_real(s, &p->logdet, 1);
     isdb__ser_int(s, &p->factored, 0, 1);
     isdb__ser_int(s, &p->since_refresh, 0, c->refresh);
     isdb__ser_int(s, &p->rank_played, 0, d);
     isdb__ser_int(s, &p->n_vec, 0, V);
-    isdb__ser_f64(s, p->_vec, V * d);
+    isdb__ser_real(s, p->_vec, V * d);
     for (i = 0; i < V; ++i) isdb__ser_u64(s, &p->_N[i]);
     isdb__ser_int(s, &p->n_ctx, 0, Mc);
     for (i = 0; i < Mc; ++i) isdb__ser_int(s, &p->_ctx_n[i], 0, K);
@@ -9702,7 +9855,7 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_int(s, &p->last_ctx, -1, Mc - 1);
     isdb__ser_int(s, &p->has_solution, 0, 1);
     isdb__ser_int(s, &p->n_ctx_solved, 0, Mc);
-    isdb__ser_f64(s, &p->logdet_solved, 1);
+    isdb__ser_real(s, &p->logdet_solved, 1);
     tmp = (int)p->solve_status;
     isdb__ser_int(s, &tmp, -1000, 1000);
     if (isdb__ser_storing(s)) p->solve_status = (isdb_result)tmp;
@@ -9714,9 +9867,9 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_int(s, &p->solve_info.n_vars, 0, P1);
     isdb__ser_int(s, &p->solve_info.n_support, 0, P1);
     isdb__ser_int(s, &p->solve_info.iterations, 0, INT_MAX);
-    isdb__ser_f64(s, &p->solve_info.value, 1);
-    isdb__ser_f64(s, &p->solve_info.gap_bound, 1);
-    isdb__ser_f64(s, p->_T, V);
+    isdb__ser_real(s, &p->solve_info.value, 1);
+    isdb__ser_real(s, &p->solve_info.gap_bound, 1);
+    isdb__ser_real(s, p->_T, V);
     for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_T_zero[i], 0, 1);
     tmp = (int)p->decision;
     isdb__ser_int(s, &tmp, ISDB_OAM_NONE, ISDB_OAM_WASTED);
@@ -9727,10 +9880,10 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->counts.forced);
     isdb__ser_u64(s, &p->counts.wasted);
     isdb__ser_u64(s, &p->counts.solves);
-    isdb__ser_f64(s, &p->min_gap, 1);
+    isdb__ser_real(s, &p->min_gap, 1);
     isdb__ser_int(s, &p->tau_ctx, -1, Mc - 1);
     isdb__ser_int(s, &p->tau_n, 0, K);
-    isdb__ser_f64(s, p->_tau, K);
+    isdb__ser_real(s, p->_tau, K);
 }
 
 ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
@@ -10400,18 +10553,18 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, (int)c->mode);
     isdb__ser_cfg_int(s, (int)c->width);
     isdb__ser_cfg_int(s, (int)c->objective);
-    isdb__ser_cfg_f64(s, c->alpha);
-    isdb__ser_cfg_f64(s, c->R);
-    isdb__ser_cfg_f64(s, c->delta);
+    isdb__ser_cfg_real(s, c->alpha);
+    isdb__ser_cfg_real(s, c->R);
+    isdb__ser_cfg_real(s, c->delta);
     isdb__ser_cfg_int(s, c->horizon);
-    isdb__ser_cfg_f64(s, c->lambda);
+    isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ser_cfg_int(s, p->_Sigma != NULL);
     if (p->_Sigma)
-        for (i = 0; i < dd; ++i) isdb__ser_cfg_f64(s, p->_Sigma[i]);
-    for (i = 0; i < m; ++i) isdb__ser_cfg_f64(s, p->_weights[i]);
+        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, p->_Sigma[i]);
+    for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_weights[i]);
     if (p->_noise_var)
-        for (i = 0; i < m; ++i) isdb__ser_cfg_f64(s, p->_noise_var[i]);
+        for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_noise_var[i]);
     isdb__ser_cfg_int(s, c->sparse_s);
     isdb__ser_cfg_int(s, c->sparse_L);
     if (c->sparse_s > 0) {
@@ -10420,8 +10573,8 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
         if (isdb__ser_storing(s)) p->de = p->stage == 2 ? c->sparse_s : d;
         for (i = 0; i < m; ++i) isdb__ser_int(s, &p->_k1[i], 0, L);
         for (i = 0; i < c->sparse_s; ++i) isdb__ser_int(s, &p->_support[i], 0, d - 1);
-        isdb__ser_f64(s, p->_stage1, m * L * (d + 1));
-        isdb__ser_f64(s, p->_Ablock, dd);
+        isdb__ser_real(s, p->_stage1, m * L * (d + 1));
+        isdb__ser_real(s, p->_Ablock, dd);
     }
     isdb__ser_u64(s, &p->n_contexts);
     isdb__ser_u64(s, &p->rebuilds);
@@ -10430,15 +10583,15 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
         isdb__ser_int(s, &p->_full[i], 0, 1);
         isdb__ser_int(s, &p->_since[i], 0, c->refresh);
     }
-    isdb__ser_f64(s, p->_L, m * dd);
-    isdb__ser_f64(s, p->_l, m * d);
-    isdb__ser_f64(s, p->_rho, m);
-    isdb__ser_f64(s, p->_S, m * dd);
-    isdb__ser_f64(s, p->_b, m * d);
-    isdb__ser_f64(s, p->_yy, m);
-    isdb__ser_f64(s, p->_beta, m * d);
-    isdb__ser_f64(s, p->_trace, m);
-    if (p->_M) isdb__ser_f64(s, p->_M, dd);
+    isdb__ser_real(s, p->_L, m * dd);
+    isdb__ser_real(s, p->_l, m * d);
+    isdb__ser_real(s, p->_rho, m);
+    isdb__ser_real(s, p->_S, m * dd);
+    isdb__ser_real(s, p->_b, m * d);
+    isdb__ser_real(s, p->_yy, m);
+    isdb__ser_real(s, p->_beta, m * d);
+    isdb__ser_real(s, p->_trace, m);
+    if (p->_M) isdb__ser_real(s, p->_M, dd);
 }
 
 ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
@@ -10640,6 +10793,8 @@ isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *n
     return ISDB_OK;
 }
 
+#endif /* !ISDB_REAL_IS_FLOAT */
+
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
    Environments and the regret harness
@@ -10653,7 +10808,7 @@ isdb_result isdb_env_next(isdb_env *e) {
     return r;
 }
 
-isdb_result isdb_env_reward(isdb_env *e, int arm, double *y) {
+isdb_result isdb_env_reward(isdb_env *e, int arm, isdb_real *y) {
     if (!e || !e->vt || !y || arm < 0 || arm >= e->n_arms) return ISDB_ERR_INVALID_ARG;
     if (e->t == 0) return ISDB_ERR_BAD_STATE;
     return e->vt->reward(e, arm, y);
@@ -10682,15 +10837,15 @@ isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms) {
     c.d = d;
     c.n_arms = n_arms;
     c.seed = 1;
-    c.noise_sd = 1.0;
+    c.noise_sd = 1;
     c.arms = ISDB_ARMS_SPHERE;
-    c.box_lo = -1.0;
-    c.box_hi = 1.0;
+    c.box_lo = -1;
+    c.box_hi = 1;
     c.path = ISDB_PATH_PIECEWISE;
     c.sin_center = 0.5;
-    c.sin_amp = 0.3;
-    c.rot_from = 0.0;
-    c.rot_to = ISDB__PI / 2.0;
+    c.sin_amp = ISDB__R(0.3);
+    c.rot_from = 0;
+    c.rot_to = ISDB__PI / 2;
     c.rot_rounds = 1;
     return c;
 }
@@ -10698,7 +10853,7 @@ isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms) {
 ISDB__PRIVATE void isdb__linear_env_theta(isdb_linear_env *e, uint64_t t) {
     const isdb_linear_env_config *c = &e->cfg;
     int i, k, d = c->d;
-    double a;
+    isdb_real a;
     switch (c->path) {
     case ISDB_PATH_PIECEWISE:
         for (k = 0; k < c->n_pieces - 1 && t >= c->switch_at[k]; ++k) {
@@ -10707,14 +10862,14 @@ ISDB__PRIVATE void isdb__linear_env_theta(isdb_linear_env *e, uint64_t t) {
         break;
     case ISDB_PATH_SINUSOID:
         for (i = 0; i < d; ++i)
-            e->theta[i] = c->sin_center + c->sin_amp * sin(c->sin_omega * (double)(t + 1) + (double)i * ISDB__PI);
+            e->theta[i] = c->sin_center + c->sin_amp * isdb__sin(c->sin_omega * (isdb_real)(t + 1) + (isdb_real)i * ISDB__PI);
         break;
     case ISDB_PATH_ROTATION:
-        a = c->rot_from + (c->rot_to - c->rot_from) * (double)(t < c->rot_rounds ? t : c->rot_rounds) /
-                              (double)c->rot_rounds;
+        a = c->rot_from + (c->rot_to - c->rot_from) * (isdb_real)(t < c->rot_rounds ? t : c->rot_rounds) /
+                              (isdb_real)c->rot_rounds;
         isdb__zero(d, e->theta);
-        e->theta[0] = cos(a);
-        e->theta[1] = sin(a);
+        e->theta[0] = isdb__cos(a);
+        e->theta[1] = isdb__sin(a);
         break;
     default:
         c->theta_fn(t, e->theta, c->theta_user);
@@ -10723,21 +10878,21 @@ ISDB__PRIVATE void isdb__linear_env_theta(isdb_linear_env *e, uint64_t t) {
 }
 
 /* A point uniform on the unit sphere of R^d. */
-ISDB__PRIVATE void isdb__sphere_point(isdb_rng *rng, int d, double *x) {
-    double norm;
+ISDB__PRIVATE void isdb__sphere_point(isdb_rng *rng, int d, isdb_real *x) {
+    isdb_real norm;
     int i;
     do {
         for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
-        norm = sqrt(isdb__dot(d, x, x));
-    } while (norm == 0.0);
+        norm = isdb__sqrt(isdb__dot(d, x, x));
+    } while (norm == 0);
     for (i = 0; i < d; ++i) x[i] /= norm;
 }
 
-ISDB__PRIVATE void isdb__linear_env_arm(isdb_linear_env *e, double *x) {
+ISDB__PRIVATE void isdb__linear_env_arm(isdb_linear_env *e, isdb_real *x) {
     const isdb_linear_env_config *c = &e->cfg;
     isdb_rng *rng = &e->base.rng;
     int i, j, d = c->d;
-    double norm;
+    isdb_real norm;
     switch (c->arms) {
     case ISDB_ARMS_SPHERE:
         isdb__sphere_point(rng, d, x);
@@ -10745,7 +10900,7 @@ ISDB__PRIVATE void isdb__linear_env_arm(isdb_linear_env *e, double *x) {
     case ISDB_ARMS_GAUSSIAN:
         for (i = 0; i < d; ++i) e->theta[d + i] = isdb_rng_normal(rng);
         for (i = 0; i < d; ++i) {
-            double s = 0.0;
+            isdb_real s = 0;
             for (j = 0; j <= i; ++j) s += e->_chol[i * d + j] * e->theta[d + j];
             x[i] = s;
         }
@@ -10756,8 +10911,8 @@ ISDB__PRIVATE void isdb__linear_env_arm(isdb_linear_env *e, double *x) {
     default:
         return;
     }
-    if (c->clip_norm > 0.0) {
-        norm = sqrt(isdb__dot(d, x, x));
+    if (c->clip_norm > 0) {
+        norm = isdb__sqrt(isdb__dot(d, x, x));
         if (norm > c->clip_norm)
             for (i = 0; i < d; ++i) x[i] *= c->clip_norm / norm;
     }
@@ -10775,7 +10930,7 @@ ISDB__PRIVATE isdb_result isdb__linear_env_next(isdb_env *be) {
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__linear_env_reward(isdb_env *be, int arm, double *y) {
+ISDB__PRIVATE isdb_result isdb__linear_env_reward(isdb_env *be, int arm, isdb_real *y) {
     isdb_linear_env *e = (isdb_linear_env *)be;
     *y = be->means[arm] + e->cfg.noise_sd * isdb_rng_normal(&be->noise_rng);
     return ISDB_OK;
@@ -10853,14 +11008,14 @@ isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_a
         if (cfg->cov)
             isdb__copy(d * d, cfg->cov, env->_chol);
         else
-            isdb__identity(d, env->_chol, 1.0);
+            isdb__identity(d, env->_chol, 1);
         if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) {
             isdb__heap_free(alloc, heap);
             return r;
         }
     }
     if (pieces) {
-        isdb__copy(pieces * d, cfg->pieces, (double *)isdb__unconst(env->cfg.pieces));
+        isdb__copy(pieces * d, cfg->pieces, (isdb_real *)isdb__unconst(env->cfg.pieces));
         if (pieces > 1)
             memcpy(isdb__unconst(env->cfg.switch_at), cfg->switch_at, (size_t)(pieces - 1) * sizeof(uint64_t));
     }
@@ -10878,7 +11033,7 @@ isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_a
     return ISDB_OK;
 }
 
-isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_regret, isdb_sim_result *res) {
+isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_real *cum_regret, isdb_sim_result *res) {
     isdb_result r = ISDB_OK;
     clock_t start;
     uint64_t i;
@@ -10888,7 +11043,7 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_re
     start = clock();
     for (i = 0; i < T; ++i) {
         int arm, k;
-        double y, best;
+        isdb_real y, best;
         if ((r = isdb_env_next(e)) < 0) break;
         if ((r = isdb_policy_select(p, e->X, e->n_arms, &arm)) < 0) break;
         if ((r = isdb_env_reward(e, arm, &y)) < 0) break;
@@ -10901,10 +11056,11 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, double *cum_re
         res->rounds++;
         if (cum_regret) cum_regret[i] = res->regret;
     }
-    res->seconds = (double)(clock() - start) / (double)CLOCKS_PER_SEC;
+    res->seconds = (isdb_real)(clock() - start) / (isdb_real)CLOCKS_PER_SEC;
     return r < 0 ? r : ISDB_OK;
 }
 
+#if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 /* ---------------------------------------------------------------------------
    The invariant subspace environment
    ------------------------------------------------------------------------ */
@@ -11587,6 +11743,8 @@ isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_a
     isdb_env_reset(&env->base);
     return ISDB_OK;
 }
+#endif /* !ISDB_REAL_IS_FLOAT */
+
 #endif /* ISDB_NO_SIM */
 
 #endif /* ISDB__IMPL_DONE */
