@@ -31,7 +31,7 @@ typedef struct policy_case {
     /* The arms of a round (n_arms x d into X); NULL: n_arms uniform in
        1..max_arms, Gaussian features. Policies with a fixed arm set give
        that set here. */
-    void (*round)(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X);
+    void (*round)(isdb_rng *rng, int d, int max_arms, int *n_arms, isdb_real *X);
 } policy_case;
 
 static isdb_result make_linucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
@@ -112,12 +112,13 @@ static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void 
     return heap ? isdb_bob_init_preallocated(&c, heap, (isdb_bob *)mem) : isdb_bob_heap_size(&c, bytes);
 }
 
+#if !ISDB_REAL_IS_FLOAT /* ISD, OPKB, OAM and Trace-UCB need double */
 /* ISD-linUCB needs logged offline rows: 200 rows of the invariant
    subspace environment (blocks d - 2 and 2, the second residual), the
    same for every call with the same d. Sizes the env refuses (d < 3 or
    beyond the buffers) leave the data zero. */
 #define ISD_N0 200
-static double isd_X0[ISD_N0 * 8], isd_R0[ISD_N0], isd_Uinv[8 * 8], isd_beta[8];
+static isdb_real isd_X0[ISD_N0 * 8], isd_R0[ISD_N0], isd_Uinv[8 * 8], isd_beta[8];
 
 static int isd_offline(int d) {
     isdb_isd_env env;
@@ -135,7 +136,7 @@ static int isd_offline(int d) {
     if (isdb_isd_env_init(&c, NULL, &env) != ISDB_OK) return 0;
     if (isdb_isd_env_offline(&env, ISD_N0, ISDB_ISD_LOG_UNIFORM, 0.5, 7, isd_X0, isd_R0) != ISDB_OK) return 0;
     isdb_isd_env_invariant_basis(&env, isd_Uinv);
-    memcpy(isd_beta, env.beta_inv, sizeof(double) * (size_t)d);
+    memcpy(isd_beta, env.beta_inv, sizeof(isdb_real) * (size_t)d);
     isdb_env_uninit(&env.base);
     return d - 2;
 }
@@ -194,19 +195,19 @@ static isdb_result pre_isd(int d, int max_arms, void *heap, size_t *bytes, void 
 
 /* OPKB keeps a fixed arm set: a deterministic one for each (d, N), the
    same in make_ and in the round generator. */
-static double opkb_arms_buf[64 * 16];
+static isdb_real opkb_arms_buf[64 * 16];
 
-static const double *opkb_arms(int d, int n) {
+static const isdb_real *opkb_arms(int d, int n) {
     int i;
     if (d < 1 || n < 1 || n > 64 * 16 / d) return opkb_arms_buf;
-    for (i = 0; i < d * n; ++i) opkb_arms_buf[i] = sin(1.0 + 0.7 * i) / sqrt((double)d);
+    for (i = 0; i < d * n; ++i) opkb_arms_buf[i] = sin(1.0 + 0.7 * i) / sqrt((isdb_real)d);
     return opkb_arms_buf;
 }
 
-static void round_opkb(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+static void round_opkb(isdb_rng *rng, int d, int max_arms, int *n_arms, isdb_real *X) {
     (void)rng;
     *n_arms = max_arms;
-    memcpy(X, opkb_arms(d, max_arms), sizeof(double) * (size_t)(d * max_arms));
+    memcpy(X, opkb_arms(d, max_arms), sizeof(isdb_real) * (size_t)(d * max_arms));
 }
 
 static isdb_result make_opkb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
@@ -240,7 +241,7 @@ static isdb_result pre_opkb(int d, int max_arms, void *heap, size_t *bytes, void
 /* OAM registers action sets by content, so its rounds come from a few
    fixed sets (three contexts, each all max_arms Gaussian arms drawn from
    its own seed) rather than fresh random rows. */
-static void round_oam(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+static void round_oam(isdb_rng *rng, int d, int max_arms, int *n_arms, isdb_real *X) {
     isdb_rng ctx;
     int i;
     isdb_rng_seed(&ctx, 1000 + isdb_rng_below(rng, 3));
@@ -278,20 +279,20 @@ static isdb_result pre_oam(int d, int max_arms, void *heap, size_t *bytes, void 
 
 /* Trace-UCB: the models are the arms; a round is one context shown as
    every row (n_arms = m). Every mode is a row below. */
-static void traceucb_round(isdb_rng *rng, int d, int max_arms, int *n_arms, double *X) {
+static void traceucb_round(isdb_rng *rng, int d, int max_arms, int *n_arms, isdb_real *X) {
     int i;
     *n_arms = max_arms;
     for (i = 0; i < d; ++i) X[i] = isdb_rng_normal(rng);
-    for (i = 1; i < max_arms; ++i) memcpy(X + i * d, X, sizeof(double) * (size_t)d);
+    for (i = 1; i < max_arms; ++i) memcpy(X + i * d, X, sizeof(isdb_real) * (size_t)d);
 }
 
-static double tu_sigma[16 * 16], tu_values[64];
+static isdb_real tu_sigma[16 * 16], tu_values[64];
 
 /* A known second moment for d <= 16 (NULL otherwise: those sizes are
    invalid in the rows' calls anyway), and m noise variances / weights. */
-static const double *tu_fill(int d, int m) {
+static const isdb_real *tu_fill(int d, int m) {
     int i, j;
-    for (i = 0; i < 64; ++i) tu_values[i] = 0.5 + 0.25 * (double)(i % 5);
+    for (i = 0; i < 64; ++i) tu_values[i] = 0.5 + 0.25 * (isdb_real)(i % 5);
     (void)m;
     if (d < 1 || d > 16) return NULL;
     for (i = 0; i < d; ++i)
@@ -364,6 +365,8 @@ static isdb_result pre_traceucb(int d, int max_arms, void *heap, size_t *bytes, 
                 : isdb_traceucb_heap_size(&c, bytes);
 }
 
+#endif
+
 /* Short memories and low thresholds, so the played estimator moves (the
    generic runs are stationary, so they seldom cut the memory; cuts are
    covered by test_adaptive.c and the fuzzers). */
@@ -400,6 +403,7 @@ static const policy_case cases[] = {
     {"bob long", make_bob_long, pre_bob, 3, 5, NULL},
     {"adaptive", make_adaptive, pre_adaptive, 4, 6, NULL},
     {"adaptive default", make_adaptive_default, pre_adaptive, 3, 5, NULL},
+#if !ISDB_REAL_IS_FLOAT
     {"isd estimated", make_isd, pre_isd, 4, 6, NULL},
     {"isd oracle window", make_isd_window, pre_isd, 5, 6, NULL},
     {"isd oracle discount", make_isd_discount, pre_isd, 4, 5, NULL},
@@ -415,13 +419,14 @@ static const policy_case cases[] = {
     {"traceucb static", make_traceucb_static, pre_traceucb, 2, 4, traceucb_round},
     {"traceucb sparse", make_traceucb_sparse, pre_traceucb, 3, 3, traceucb_round},
     {"traceucb sparse est var", make_traceucb_sparse_est, pre_traceucb, 4, 2, traceucb_round},
+#endif
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
 /* The arms of a round for a policy of case pc built with sizes d and
    max_arms: the case's own generator, or 1..max_arms rows of Gaussian
    features. X holds max_arms x d. */
-static void case_round(isdb_rng *rng, const policy_case *pc, int d, int max_arms, int *n_arms, double *X) {
+static void case_round(isdb_rng *rng, const policy_case *pc, int d, int max_arms, int *n_arms, isdb_real *X) {
     int i;
     if (pc->round) {
         pc->round(rng, d, max_arms, n_arms, X);

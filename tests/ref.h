@@ -1,5 +1,5 @@
 /* ref.h - slow, obviously correct references shared by the tests: long
-   double products, Gram-Schmidt, textbook Cholesky and Gaussian
+   isdb_real products, Gram-Schmidt, textbook Cholesky and Gaussian
    elimination. Matrices are row-major; sizes are at most REF_MAXN. */
 #ifndef ISDB_TEST_REF_H
 #define ISDB_TEST_REF_H
@@ -18,45 +18,45 @@
 #define REF_FN static
 #endif
 
-REF_FN void matmul(int m, int k, int n, const double *A, const double *B, double *C) {
+REF_FN void matmul(int m, int k, int n, const isdb_real *A, const isdb_real *B, isdb_real *C) {
     int i, j, l;
     for (i = 0; i < m; ++i)
         for (j = 0; j < n; ++j) {
             long double s = 0;
             for (l = 0; l < k; ++l) s += (long double)A[i * k + l] * B[l * n + j];
-            C[i * n + j] = (double)s;
+            C[i * n + j] = (isdb_real)s;
         }
 }
 
-REF_FN void transpose(int m, int n, const double *A, double *T) {
+REF_FN void transpose(int m, int n, const isdb_real *A, isdb_real *T) {
     int i, j;
     for (i = 0; i < m; ++i)
         for (j = 0; j < n; ++j) T[j * m + i] = A[i * n + j];
 }
 
-REF_FN double frob(int m, int n, const double *A) {
+REF_FN isdb_real frob(int m, int n, const isdb_real *A) {
     long double s = 0;
     int i;
     for (i = 0; i < m * n; ++i) s += (long double)A[i] * A[i];
-    return (double)sqrtl(s);
+    return (isdb_real)sqrtl(s);
 }
 
 /* ||A - B||_F / max(||B||_F, tiny). */
-REF_FN double rel_diff(int m, int n, const double *A, const double *B) {
+REF_FN isdb_real rel_diff(int m, int n, const isdb_real *A, const isdb_real *B) {
     long double s = 0;
     int i;
     for (i = 0; i < m * n; ++i) s += ((long double)A[i] - B[i]) * ((long double)A[i] - B[i]);
-    return (double)sqrtl(s) / fmax(frob(m, n, B), 1e-300);
+    return (isdb_real)sqrtl(s) / fmax(frob(m, n, B), 1e-300);
 }
 
-REF_FN void random_matrix(isdb_rng *rng, int m, int n, double *A) {
+REF_FN void random_matrix(isdb_rng *rng, int m, int n, isdb_real *A) {
     int i;
     for (i = 0; i < m * n; ++i) A[i] = isdb_rng_normal(rng);
 }
 
 /* Random orthogonal matrix by modified Gram-Schmidt in long double on a
    Gaussian matrix (independent of the library's QR). */
-REF_FN void random_orthogonal(isdb_rng *rng, int n, double *Q) {
+REF_FN void random_orthogonal(isdb_rng *rng, int n, isdb_real *Q) {
     static long double W[REF_MAXN * REF_MAXN];
     int i, j, k;
     for (i = 0; i < n * n; ++i) W[i] = isdb_rng_normal(rng);
@@ -71,38 +71,38 @@ REF_FN void random_orthogonal(isdb_rng *rng, int n, double *Q) {
         nrm = sqrtl(nrm);
         for (i = 0; i < n; ++i) W[i * n + j] /= nrm;
     }
-    for (i = 0; i < n * n; ++i) Q[i] = (double)W[i];
+    for (i = 0; i < n * n; ++i) Q[i] = (isdb_real)W[i];
 }
 
 /* A = Q diag(eig) Q^T with a random orthogonal Q; eigenvalues spread
    geometrically from 1 down to 1/cond. */
-REF_FN void spd_with_condition(isdb_rng *rng, int n, double cond, double *A, double *eig) {
-    static double Q0[REF_MAXN * REF_MAXN];
+REF_FN void spd_with_condition(isdb_rng *rng, int n, isdb_real cond, isdb_real *A, isdb_real *eig) {
+    static isdb_real Q0[REF_MAXN * REF_MAXN];
     int i, j, k;
     random_orthogonal(rng, n, Q0);
-    for (i = 0; i < n; ++i) eig[i] = n == 1 ? 1.0 : pow(cond, -(double)i / (n - 1));
+    for (i = 0; i < n; ++i) eig[i] = n == 1 ? 1.0 : pow(cond, -(isdb_real)i / (n - 1));
     for (i = 0; i < n; ++i)
         for (j = 0; j <= i; ++j) {
             long double s = 0;
             for (k = 0; k < n; ++k) s += (long double)Q0[i * n + k] * eig[k] * Q0[j * n + k];
-            A[i * n + j] = A[j * n + i] = (double)s;
+            A[i * n + j] = A[j * n + i] = (isdb_real)s;
         }
 }
 
-REF_FN void random_spd(isdb_rng *rng, int n, double *A) {
-    static double B0[REF_MAXN * REF_MAXN];
+REF_FN void random_spd(isdb_rng *rng, int n, isdb_real *A) {
+    static isdb_real B0[REF_MAXN * REF_MAXN];
     int i, j, k;
     random_matrix(rng, n, n, B0);
     for (i = 0; i < n; ++i)
         for (j = 0; j <= i; ++j) {
             long double s = i == j ? n : 0;
             for (k = 0; k < n; ++k) s += (long double)B0[i * n + k] * B0[j * n + k];
-            A[i * n + j] = A[j * n + i] = (double)s;
+            A[i * n + j] = A[j * n + i] = (isdb_real)s;
         }
 }
 
 /* Textbook column-oriented Cholesky in long double. */
-REF_FN int ref_chol(int n, const double *A, long double *L) {
+REF_FN int ref_chol(int n, const isdb_real *A, long double *L) {
     int i, j, k;
     for (i = 0; i < n * n; ++i) L[i] = 0;
     for (j = 0; j < n; ++j) {
@@ -120,14 +120,14 @@ REF_FN int ref_chol(int n, const double *A, long double *L) {
 }
 
 /* ||L L^T - A||_F / ||A||_F. */
-REF_FN double chol_backward_error(int n, const double *L, const double *A) {
-    static double LT[REF_MAXN * REF_MAXN], P[REF_MAXN * REF_MAXN];
+REF_FN isdb_real chol_backward_error(int n, const isdb_real *L, const isdb_real *A) {
+    static isdb_real LT[REF_MAXN * REF_MAXN], P[REF_MAXN * REF_MAXN];
     transpose(n, n, L, LT);
     matmul(n, n, n, L, LT, P);
     return rel_diff(n, n, P, A);
 }
 
-REF_FN int strictly_upper_zero(int n, const double *L) {
+REF_FN int strictly_upper_zero(int n, const isdb_real *L) {
     int i, j;
     for (i = 0; i < n; ++i)
         for (j = i + 1; j < n; ++j)
@@ -135,18 +135,18 @@ REF_FN int strictly_upper_zero(int n, const double *L) {
     return 1;
 }
 
-REF_FN double orthogonality_error(int m, int n, const double *Q) {
-    static double QT[REF_MAXN * REF_MAXN], P[REF_MAXN * REF_MAXN], I[REF_MAXN * REF_MAXN];
+REF_FN isdb_real orthogonality_error(int m, int n, const isdb_real *Q) {
+    static isdb_real QT[REF_MAXN * REF_MAXN], P[REF_MAXN * REF_MAXN], I[REF_MAXN * REF_MAXN];
     int i;
     transpose(m, n, Q, QT);
     matmul(n, m, n, QT, Q, P);
-    memset(I, 0, sizeof(double) * (size_t)(n * n));
+    memset(I, 0, sizeof(isdb_real) * (size_t)(n * n));
     for (i = 0; i < n; ++i) I[i * n + i] = 1.0;
-    return rel_diff(n, n, P, I) * sqrt((double)n);
+    return rel_diff(n, n, P, I) * sqrt((isdb_real)n);
 }
 
 /* Gaussian elimination with partial pivoting in long double (reference). */
-REF_FN void ref_solve(int n, const double *A, const double *b, double *x) {
+REF_FN void ref_solve(int n, const isdb_real *A, const isdb_real *b, isdb_real *x) {
     static long double M[REF_MAXN * (REF_MAXN + 1)];
     int i, j, k;
     for (i = 0; i < n; ++i) {
@@ -170,7 +170,7 @@ REF_FN void ref_solve(int n, const double *A, const double *b, double *x) {
     for (i = n - 1; i >= 0; --i) {
         long double s = M[i * (n + 1) + n];
         for (j = i + 1; j < n; ++j) s -= M[i * (n + 1) + j] * x[j];
-        x[i] = (double)(s / M[i * (n + 1) + i]);
+        x[i] = (isdb_real)(s / M[i * (n + 1) + i]);
     }
 }
 

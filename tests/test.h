@@ -17,9 +17,9 @@
 
 static int test_passed_, test_failed_;
 
-/* NAN and INFINITY are float constants; these are doubles. */
-#define T_NAN ((double)NAN)
-#define T_INF ((double)INFINITY)
+/* NaN and infinity as reals (NAN and INFINITY are float constants). */
+#define T_NAN ((isdb_real)NAN)
+#define T_INF ((isdb_real)INFINITY)
 
 #define CHECK(cond)                                                              \
     do {                                                                         \
@@ -78,15 +78,15 @@ static int test_passed_, test_failed_;
 
 #define T_PI 3.14159265358979323846
 
-T_FN double t_dot(int n, const double *a, const double *b) {
-    double s = 0.0;
+T_FN isdb_real t_dot(int n, const isdb_real *a, const isdb_real *b) {
+    isdb_real s = 0.0;
     int i;
     for (i = 0; i < n; ++i) s += a[i] * b[i];
     return s;
 }
 
 /* 1 if no value is NaN or infinite. */
-T_FN int t_all_finite(const double *v, int n) {
+T_FN int t_all_finite(const isdb_real *v, int n) {
     int i;
     for (i = 0; i < n; ++i)
         if (!(v[i] - v[i] == 0.0)) return 0;
@@ -94,7 +94,7 @@ T_FN int t_all_finite(const double *v, int n) {
 }
 
 /* The first index of the largest value. */
-T_FN int t_argmax(const double *v, int n) {
+T_FN int t_argmax(const isdb_real *v, int n) {
     int k, best = 0;
     for (k = 1; k < n; ++k)
         if (v[k] > v[best]) best = k;
@@ -102,29 +102,29 @@ T_FN int t_argmax(const double *v, int n) {
 }
 
 /* The first of n_arms rows of X (n_arms x d) of largest x.theta. */
-T_FN int t_best_dot(const double *X, int n_arms, int d, const double *theta) {
+T_FN int t_best_dot(const isdb_real *X, int n_arms, int d, const isdb_real *theta) {
     int k, best = 0;
     for (k = 1; k < n_arms; ++k)
         if (t_dot(d, X + k * d, theta) > t_dot(d, X + best * d, theta)) best = k;
     return best;
 }
 
-T_FN void t_identity(int n, double *A, double diag) {
+T_FN void t_identity(int n, isdb_real *A, isdb_real diag) {
     int i;
     for (i = 0; i < n * n; ++i) A[i] = 0.0;
     for (i = 0; i < n; ++i) A[i * n + i] = diag;
 }
 
 /* Copies the lower triangle of the n x n matrix A onto its upper one. */
-T_FN void t_symmetrize_lower(int n, double *A) {
+T_FN void t_symmetrize_lower(int n, isdb_real *A) {
     int i, j;
     for (i = 0; i < n; ++i)
         for (j = 0; j < i; ++j) A[j * n + i] = A[i * n + j];
 }
 
 /* A point uniform on the unit sphere (the library's own recipe). */
-T_FN void t_sphere_point(isdb_rng *rng, int d, double *x) {
-    double norm;
+T_FN void t_sphere_point(isdb_rng *rng, int d, isdb_real *x) {
+    isdb_real norm;
     int i;
     do {
         for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);

@@ -11,8 +11,8 @@
 #include <limits.h>
 #include <string.h>
 
-static double rel_diff(int d, const double *a, const double *b) {
-    double num = 0.0, den = 0.0;
+static isdb_real rel_diff(int d, const isdb_real *a, const isdb_real *b) {
+    isdb_real num = 0.0, den = 0.0;
     int i;
     for (i = 0; i < d; ++i) {
         num += (a[i] - b[i]) * (a[i] - b[i]);
@@ -22,7 +22,7 @@ static double rel_diff(int d, const double *a, const double *b) {
 }
 
 /* theta = L^-T z of one estimator, through the public solver. */
-static void estimator_theta(const isdb_adaptive *p, int k, double *theta) {
+static void estimator_theta(const isdb_adaptive *p, int k, isdb_real *theta) {
     isdb_tri_solve(p->cfg.d, p->_est[k].ridge.L, 1, p->_est[k].ridge.z, theta);
 }
 
@@ -34,7 +34,7 @@ static void test_estimators_match_references(void) {
     isdb_linucb lin;
     isdb_linucb_config lc = isdb_linucb_config_init(D, 3);
     isdb_rng rng;
-    double x[D], theta[D], ref[D], worst = 0.0;
+    isdb_real x[D], theta[D], ref[D], worst = 0.0;
     int k, t, i, compared = 0;
     c.lambda = 0.6;
     c.min_memory = 4;
@@ -52,7 +52,7 @@ static void test_estimators_match_references(void) {
     }
     isdb_rng_seed(&rng, 5);
     for (t = 0; t < N; ++t) {
-        double y = isdb_rng_normal(&rng);
+        isdb_real y = isdb_rng_normal(&rng);
         for (i = 0; i < D; ++i) x[i] = isdb_rng_normal(&rng) * (i == 0 ? 3.0 : 0.5);
         CHECK_OK(isdb_policy_update(&p.base, 0, x, y));
         CHECK_OK(isdb_policy_update(&lin.base, 0, x, y));
@@ -81,8 +81,8 @@ static void test_estimators_match_references(void) {
 
 /* A linear environment with theta = e1 that jumps to -e1 at round `jump`
    (no jump if jump is 0). */
-static isdb_result make_env(int d, int K, uint64_t seed, uint64_t jump, double noise, isdb_linear_env *env) {
-    static double pieces[2 * 16];
+static isdb_result make_env(int d, int K, uint64_t seed, uint64_t jump, isdb_real noise, isdb_linear_env *env) {
+    static isdb_real pieces[2 * 16];
     static uint64_t at[1];
     isdb_linear_env_config c = isdb_linear_env_config_init(d, K);
     memset(pieces, 0, sizeof pieces);
@@ -104,7 +104,7 @@ static uint64_t first_cut(isdb_adaptive *p, isdb_env *env, uint64_t T, uint64_t 
     *before = 0;
     for (t = 0; t < T; ++t) {
         int arm;
-        double y;
+        isdb_real y;
         uint64_t was = isdb_adaptive_changes(p);
         if (isdb_env_next(env) != ISDB_OK || isdb_policy_select(&p->base, env->X, env->n_arms, &arm) != ISDB_OK ||
             isdb_env_reward(env, arm, &y) != ISDB_OK ||
@@ -182,7 +182,7 @@ static void test_cut_copies_estimate(void) {
     CHECK_OK(make_env(D, K, 9, 2000, 0.5, &env));
     for (t = 0; t < 3000 && !checked; ++t) {
         int arm;
-        double y;
+        isdb_real y;
         uint64_t was = isdb_adaptive_changes(&p);
         CHECK_OK(isdb_env_next(&env.base));
         CHECK_OK(isdb_policy_select(&p.base, env.base.X, K, &arm));
@@ -191,7 +191,7 @@ static void test_cut_copies_estimate(void) {
         if (isdb_adaptive_changes(&p) > was) {
             /* The longest estimator now holds the same estimate as some
                shorter one, and so do all between them. */
-            double top[D], other[D];
+            isdb_real top[D], other[D];
             int same = 0;
             estimator_theta(&p, p.n_est - 1, top);
             for (k = 0; k + 1 < p.n_est; ++k) {
@@ -229,7 +229,7 @@ static void test_snapshot_across_cuts(void) {
     CHECK_OK(make_env(D, K, 21, 1500, 0.5, &env));
     for (t = 0; t < 3000; ++t) {
         int arm, arm_b;
-        double y;
+        isdb_real y;
         if (t == 2000) {
             CHECK(isdb_adaptive_changes(&a) > 0);
             CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));

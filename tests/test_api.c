@@ -64,7 +64,7 @@ static int same_state(isdb_policy *p, const unsigned char *before, size_t n_befo
 static int x_optional(const isdb_policy *p) { return (p->vt->flags & ISDB_POLICY_X_OPTIONAL) != 0; }
 
 /* One select + update on a fresh round; returns the arm. */
-static int step(isdb_policy *p, const policy_case *pc, isdb_rng *rng, double *X) {
+static int step(isdb_policy *p, const policy_case *pc, isdb_rng *rng, isdb_real *X) {
     int n_arms, arm = -1;
     case_round(rng, pc, pc->d, pc->max_arms, &n_arms, X);
     CHECK_OK(isdb_policy_select(p, X, n_arms, &arm));
@@ -81,10 +81,10 @@ static int step(isdb_policy *p, const policy_case *pc, isdb_rng *rng, double *X)
 static void check_bad_input(const policy_case *pc) {
     static storage mem;
     isdb_policy *p = (isdb_policy *)&mem;
-    double X[64 * 8], out[64], x[64];
+    isdb_real X[64 * 8], out[64], x[64];
     size_t n;
     int t, arm, i, d = pc->d, K = pc->max_arms;
-    static const double bad[3] = {T_NAN, T_INF, 1e65};
+    static const isdb_real bad[3] = {T_NAN, T_INF, 1e65};
     static const isdb_result why[3] = {ISDB_ERR_NONFINITE, ISDB_ERR_NONFINITE, ISDB_ERR_RANGE};
     isdb_rng rng;
     isdb_rng_seed(&rng, 1);
@@ -98,7 +98,7 @@ static void check_bad_input(const policy_case *pc) {
     for (i = 0; i < d; ++i) x[i] = X[i];
     n = snapshot(p, snap_a);
     for (i = 0; i < 3; ++i) {
-        double keep = X[d + 1 < K * d ? d + 1 : 0];
+        isdb_real keep = X[d + 1 < K * d ? d + 1 : 0];
         X[d + 1 < K * d ? d + 1 : 0] = bad[i];
         CHECK_RESULT(isdb_policy_select(p, X, K, &arm), why[i]);
         CHECK_RESULT(isdb_policy_scores(p, X, K, out), why[i]);
@@ -133,7 +133,7 @@ static void check_bad_input(const policy_case *pc) {
     CHECK(t_all_finite(out, K));
     CHECK_OK(isdb_policy_probs(p, X, K, out));
     {
-        double sum = 0.0;
+        isdb_real sum = 0.0;
         for (i = 0; i < K; ++i) {
             CHECK(out[i] >= 0.0 && out[i] <= 1.0);
             sum += out[i];
@@ -157,7 +157,7 @@ static void check_save_load(const policy_case *pc) {
     static storage mem_a, mem_b, mem_c;
     static unsigned char saved[1 << 16], bad[1 << 16];
     isdb_policy *a = (isdb_policy *)&mem_a, *b = (isdb_policy *)&mem_b, *c = (isdb_policy *)&mem_c;
-    double X[64 * 8];
+    isdb_real X[64 * 8];
     int arms_a[60], arms_b[60], t, same_arms = 1;
     size_t n = 0, n_small = 0, na, nb;
     isdb_rng rng, rng_copy;
@@ -224,7 +224,7 @@ static void check_save_load(const policy_case *pc) {
 static void check_reset(const policy_case *pc) {
     static storage mem;
     isdb_policy *p = (isdb_policy *)&mem;
-    double X[64 * 8];
+    isdb_real X[64 * 8];
     size_t n;
     int t;
     isdb_rng rng;
@@ -244,7 +244,7 @@ static void check_allocation(const policy_case *pc) {
     isdb_policy *p = (isdb_policy *)&mem;
     counting count;
     isdb_allocator alloc;
-    double X[64 * 8], out[64];
+    isdb_real X[64 * 8], out[64];
     size_t n;
     long after_init, k;
     int t, n_arms, arm;
@@ -293,7 +293,7 @@ static void check_allocation(const policy_case *pc) {
 static void check_preallocated(const policy_case *pc) {
     static storage mem;
     isdb_policy *p = (isdb_policy *)&mem;
-    double X[64 * 8];
+    isdb_real X[64 * 8];
     size_t bytes = 0;
     unsigned char *heap;
     int t;

@@ -1,7 +1,7 @@
 /* BOB (Cheung, Simchi-Levi, Zhu, Algorithm 2):
    - H, Delta, J, the block count, the EXP3 rate and the normaliser against
      the spec's table for the five horizons of section 7 (d = 2, R = 0.1)
-     and against a long-double computation of eq. 22-25;
+     and against a long-isdb_real computation of eq. 22-25;
    - edge cases: H = 1, duplicate windows, H > T, exact powers, bad input;
    - the EXP3 master (eq. 24-25) against a direct computation with raw
      weights in long double, block by block, and each window draw against
@@ -35,8 +35,8 @@ static void test_params_table(void) {
                                 {1, 2, 6, 14, 36, 90, 222, 549},
                                 {1, 2, 6, 17, 44, 116, 300, 777}};
     static const uint64_t blocks[5] = {110, 155, 190, 219, 309};
-    static const double gamma[5] = {0.2685, 0.2262, 0.2257, 0.2103, 0.1770};
-    static const double norm[5] = {566.1, 798.3, 977.2, 1125.4, 1587.6};
+    static const isdb_real gamma[5] = {0.2685, 0.2262, 0.2257, 0.2103, 0.1770};
+    static const isdb_real norm[5] = {566.1, 798.3, 977.2, 1125.4, 1587.6};
     int i, j;
     for (i = 0; i < 5; ++i) {
         isdb_bob_params par;
@@ -45,11 +45,11 @@ static void test_params_table(void) {
         long double n, h, Tl = (long double)T[i], g, nm;
         int same = 1;
         CHECK_OK(isdb_bob_tuned_params(2, T[i], 0.1, 1.0, &par));
-        CHECK_MSG(par.H == H[i], "T=%g: H %d, expected %d", (double)T[i], par.H, H[i]);
-        CHECK_MSG(par.Delta == Delta[i], "T=%g: Delta %d, expected %d", (double)T[i], par.Delta, Delta[i]);
+        CHECK_MSG(par.H == H[i], "T=%g: H %d, expected %d", (isdb_real)T[i], par.H, H[i]);
+        CHECK_MSG(par.Delta == Delta[i], "T=%g: Delta %d, expected %d", (isdb_real)T[i], par.Delta, Delta[i]);
         CHECK(par.n_windows == Delta[i] + 1);
         for (j = 0; j <= Delta[i]; ++j)
-            CHECK_MSG(par.windows[j] == J[i][j], "T=%g: J[%d] = %d, expected %d", (double)T[i], j, par.windows[j],
+            CHECK_MSG(par.windows[j] == J[i][j], "T=%g: J[%d] = %d, expected %d", (isdb_real)T[i], j, par.windows[j],
                       J[i][j]);
         CHECK(par.blocks == blocks[i]);
         CHECK_NEAR(par.gamma, gamma[i], 5e-5);
@@ -60,14 +60,14 @@ static void test_params_table(void) {
         h = (long double)H[i];
         g = sqrtl(n * logl(n) / ((expl(1.0L) - 1.0L) * (long double)blocks[i]));
         nm = 2.0L * h + 4.0L * 0.1L * sqrtl(h * logl(Tl / sqrtl(h)));
-        CHECK_NEAR(par.gamma, (double)g, 1e-14);
-        CHECK_NEAR(par.normaliser, (double)nm, 1e-12 * (double)nm);
+        CHECK_NEAR(par.gamma, (isdb_real)g, 1e-14);
+        CHECK_NEAR(par.normaliser, (isdb_real)nm, 1e-12 * (isdb_real)nm);
         /* A policy carries the same parameters. */
         c.R = 0.1;
         CHECK_OK(isdb_bob_init(&c, NULL, &pol));
         if (memcmp(isdb_bob_get_params(&pol), &par, sizeof par) != 0) same = 0;
         CHECK(same);
-        CHECK(isdb_bob_swucb(&pol)->cfg.delta == 1.0 / (double)T[i]);
+        CHECK(isdb_bob_swucb(&pol)->cfg.delta == 1.0 / (isdb_real)T[i]);
         isdb_policy_uninit(&pol.base);
     }
 }
@@ -123,15 +123,15 @@ static void test_params_edges(void) {
     CHECK_RESULT(isdb_bob_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
 }
 
-static void one_hot(int K, double *X) {
+static void one_hot(int K, isdb_real *X) {
     int i;
-    memset(X, 0, sizeof(double) * (size_t)(K * K));
+    memset(X, 0, sizeof(isdb_real) * (size_t)(K * K));
     for (i = 0; i < K; ++i) X[i * K + i] = 1.0;
 }
 
 /* The window index the inverse CDF of p picks for uniform u. */
-static int inverse_cdf(const double *p, int n, double u) {
-    double c = 0.0;
+static int inverse_cdf(const isdb_real *p, int n, isdb_real u) {
+    isdb_real c = 0.0;
     int j;
     for (j = 0; j < n - 1; ++j) {
         c += p[j];
@@ -148,15 +148,15 @@ static int inverse_cdf(const double *p, int n, double u) {
    but not for a wrong formula. */
 static void test_exp3_direct(void) {
     enum { D = 3, TH = 400 };
-    static const double means[D] = {0.3, 0.7, 0.5};
+    static const isdb_real means[D] = {0.3, 0.7, 0.5};
     isdb_bob pol;
     isdb_bob_config c = isdb_bob_config_init(D, D, TH);
     const isdb_bob_params *par;
     long double s[ISDB_BOB_MAX_WINDOWS], pl[ISDB_BOB_MAX_WINDOWS], sum_s, block_sum = 0.0L, norm;
-    double X[D * D], p[ISDB_BOB_MAX_WINDOWS], lw[ISDB_BOB_MAX_WINDOWS];
+    isdb_real X[D * D], p[ISDB_BOB_MAX_WINDOWS], lw[ISDB_BOB_MAX_WINDOWS];
     isdb_rng noise;
     int t, j, n, blocks_seen = 0, draws_ok = 1, p_ok = 1, lw_ok = 1, len_ok = 1;
-    double worst_p = 0.0, worst_lw = 0.0;
+    isdb_real worst_p = 0.0, worst_lw = 0.0;
     c.R = 0.2;
     CHECK_OK(isdb_bob_init(&c, NULL, &pol));
     par = isdb_bob_get_params(&pol);
@@ -181,8 +181,8 @@ static void test_exp3_direct(void) {
                 int k;
                 for (k = 1; k < n; ++k)
                     if (s[k] > max_s) max_s = s[k];
-                worst_p = fmax(worst_p, fabs(p[j] - (double)pl[j]));
-                worst_lw = fmax(worst_lw, fabs(lw[j] - (double)logl(s[j] / max_s)));
+                worst_p = fmax(worst_p, fabs(p[j] - (isdb_real)pl[j]));
+                worst_lw = fmax(worst_lw, fabs(lw[j] - (isdb_real)logl(s[j] / max_s)));
             }
             if (worst_p > 1e-12) p_ok = 0;
             if (worst_lw > 1e-12) lw_ok = 0;
@@ -195,7 +195,7 @@ static void test_exp3_direct(void) {
             CHECK_OK(isdb_policy_select(&pol.base, X, D, &arm));
         }
         {
-            double y = means[arm] + 0.2 * isdb_rng_normal(&noise);
+            isdb_real y = means[arm] + 0.2 * isdb_rng_normal(&noise);
             int jj = pol.j;
             uint64_t block = isdb_bob_block(&pol);
             block_sum += y;
@@ -227,7 +227,7 @@ static void test_log_weights_no_overflow(void) {
     enum { D = 2, TH = 4000 };
     isdb_bob pol;
     isdb_bob_config c = isdb_bob_config_init(D, D, TH);
-    double X[D * D], p[ISDB_BOB_MAX_WINDOWS], lw[ISDB_BOB_MAX_WINDOWS], sum = 0.0, top = -1.0;
+    isdb_real X[D * D], p[ISDB_BOB_MAX_WINDOWS], lw[ISDB_BOB_MAX_WINDOWS], sum = 0.0, top = -1.0;
     int t, j, arm, n, ok = 1;
     c.R = 0.0;
     c.reward_bound = 1e-6;
@@ -263,7 +263,7 @@ static void test_draw_distribution(void) {
     size_t snap_n;
     isdb_bob pol;
     isdb_bob_config c = isdb_bob_config_init(2, 2, 30000);
-    double X[4], p[ISDB_BOB_MAX_WINDOWS], chi2 = 0.0;
+    isdb_real X[4], p[ISDB_BOB_MAX_WINDOWS], chi2 = 0.0;
     long counts[ISDB_BOB_MAX_WINDOWS] = {0};
     int i, j, n, arm;
     c.seed = 5;
@@ -296,7 +296,7 @@ static void test_fresh_swucb_per_block(void) {
     isdb_bob pol;
     isdb_swucb ref;
     isdb_bob_config c = isdb_bob_config_init(D, K, TH);
-    double X[K * D], a[K], b[K], pr[K];
+    isdb_real X[K * D], a[K], b[K], pr[K];
     isdb_rng rng;
     int t, i, arm, ref_arm, have_ref = 0, same = 1, mixture_ok = 1;
     c.lambda = 0.5;
@@ -308,7 +308,7 @@ static void test_fresh_swucb_per_block(void) {
     for (t = 0; t < TH; ++t) {
         for (i = 0; i < K * D; ++i) X[i] = isdb_rng_normal(&rng);
         if (pol.in_block == 0) {
-            double norms[K];
+            isdb_real norms[K];
             for (i = 0; i < K; ++i) norms[i] = X[i * D] * X[i * D] + X[i * D + 1] * X[i * D + 1];
             CHECK_OK(isdb_policy_probs(&pol.base, X, K, pr));
             /* The p_j add up to 1 up to rounding. */
@@ -358,7 +358,7 @@ static void test_fresh_swucb_per_block(void) {
 static void test_past_horizon(void) {
     isdb_bob pol;
     isdb_bob_config c = isdb_bob_config_init(1, 2, 105);
-    double X[2] = {1.0, -0.5};
+    isdb_real X[2] = {1.0, -0.5};
     int t, arm, ok = 1;
     CHECK_OK(isdb_bob_init(&c, NULL, &pol));
     CHECK(isdb_bob_get_params(&pol)->H == 10 && isdb_bob_get_params(&pol)->blocks == 11);
@@ -386,7 +386,7 @@ static void test_save_load_boundary(void) {
     enum { D = 2, K = 4, TH = 200, MORE = 70 };
     isdb_bob a, b;
     isdb_bob_config c = isdb_bob_config_init(D, K, TH);
-    double X[(TH + MORE) * K * D];
+    isdb_real X[(TH + MORE) * K * D];
     int arms_a[TH + MORE], t, i, arm, k;
     size_t n[3], na, nb;
     int at[3];
@@ -398,7 +398,7 @@ static void test_save_load_boundary(void) {
     CHECK_OK(isdb_bob_init(&c, NULL, &a));
     CHECK(isdb_bob_get_params(&a)->H == 22);
     for (t = 0; t < 40; ++t) {
-        const double *Xt = X + t * K * D;
+        const isdb_real *Xt = X + t * K * D;
         if (t == 21 || t == 22) {
             at[t - 21] = t;
             CHECK_OK(isdb_policy_save(&a.base, snap[t - 21], sizeof snap[t - 21], &n[t - 21]));
@@ -413,7 +413,7 @@ static void test_save_load_boundary(void) {
     }
     CHECK(a.block == 1 && a.drawn);
     for (t = 40; t < TH + MORE; ++t) {
-        const double *Xt = X + t * K * D;
+        const isdb_real *Xt = X + t * K * D;
         CHECK_OK(isdb_policy_select(&a.base, Xt, K, &arm));
         arms_a[t] = arm;
         CHECK_OK(isdb_policy_update(&a.base, arm, Xt + arm * D, Xt[arm * D]));
@@ -431,7 +431,7 @@ static void test_save_load_boundary(void) {
             }
         CHECK_OK(isdb_policy_load(&b.base, snap[k % 3], n[k % 3]));
         for (t = from; t < TH + MORE; ++t) {
-            const double *Xt = X + t * K * D;
+            const isdb_real *Xt = X + t * K * D;
             /* The third snapshot was taken after the select of round 22. */
             if (!(k % 3 == 2 && t == from)) {
                 CHECK_OK(isdb_policy_select(&b.base, Xt, K, &arm));
@@ -458,6 +458,7 @@ static void test_save_load_boundary(void) {
 enum { OFF_BLOCK = 24 + 32 + 44 + 72, OFF_IN = OFF_BLOCK + 8, OFF_DRAWN = OFF_IN + 4, OFF_J = OFF_DRAWN + 4,
        OFF_SUM = OFF_J + 4, OFF_LOGW = OFF_SUM + 8 };
 
+#if !ISDB_REAL_IS_FLOAT /* the offsets above are those of the double format */
 static isdb_result load_forged(isdb_bob *p, const unsigned char *good, size_t n, int off, uint64_t value, int bytes) {
     static unsigned char buf[1 << 15];
     memcpy(buf, good, n);
@@ -466,7 +467,7 @@ static isdb_result load_forged(isdb_bob *p, const unsigned char *good, size_t n,
     return isdb_policy_load(&p->base, buf, n);
 }
 
-static uint64_t f64_bits(double x) {
+static uint64_t f64_bits(isdb_real x) {
     uint64_t u;
     memcpy(&u, &x, sizeof u);
     return u;
@@ -475,7 +476,7 @@ static uint64_t f64_bits(double x) {
 static void test_forged_snapshots(void) {
     isdb_bob a, b;
     isdb_bob_config c = isdb_bob_config_init(2, 3, 500);
-    double X[6] = {1, 0, 0, 1, 0.5, 0.5};
+    isdb_real X[6] = {1, 0, 0, 1, 0.5, 0.5};
     unsigned char before[1 << 15];
     size_t n, nb;
     int t, arm, n_win;
@@ -511,6 +512,7 @@ static void test_forged_snapshots(void) {
     isdb_policy_uninit(&a.base);
     isdb_policy_uninit(&b.base);
 }
+#endif
 
 /* A feature vector that makes the window's Gram matrix numerically
    singular (lambda 1e-30, x x^T of rank one, a rebuild at every update)
@@ -521,7 +523,7 @@ static void test_forged_snapshots(void) {
 static void test_singular_window_keeps_going(void) {
     isdb_bob pol;
     isdb_bob_config c = isdb_bob_config_init(2, 2, 1000);
-    double X[4] = {1, 0, 0, 1}, big[2] = {1e60, 1e60}, scores[2];
+    isdb_real X[4] = {1, 0, 0, 1}, big[2] = {1e60, 1e60}, scores[2];
     int arm, t;
     c.lambda = 1e-30;
     c.refresh = 1; /* every update rebuilds from the window */
@@ -544,12 +546,12 @@ static void test_singular_window_keeps_going(void) {
    as mean(BOB) + 3 standard errors < mean(SW-UCB) over 4 fixed seeds. */
 static void test_beats_agnostic_swucb(void) {
     enum { TH = 20000, SEEDS = 4 };
-    double reg[2][SEEDS], m[2], se[2];
+    isdb_real reg[2][SEEDS], m[2], se[2];
     int s, k, w;
     CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 2, TH, 0.0, &w));
     for (s = 0; s < SEEDS; ++s)
         for (k = 0; k < 2; ++k) {
-            static const double arms[4] = {1, 0, 0, 1};
+            static const isdb_real arms[4] = {1, 0, 0, 1};
             isdb_linear_env env;
             isdb_linear_env_config ec = isdb_linear_env_config_init(2, 2);
             isdb_sim_result res;
@@ -561,7 +563,7 @@ static void test_beats_agnostic_swucb(void) {
             ec.arms = ISDB_ARMS_FIXED;
             ec.fixed_arms = arms;
             ec.path = ISDB_PATH_SINUSOID;
-            ec.sin_omega = 5.0 * cbrt((double)TH) * T_PI / TH;
+            ec.sin_omega = 5.0 * cbrt((isdb_real)TH) * T_PI / TH;
             CHECK_OK(isdb_linear_env_init(&ec, NULL, &env));
             if (k == 0) {
                 isdb_bob_config c = isdb_bob_config_init(2, 2, TH);
@@ -582,7 +584,7 @@ static void test_beats_agnostic_swucb(void) {
             isdb_env_uninit(&env.base);
         }
     for (k = 0; k < 2; ++k) {
-        double v = 0.0;
+        isdb_real v = 0.0;
         m[k] = 0.0;
         for (s = 0; s < SEEDS; ++s) m[k] += reg[k][s] / SEEDS;
         for (s = 0; s < SEEDS; ++s) v += (reg[k][s] - m[k]) * (reg[k][s] - m[k]) / (SEEDS - 1);
@@ -600,7 +602,9 @@ int main(void) {
     test_fresh_swucb_per_block();
     test_past_horizon();
     test_save_load_boundary();
+#if !ISDB_REAL_IS_FLOAT
     test_forged_snapshots();
+#endif
     test_singular_window_keeps_going();
     test_beats_agnostic_swucb();
     return test_report();

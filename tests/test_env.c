@@ -31,13 +31,13 @@ static void test_rng_known_answers(void) {
 static void test_rng_distributions(void) {
     enum { N = 1000000 };
     isdb_rng r;
-    double m1 = 0, m2 = 0, m4 = 0, lo = 1, hi = 0;
+    isdb_real m1 = 0, m2 = 0, m4 = 0, lo = 1, hi = 0;
     long counts[7] = {0};
-    double chi2 = 0.0;
+    isdb_real chi2 = 0.0;
     int i;
     isdb_rng_seed(&r, 99);
     for (i = 0; i < N; ++i) {
-        double u = isdb_rng_uniform(&r);
+        isdb_real u = isdb_rng_uniform(&r);
         m1 += u / N;
         m2 += u * u / N;
         if (u < lo) lo = u;
@@ -48,7 +48,7 @@ static void test_rng_distributions(void) {
     CHECK_NEAR(m2 - m1 * m1, 1.0 / 12, 6 * sqrt(1.0 / 180 / N));
     m1 = m2 = 0;
     for (i = 0; i < N; ++i) {
-        double z = isdb_rng_normal(&r);
+        isdb_real z = isdb_rng_normal(&r);
         m1 += z / N;
         m2 += z * z / N;
         m4 += z * z * z * z / N;
@@ -93,12 +93,12 @@ static void test_results_and_names(void) {
 }
 
 static void test_linear_env_paths(void) {
-    static const double arms[3 * 2] = {1, 0, 0, 1, 0.6, 0.8};
-    static const double pieces[3 * 2] = {1, 0, -1, 0, 0, 1};
+    static const isdb_real arms[3 * 2] = {1, 0, 0, 1, 0.6, 0.8};
+    static const isdb_real pieces[3 * 2] = {1, 0, -1, 0, 0, 1};
     static const uint64_t switches[2] = {3, 5};
     isdb_linear_env env;
     isdb_linear_env_config c = isdb_linear_env_config_init(2, 3);
-    double y;
+    isdb_real y;
     uint64_t t;
     c.arms = ISDB_ARMS_FIXED;
     c.fixed_arms = arms;
@@ -111,7 +111,7 @@ static void test_linear_env_paths(void) {
     CHECK_OK(isdb_linear_env_init(&c, NULL, &env));
     CHECK_RESULT(isdb_env_reward(&env.base, 0, &y), ISDB_ERR_BAD_STATE);
     for (t = 0; t < 8; ++t) {
-        const double *th = t < 3 ? pieces : t < 5 ? pieces + 2 : pieces + 4;
+        const isdb_real *th = t < 3 ? pieces : t < 5 ? pieces + 2 : pieces + 4;
         CHECK_OK(isdb_env_next(&env.base));
         CHECK(memcmp(env.base.X, arms, sizeof arms) == 0);
         CHECK_NEAR(env.base.means[2], 0.6 * th[0] + 0.8 * th[1], 1e-15);
@@ -130,8 +130,8 @@ static void test_linear_env_paths(void) {
     CHECK_OK(isdb_linear_env_init(&c, NULL, &env));
     for (t = 1; t <= 300; ++t) {
         CHECK_OK(isdb_env_next(&env.base));
-        CHECK_NEAR(env.theta[0], 0.5 + 0.3 * sin(c.sin_omega * (double)t), 1e-15);
-        CHECK_NEAR(env.theta[1], 0.5 + 0.3 * sin(T_PI + c.sin_omega * (double)t), 1e-15);
+        CHECK_NEAR(env.theta[0], 0.5 + 0.3 * sin(c.sin_omega * (isdb_real)t), 1e-15);
+        CHECK_NEAR(env.theta[1], 0.5 + 0.3 * sin(T_PI + c.sin_omega * (isdb_real)t), 1e-15);
     }
     isdb_env_uninit(&env.base);
 
@@ -143,7 +143,7 @@ static void test_linear_env_paths(void) {
     c.rot_rounds = 3000;
     CHECK_OK(isdb_linear_env_init(&c, NULL, &env));
     for (t = 0; t < 4000; ++t) {
-        double a = (T_PI / 2.0) * (double)(t < 3000 ? t : 3000) / 3000.0;
+        isdb_real a = (T_PI / 2.0) * (isdb_real)(t < 3000 ? t : 3000) / 3000.0;
         CHECK_OK(isdb_env_next(&env.base));
         if (t % 500 == 0 || t == 2999 || t == 3001) {
             CHECK_NEAR(env.theta[0], cos(a), 1e-15);
@@ -153,16 +153,16 @@ static void test_linear_env_paths(void) {
     isdb_env_uninit(&env.base);
 }
 
-static void sideways(uint64_t t, double *theta, void *user) {
-    theta[0] = (double)t * *(double *)user;
+static void sideways(uint64_t t, isdb_real *theta, void *user) {
+    theta[0] = (isdb_real)t * *(isdb_real *)user;
     theta[1] = -1.0;
 }
 
 static void test_linear_env_arms(void) {
     enum { N = 20000 };
-    static const double cov[4] = {2.0, 0.6, 0.6, 0.5};
-    static const double theta0[2] = {0.3, -0.2};
-    double scale = 0.25, sum[4] = {0}, norm;
+    static const isdb_real cov[4] = {2.0, 0.6, 0.6, 0.5};
+    static const isdb_real theta0[2] = {0.3, -0.2};
+    isdb_real scale = 0.25, sum[4] = {0}, norm;
     isdb_linear_env env, twin;
     isdb_linear_env_config c = isdb_linear_env_config_init(2, 4);
     int k, i, same = 1;
@@ -210,11 +210,11 @@ static void test_linear_env_arms(void) {
     CHECK_OK(isdb_linear_env_init(&c, NULL, &twin));
     norm = 0.0;
     for (t = 0; t < 50; ++t) {
-        double ya, yb;
+        isdb_real ya, yb;
         CHECK_OK(isdb_env_next(&env.base));
         CHECK_OK(isdb_env_next(&twin.base));
-        if (memcmp(env.base.X, twin.base.X, sizeof(double) * 8) != 0) same = 0;
-        CHECK_NEAR(env.theta[0], 0.25 * (double)t, 0.0);
+        if (memcmp(env.base.X, twin.base.X, sizeof(isdb_real) * 8) != 0) same = 0;
+        CHECK_NEAR(env.theta[0], 0.25 * (isdb_real)t, 0.0);
         CHECK_OK(isdb_env_reward(&env.base, 0, &ya));
         CHECK_OK(isdb_env_reward(&twin.base, (int)(t % 4), &yb));
         CHECK_OK(isdb_env_reward(&twin.base, 1, &yb)); /* extra draws on one side only */
@@ -226,14 +226,14 @@ static void test_linear_env_arms(void) {
     CHECK_OK(isdb_env_next(&twin.base));
     isdb_env_reset(&env.base);
     CHECK_OK(isdb_env_next(&env.base));
-    CHECK(memcmp(env.base.X, twin.base.X, sizeof(double) * 8) == 0);
+    CHECK(memcmp(env.base.X, twin.base.X, sizeof(isdb_real) * 8) == 0);
     isdb_env_uninit(&env.base);
     isdb_env_uninit(&twin.base);
 }
 
 static void test_linear_env_invalid(void) {
-    static const double bad_cov[4] = {1, 2, 2, 1};
-    static const double pieces[6] = {1, 0, 0, 1, 1, 1};
+    static const isdb_real bad_cov[4] = {1, 2, 2, 1};
+    static const isdb_real pieces[6] = {1, 0, 0, 1, 1, 1};
     static const uint64_t backwards[2] = {5, 5};
     isdb_linear_env env;
     isdb_linear_env_config c = isdb_linear_env_config_init(2, 3);
@@ -274,14 +274,14 @@ static void test_linear_env_invalid(void) {
    on a stationary problem regrets less in its second half than its first. */
 static void test_sim_run(void) {
     enum { T = 2000 };
-    static double cum[T];
-    static const double theta0[3] = {0.6, -0.3, 0.2};
+    static isdb_real cum[T];
+    static const isdb_real theta0[3] = {0.6, -0.3, 0.2};
     isdb_linear_env env;
     isdb_linear_env_config c = isdb_linear_env_config_init(3, 10);
     isdb_linucb pol;
     isdb_linucb_config lc = isdb_linucb_config_init(3, 10);
     isdb_sim_result res;
-    double prev = 0.0;
+    isdb_real prev = 0.0;
     int t, monotone = 1;
     c.n_pieces = 1;
     c.pieces = theta0;

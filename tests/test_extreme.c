@@ -40,7 +40,7 @@ static isdb_policy *make(int which, int d, int K, int window, any_policy *mem) {
 
 /* d = 256 and K = 10^4: a few rounds run and stay finite. */
 static void test_large_sizes(void) {
-    static double X[10000 * 3], out[10000], Xd[4 * 256];
+    static isdb_real X[10000 * 3], out[10000], Xd[4 * 256];
     static any_policy mem;
     isdb_rng rng;
     int which, t, i, arm;
@@ -66,7 +66,7 @@ static void test_large_sizes(void) {
         }
         CHECK_OK(isdb_policy_probs(p, X, 10000, out));
         {
-            double sum = 0.0;
+            isdb_real sum = 0.0;
             for (i = 0; i < 10000; ++i) sum += out[i];
             CHECK_NEAR(sum, 1.0, 1e-9);
         }
@@ -81,7 +81,7 @@ static void test_window_longer_than_run(void) {
     isdb_swucb sw;
     isdb_linucb_config lc = isdb_linucb_config_init(4, 6);
     isdb_swucb_config sc = isdb_swucb_config_init(4, 6, 100000);
-    double X[6 * 4], a[4], b[4];
+    isdb_real X[6 * 4], a[4], b[4];
     isdb_rng rng;
     int t, i, arm_l, arm_s, same = 1;
     lc.width = sc.width = ISDB_WIDTH_DETTRACE;
@@ -110,7 +110,7 @@ static void test_input_limits(void) {
     static any_policy mem;
     int which;
     for (which = 0; which < 4; ++which) {
-        double X[2 * 2] = {ISDB_INPUT_MAX, 0.0, 1e-310, -1e-310}, out[2], theta[2];
+        isdb_real X[2 * 2] = {ISDB_INPUT_MAX, 0.0, 1e-310, -1e-310}, out[2], theta[2];
         int t, arm;
         isdb_policy *p = make(which, 2, 2, 3, &mem);
         if (!p) continue;
@@ -139,7 +139,7 @@ static void test_input_limits(void) {
 static void test_window_with_huge_vector(void) {
     isdb_swucb sw;
     isdb_swucb_config c = isdb_swucb_config_init(2, 2, 5);
-    double huge[2] = {7e63, 7e63}, X[4] = {1, 0, 0.6, 0.8}, theta[2], V[4] = {1, 0, 0, 1}, b[2] = {0, 0};
+    isdb_real huge[2] = {7e63, 7e63}, X[4] = {1, 0, 0.6, 0.8}, theta[2], V[4] = {1, 0, 0, 1}, b[2] = {0, 0};
     int t, k, ok = 1;
     c.refresh = 3;
     CHECK_OK(isdb_swucb_init(&c, NULL, &sw));
@@ -150,7 +150,7 @@ static void test_window_with_huge_vector(void) {
     CHECK(sw.rebuilds > 0);
     /* Refit of the last 5 observations: rounds 15..19. */
     for (t = 15; t < 20; ++t) {
-        const double *x = X + (t % 2) * 2;
+        const isdb_real *x = X + (t % 2) * 2;
         for (k = 0; k < 4; ++k) V[k] += x[k / 2] * x[k % 2];
         b[0] += (0.5 + 0.1 * t) * x[0];
         b[1] += (0.5 + 0.1 * t) * x[1];
@@ -175,19 +175,27 @@ static void test_window_with_huge_vector(void) {
 
 typedef union other_policy {
     isdb_bob bob;
+#if !ISDB_REAL_IS_FLOAT
     isdb_isd isd;
     isdb_opkb opkb;
     isdb_oam oam;
     isdb_traceucb tr;
+#endif
 } other_policy;
 
+/* A float build has BOB only (the others need double). */
 enum { P_BOB, P_ISD, P_OPKB, P_OAM, P_TRACEUCB, N_OTHER };
+#if ISDB_REAL_IS_FLOAT
+#define N_PLAYED 1
+#else
+#define N_PLAYED N_OTHER
+#endif
 static const char *other_names[N_OTHER] = {"bob", "isd", "opkb", "oam", "traceucb"};
 
 /* The arm set of the fixed-set policies: K unit vectors, the first d of
    them the coordinate axes (so they span R^d when K >= d). */
-static double *fixed_arms(int d, int K) {
-    double *X = (double *)malloc(sizeof(double) * (size_t)d * (size_t)K);
+static isdb_real *fixed_arms(int d, int K) {
+    isdb_real *X = (isdb_real *)malloc(sizeof(isdb_real) * (size_t)d * (size_t)K);
     isdb_rng rng;
     int i, k;
     if (!X) return NULL;
@@ -201,14 +209,18 @@ static double *fixed_arms(int d, int K) {
     return X;
 }
 
-static isdb_result make_other(int which, int d, int K, const double *arms, other_policy *mem) {
+static isdb_result make_other(int which, int d, int K, const isdb_real *arms, other_policy *mem) {
     if (which == P_BOB) {
         isdb_bob_config c = isdb_bob_config_init(d, K, 1000);
         return isdb_bob_init(&c, NULL, &mem->bob);
     }
+#if ISDB_REAL_IS_FLOAT
+    (void)arms;
+    return ISDB_ERR_INVALID_ARG;
+#else
     if (which == P_ISD) {
         /* Oracle mode: the first half of the coordinates invariant. */
-        static double U[256 * 128], beta[256];
+        static isdb_real U[256 * 128], beta[256];
         isdb_isd_config c = isdb_isd_config_init(d, K, 0, NULL, NULL);
         int i, pi = d / 2;
         memset(U, 0, sizeof U);
@@ -236,6 +248,7 @@ static isdb_result make_other(int which, int d, int K, const double *arms, other
         isdb_traceucb_config c = isdb_traceucb_config_init(d, K);
         return isdb_traceucb_init(&c, NULL, &mem->tr);
     }
+#endif
 }
 
 static unsigned char snap_before[1 << 22], snap_after[1 << 22];
@@ -250,10 +263,10 @@ static int refused_changes_nothing(isdb_policy *p, isdb_result r) {
 
 /* Plays `rounds` rounds; features from the fixed set, or random rows
    scaled by `scale`; rewards scaled by `reward`. Checks every result. */
-static void play_other(int which, int d, int K, const double *arms, other_policy *mem, int rounds, double scale,
-                       double reward, const char *label) {
+static void play_other(int which, int d, int K, const isdb_real *arms, other_policy *mem, int rounds, isdb_real scale,
+                       isdb_real reward, const char *label) {
     isdb_policy *p = (isdb_policy *)mem;
-    double *X = (double *)malloc(sizeof(double) * (size_t)d * (size_t)K), *out = (double *)malloc(sizeof(double) * (size_t)K);
+    isdb_real *X = (isdb_real *)malloc(sizeof(isdb_real) * (size_t)d * (size_t)K), *out = (isdb_real *)malloc(sizeof(isdb_real) * (size_t)K);
     isdb_rng rng;
     int t, i, arm, bad_result = 0, changed = 0, nonfinite = 0, bad_arm = 0;
     isdb_rng_seed(&rng, 9);
@@ -265,9 +278,9 @@ static void play_other(int which, int d, int K, const double *arms, other_policy
     for (t = 0; t < rounds; ++t) {
         isdb_result r;
         size_t n = 0;
-        double sum = 0.0;
+        isdb_real sum = 0.0;
         if (arms)
-            memcpy(X, arms, sizeof(double) * (size_t)d * (size_t)K);
+            memcpy(X, arms, sizeof(isdb_real) * (size_t)d * (size_t)K);
         else
             for (i = 0; i < d * K; ++i) X[i] = scale * isdb_rng_normal(&rng);
         isdb_policy_save(p, snap_before, sizeof snap_before, &n);
@@ -303,7 +316,7 @@ static void test_other_policies(void) {
     static const struct {
         const char *label;
         int d, K, rounds, limits;
-        double scale, reward;
+        isdb_real scale, reward;
     } scenarios[] = {
         {"d=256 K=4", 256, 4, 40, 0, 0.1, 1.0},
         {"d=3 K=10^4", 3, 10000, 6, 0, 1.0, 1.0},
@@ -313,11 +326,11 @@ static void test_other_policies(void) {
     };
     int which, s;
     printf("extreme inputs, policy x scenario (init result):\n");
-    for (which = 0; which < N_OTHER; ++which)
+    for (which = 0; which < N_PLAYED; ++which)
         for (s = 0; s < (int)(sizeof scenarios / sizeof scenarios[0]); ++s) {
             int d = scenarios[s].d, K = scenarios[s].K;
             int fixed = which == P_OPKB || which == P_OAM;
-            double *arms = fixed ? fixed_arms(d, K) : NULL;
+            isdb_real *arms = fixed ? fixed_arms(d, K) : NULL;
             isdb_result r;
             if (fixed && arms && scenarios[s].limits) {
                 int i;

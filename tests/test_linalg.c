@@ -15,8 +15,8 @@
 static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 24, 31, 32, 33, 48, 63, 64};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
-static double A0[MAXN * MAXN], A1[MAXN * MAXN], A2[MAXN * MAXN], B0[MAXN * MAXN], Q0[MAXN * MAXN];
-static double v0[MAXN], v1[MAXN], v2[MAXN], ev[MAXN], work[4 * MAXN * MAXN];
+static isdb_real A0[MAXN * MAXN], A1[MAXN * MAXN], A2[MAXN * MAXN], B0[MAXN * MAXN], Q0[MAXN * MAXN];
+static isdb_real v0[MAXN], v1[MAXN], v2[MAXN], ev[MAXN], work[4 * MAXN * MAXN];
 static long double ref[MAXN * MAXN];
 
 /* ---- tests -------------------------------------------------------------- */
@@ -26,39 +26,39 @@ static void test_chol_random(void) {
     int s, n, i;
     isdb_rng_seed(&rng, 11);
     for (s = 0; s < N_SIZES; ++s) {
-        double maxdiff = 0.0, scale = 0.0;
+        isdb_real maxdiff = 0.0, scale = 0.0;
         n = sizes[s];
         random_spd(&rng, n, A0);
-        memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+        memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
         CHECK_OK(isdb_chol(n, A1));
         CHECK_MSG(chol_backward_error(n, A1, A0) < 1e-14, "n=%d error %g", n, chol_backward_error(n, A1, A0));
         CHECK(strictly_upper_zero(n, A1));
         CHECK(ref_chol(n, A0, ref));
         for (i = 0; i < n * n; ++i) {
-            maxdiff = fmax(maxdiff, fabs(A1[i] - (double)ref[i]));
-            scale = fmax(scale, fabs((double)ref[i]));
+            maxdiff = fmax(maxdiff, fabs(A1[i] - (isdb_real)ref[i]));
+            scale = fmax(scale, fabs((isdb_real)ref[i]));
         }
         CHECK_MSG(maxdiff <= 1e-13 * scale, "n=%d factor differs from reference by %g", n, maxdiff / scale);
     }
 }
 
 static void test_chol_ill_conditioned(void) {
-    static const double conds[] = {1e2, 1e6, 1e9, 1e12};
+    static const isdb_real conds[] = {1e2, 1e6, 1e9, 1e12};
     isdb_rng rng;
     int c, s, i;
     isdb_rng_seed(&rng, 12);
     for (c = 0; c < 4; ++c)
         for (s = 0; s < N_SIZES; s += 3) {
             int n = sizes[s];
-            double resid, logdet_ref = 0.0;
+            isdb_real resid, logdet_ref = 0.0;
             spd_with_condition(&rng, n, conds[c], A0, ev);
-            memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+            memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
             CHECK_OK(isdb_chol(n, A1));
             CHECK_MSG(chol_backward_error(n, A1, A0) < 1e-14, "n=%d cond=%g", n, conds[c]);
             /* Backward stability bounds the log-determinant error by about
-               n eps cond; the reference is the long-double factor. */
+               n eps cond; the reference is the long-isdb_real factor. */
             CHECK(ref_chol(n, A0, ref));
-            for (i = 0; i < n; ++i) logdet_ref += 2.0 * log((double)ref[i * n + i]);
+            for (i = 0; i < n; ++i) logdet_ref += 2.0 * log((isdb_real)ref[i * n + i]);
             CHECK_NEAR(isdb_chol_logdet(n, A1), logdet_ref, 4.0 * n * DBL_EPSILON * conds[c]);
             /* Solve: small backward error ||A x - b|| / (||A|| ||x||). */
             random_matrix(&rng, n, 1, v0);
@@ -67,16 +67,16 @@ static void test_chol_ill_conditioned(void) {
             resid = rel_diff(n, 1, v2, v0) * frob(n, 1, v0) / (frob(n, n, A0) * frob(n, 1, v1));
             CHECK_MSG(resid < 1e-14, "n=%d cond=%g solve backward error %g", n, conds[c], resid);
             /* Aliased solve gives the same bits. */
-            memcpy(v2, v0, sizeof(double) * (size_t)n);
+            memcpy(v2, v0, sizeof(isdb_real) * (size_t)n);
             isdb_chol_solve(n, A1, v2, v2);
-            CHECK(memcmp(v1, v2, sizeof(double) * (size_t)n) == 0);
+            CHECK(memcmp(v1, v2, sizeof(isdb_real) * (size_t)n) == 0);
         }
 }
 
 static void test_chol_failures(void) {
-    double I2[4] = {1, 2, 2, 1}; /* indefinite */
-    double Z[9] = {0}, P[9], N[4] = {1, 0, 0, 1};
-    double u[3] = {1, 2, 3};
+    isdb_real I2[4] = {1, 2, 2, 1}; /* indefinite */
+    isdb_real Z[9] = {0}, P[9], N[4] = {1, 0, 0, 1};
+    isdb_real u[3] = {1, 2, 3};
     int i, j;
     CHECK_RESULT(isdb_chol(2, I2), ISDB_ERR_NOT_SPD);
     CHECK_RESULT(isdb_chol(3, Z), ISDB_ERR_NOT_SPD);
@@ -121,9 +121,9 @@ static void test_tri_solve(void) {
                 matmul(n, n, 1, A0, v1, v2);
             }
             CHECK_MSG(rel_diff(n, 1, v2, v0) < 1e-13, "n=%d trans=%d", n, trans);
-            memcpy(v2, v0, sizeof(double) * (size_t)n);
+            memcpy(v2, v0, sizeof(isdb_real) * (size_t)n);
             isdb_tri_solve(n, A0, trans, v2, v2);
-            CHECK(memcmp(v1, v2, sizeof(double) * (size_t)n) == 0);
+            CHECK(memcmp(v1, v2, sizeof(isdb_real) * (size_t)n) == 0);
         }
     }
 }
@@ -131,27 +131,27 @@ static void test_tri_solve(void) {
 /* Lower factors of matrices with condition numbers 1e2 to 1e12 (the
    factor's is the square root). A triangular solve is backward stable:
    ||L x - b|| <= n eps ||L|| ||x|| whatever the conditioning; its
-   distance to the long-double reference is bounded by the condition
+   distance to the long-isdb_real reference is bounded by the condition
    number times that, n eps kappa(L) for each of the two solutions (a
    factor n more covers the componentwise condition number, which exceeds
    kappa(L) by at most n). */
 static void test_tri_solve_ill_conditioned(void) {
-    static const double conds[] = {1e2, 1e6, 1e9, 1e12};
+    static const isdb_real conds[] = {1e2, 1e6, 1e9, 1e12};
     isdb_rng rng;
     int c, s, trans;
     isdb_rng_seed(&rng, 23);
     for (c = 0; c < 4; ++c)
         for (s = 0; s < N_SIZES; s += 2) {
             int n = sizes[s];
-            double kappa = sqrt(conds[c]);
+            isdb_real kappa = sqrt(conds[c]);
             spd_with_condition(&rng, n, conds[c], A0, ev);
             CHECK_OK(isdb_chol(n, A0));
             for (trans = 0; trans < 2; ++trans) {
-                double be, fe;
+                isdb_real be, fe;
                 if (trans)
                     transpose(n, n, A0, A1);
                 else
-                    memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+                    memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
                 random_matrix(&rng, n, 1, v0);
                 isdb_tri_solve(n, A0, trans, v0, v1);
                 matmul(n, n, 1, A1, v1, v2);
@@ -171,19 +171,19 @@ static void test_update_downdate(void) {
     isdb_rng_seed(&rng, 14);
     for (s = 0; s < N_SIZES; ++s) {
         int n = sizes[s];
-        double scale;
+        isdb_real scale;
         random_spd(&rng, n, A0);
-        memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+        memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
         CHECK_OK(isdb_chol(n, A1));
         random_matrix(&rng, n, 1, v0);
-        memcpy(v1, v0, sizeof(double) * (size_t)n);
+        memcpy(v1, v0, sizeof(isdb_real) * (size_t)n);
         CHECK_OK(isdb_chol_update(n, A1, v0, work));
-        CHECK(memcmp(v0, v1, sizeof(double) * (size_t)n) == 0); /* x unchanged */
+        CHECK(memcmp(v0, v1, sizeof(isdb_real) * (size_t)n) == 0); /* x unchanged */
         for (i = 0; i < n; ++i)
             for (j = 0; j < n; ++j) A2[i * n + j] = A0[i * n + j] + v0[i] * v0[j];
         CHECK(ref_chol(n, A2, ref));
         scale = 0.0;
-        for (i = 0; i < n * n; ++i) scale = fmax(scale, fabs((double)ref[i] - A1[i]));
+        for (i = 0; i < n * n; ++i) scale = fmax(scale, fabs((isdb_real)ref[i] - A1[i]));
         CHECK_MSG(scale < 1e-12 * sqrt(frob(n, n, A2)), "n=%d update differs by %g", n, scale);
         CHECK(strictly_upper_zero(n, A1));
         /* Downdate back to A0. */
@@ -192,10 +192,10 @@ static void test_update_downdate(void) {
                   chol_backward_error(n, A1, A0));
         CHECK(strictly_upper_zero(n, A1));
         /* A downdate that leaves an indefinite matrix is refused, L unchanged. */
-        memcpy(A2, A1, sizeof(double) * (size_t)(n * n));
-        for (i = 0; i < n; ++i) v1[i] = 10.0 * sqrt(A0[i * n + i]) * (i == 0 ? 1.0 : 0.0) * sqrt((double)n + 1);
+        memcpy(A2, A1, sizeof(isdb_real) * (size_t)(n * n));
+        for (i = 0; i < n; ++i) v1[i] = 10.0 * sqrt(A0[i * n + i]) * (i == 0 ? 1.0 : 0.0) * sqrt((isdb_real)n + 1);
         CHECK_RESULT(isdb_chol_downdate(n, A1, v1, work), ISDB_ERR_NOT_SPD);
-        CHECK(memcmp(A1, A2, sizeof(double) * (size_t)(n * n)) == 0);
+        CHECK(memcmp(A1, A2, sizeof(isdb_real) * (size_t)(n * n)) == 0);
     }
 }
 
@@ -207,7 +207,7 @@ static void test_update_downdate(void) {
    then refactorises (what SW-UCB does). The factor's backward error stays
    small throughout. */
 static void test_update_downdate_sequence(void) {
-    static double ring[32 * MAXN];
+    static isdb_real ring[32 * MAXN];
     static const int dims[] = {1, 3, 8, 20, 64};
     isdb_rng rng;
     int di, pass, refused_badly_scaled = 0;
@@ -215,32 +215,32 @@ static void test_update_downdate_sequence(void) {
     for (pass = 0; pass < 2; ++pass)
         for (di = 0; di < 5; ++di) {
             int n = dims[di], w = 12, steps = 300, t, i, j, k, refused = 0;
-            double lambda = pass ? 1e-3 : 1.0, worst = 0.0;
-            memset(A1, 0, sizeof(double) * (size_t)(n * n));
+            isdb_real lambda = pass ? 1e-3 : 1.0, worst = 0.0;
+            memset(A1, 0, sizeof(isdb_real) * (size_t)(n * n));
             for (i = 0; i < n; ++i) A1[i * n + i] = sqrt(lambda);
             for (t = 0; t < steps; ++t) {
-                double *x = ring + (t % w) * n;
+                isdb_real *x = ring + (t % w) * n;
                 int in_window = t + 1 < w ? t + 1 : w;
                 random_matrix(&rng, n, 1, v0);
                 if (pass)
-                    for (i = 0; i < n; ++i) v0[i] *= pow(1e4, (double)i / (n > 1 ? n - 1 : 1));
+                    for (i = 0; i < n; ++i) v0[i] *= pow(1e4, (isdb_real)i / (n > 1 ? n - 1 : 1));
                 CHECK_OK(isdb_chol_update(n, A1, v0, work));
                 if (t >= w) {
-                    memcpy(A2, A1, sizeof(double) * (size_t)(n * n));
+                    memcpy(A2, A1, sizeof(isdb_real) * (size_t)(n * n));
                     if (isdb_chol_downdate(n, A1, x, work) != ISDB_OK) {
                         ++refused;
-                        CHECK(memcmp(A1, A2, sizeof(double) * (size_t)(n * n)) == 0);
+                        CHECK(memcmp(A1, A2, sizeof(isdb_real) * (size_t)(n * n)) == 0);
                     }
                 }
-                memcpy(x, v0, sizeof(double) * (size_t)n);
+                memcpy(x, v0, sizeof(isdb_real) * (size_t)n);
                 for (i = 0; i < n; ++i)
                     for (j = 0; j < n; ++j) {
                         long double sum = i == j ? lambda : 0;
                         for (k = 0; k < in_window; ++k) sum += (long double)ring[k * n + i] * ring[k * n + j];
-                        A0[i * n + j] = (double)sum;
+                        A0[i * n + j] = (isdb_real)sum;
                     }
-                if (t >= w && memcmp(A1, A2, sizeof(double) * (size_t)(n * n)) == 0) {
-                    memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+                if (t >= w && memcmp(A1, A2, sizeof(isdb_real) * (size_t)(n * n)) == 0) {
+                    memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
                     CHECK_OK(isdb_chol(n, A1));
                 }
                 worst = fmax(worst, chol_backward_error(n, A1, A0));
@@ -255,7 +255,7 @@ static void test_update_downdate_sequence(void) {
 }
 
 static void test_sym_eig(void) {
-    static const double conds[] = {1.0, 1e3, 1e12};
+    static const isdb_real conds[] = {1.0, 1e3, 1e12};
     isdb_rng rng;
     int s, c, i;
     isdb_rng_seed(&rng, 16);
@@ -264,7 +264,7 @@ static void test_sym_eig(void) {
         /* Random symmetric: A V = V diag(w), V orthogonal, ascending. */
         random_matrix(&rng, n, n, A0);
         t_symmetrize_lower(n, A0);
-        memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+        memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
         CHECK_OK(isdb_sym_eig(n, A1, v0, Q0));
         matmul(n, n, n, A0, Q0, A1);
         for (i = 0; i < n * n; ++i) A2[i] = Q0[i] * v0[i % n];
@@ -273,11 +273,11 @@ static void test_sym_eig(void) {
         for (i = 1; i < n; ++i) CHECK(v0[i - 1] <= v0[i]);
         /* Known spectra, including repeated eigenvalues and cond 1e12. */
         for (c = 0; c < 3; ++c) {
-            double worst = 0.0;
+            isdb_real worst = 0.0;
             spd_with_condition(&rng, n, conds[c], A0, ev);
             CHECK_OK(isdb_sym_eig(n, A0, v0, Q0));
             for (i = 0; i < n; ++i) worst = fmax(worst, fabs(v0[i] - ev[n - 1 - i]));
-            CHECK_MSG(worst < 1e-14 * (double)n, "n=%d cond=%g eigenvalue error %g", n, conds[c], worst);
+            CHECK_MSG(worst < 1e-14 * (isdb_real)n, "n=%d cond=%g eigenvalue error %g", n, conds[c], worst);
         }
     }
     CHECK_RESULT(isdb_sym_eig(0, A0, v0, Q0), ISDB_ERR_INVALID_ARG);
@@ -293,7 +293,7 @@ static void test_qr(void) {
     for (s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); ++s) {
         int m = shapes[s][0], n = shapes[s][1], upper = 1;
         random_matrix(&rng, m, n, A0);
-        memcpy(A1, A0, sizeof(double) * (size_t)(m * n));
+        memcpy(A1, A0, sizeof(isdb_real) * (size_t)(m * n));
         CHECK(isdb_qr_work_size(m, n) <= sizeof work / sizeof work[0]);
         CHECK_OK(isdb_qr(m, n, A1, Q0, work));
         for (i = 0; i < m; ++i)
@@ -304,22 +304,22 @@ static void test_qr(void) {
         matmul(m, m, n, Q0, A1, A2);
         CHECK_MSG(rel_diff(m, n, A2, A0) < 1e-13, "%dx%d QR != A", m, n);
         /* Without Q the same R. */
-        memcpy(A2, A0, sizeof(double) * (size_t)(m * n));
+        memcpy(A2, A0, sizeof(isdb_real) * (size_t)(m * n));
         CHECK_OK(isdb_qr(m, n, A2, NULL, work));
-        CHECK(memcmp(A1, A2, sizeof(double) * (size_t)(m * n)) == 0);
+        CHECK(memcmp(A1, A2, sizeof(isdb_real) * (size_t)(m * n)) == 0);
     }
     /* Ill-conditioned square matrices (condition numbers to 1e12, made
        unsymmetric by a random orthogonal factor): Householder QR is
        backward stable, so both identities hold to rounding whatever the
        conditioning. */
     for (s = 0; s < N_SIZES; s += 3) {
-        static const double conds[] = {1e6, 1e12};
+        static const isdb_real conds[] = {1e6, 1e12};
         int n = sizes[s], c;
         for (c = 0; c < 2; ++c) {
             spd_with_condition(&rng, n, conds[c], A2, ev);
             random_orthogonal(&rng, n, Q0);
             matmul(n, n, n, Q0, A2, A0);
-            memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+            memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
             CHECK_OK(isdb_qr(n, n, A1, Q0, work));
             CHECK_MSG(orthogonality_error(n, n, Q0) < 1e-13, "n=%d cond=%g Q not orthogonal", n, conds[c]);
             matmul(n, n, n, Q0, A1, A2);
@@ -332,20 +332,20 @@ static void test_qr(void) {
 
 static void test_orth_basis(void) {
     static const int cases[][3] = {{5, 3, 2}, {6, 6, 6}, {10, 4, 4}, {4, 10, 4}, {8, 12, 3}, {64, 30, 17}, {3, 3, 1}, {1, 4, 1}};
-    static double Bm[MAXN * MAXN], Cm[MAXN * MAXN], QT[MAXN * MAXN], P[MAXN * MAXN];
+    static isdb_real Bm[MAXN * MAXN], Cm[MAXN * MAXN], QT[MAXN * MAXN], P[MAXN * MAXN];
     isdb_rng rng;
     int s, i, j, rank;
     isdb_rng_seed(&rng, 18);
     for (s = 0; s < (int)(sizeof cases / sizeof cases[0]); ++s) {
         int m = cases[s][0], n = cases[s][1], r = cases[s][2];
-        double lost, overlap = 0.0;
+        isdb_real lost, overlap = 0.0;
         random_matrix(&rng, m, r, Bm);
         random_matrix(&rng, r, n, Cm);
         matmul(m, r, n, Bm, Cm, A0);
-        memcpy(A1, A0, sizeof(double) * (size_t)(m * n));
+        memcpy(A1, A0, sizeof(isdb_real) * (size_t)(m * n));
         CHECK(isdb_orth_basis_work_size(m, n) <= sizeof work / sizeof work[0]);
         CHECK_OK(isdb_orth_basis(m, n, A0, 0.0, Q0, &rank, work));
-        CHECK(memcmp(A0, A1, sizeof(double) * (size_t)(m * n)) == 0); /* A untouched */
+        CHECK(memcmp(A0, A1, sizeof(isdb_real) * (size_t)(m * n)) == 0); /* A untouched */
         CHECK_MSG(rank == r, "%dx%d rank %d found %d", m, n, r, rank);
         CHECK(orthogonality_error(m, m, Q0) < 1e-13);
         /* The last m - rank columns are orthogonal to every column of A, so
@@ -359,7 +359,7 @@ static void test_orth_basis(void) {
         CHECK_MSG(lost < 1e-13, "%dx%d complement overlaps the span by %g", m, n, lost);
     }
     /* Zero matrix: rank 0, Q = I. */
-    memset(A0, 0, sizeof(double) * 12);
+    memset(A0, 0, sizeof(isdb_real) * 12);
     CHECK_OK(isdb_orth_basis(4, 3, A0, 0.0, Q0, &rank, work));
     CHECK(rank == 0);
     CHECK(orthogonality_error(4, 4, Q0) == 0.0);
@@ -380,11 +380,11 @@ static void test_lu(void) {
     for (s = 0; s < N_SIZES; ++s) {
         int n = sizes[s];
         random_matrix(&rng, n, n, A0);
-        memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+        memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
         CHECK_OK(isdb_lu(n, A1, piv));
         /* Three right-hand sides at once, against the reference solve. */
         random_matrix(&rng, n, 3, B0);
-        memcpy(A2, B0, sizeof(double) * (size_t)(n * 3));
+        memcpy(A2, B0, sizeof(isdb_real) * (size_t)(n * 3));
         isdb_lu_solve(n, A1, piv, 3, A2);
         for (j = 0; j < 3; ++j) {
             for (i = 0; i < n; ++i) v0[i] = B0[i * 3 + j];
@@ -396,12 +396,12 @@ static void test_lu(void) {
     /* Ill-conditioned (cond 1e12): small backward error. */
     for (s = 0; s < N_SIZES; s += 4) {
         int n = sizes[s];
-        double be;
+        isdb_real be;
         spd_with_condition(&rng, n, 1e12, A0, ev);
-        memcpy(A1, A0, sizeof(double) * (size_t)(n * n));
+        memcpy(A1, A0, sizeof(isdb_real) * (size_t)(n * n));
         CHECK_OK(isdb_lu(n, A1, piv));
         random_matrix(&rng, n, 1, v0);
-        memcpy(v1, v0, sizeof(double) * (size_t)n);
+        memcpy(v1, v0, sizeof(isdb_real) * (size_t)n);
         isdb_lu_solve(n, A1, piv, 1, v1);
         matmul(n, n, 1, A0, v1, v2);
         be = rel_diff(n, 1, v2, v0) * frob(n, 1, v0) / (frob(n, n, A0) * frob(n, 1, v1));
@@ -411,20 +411,20 @@ static void test_lu(void) {
     random_matrix(&rng, 4, 4, A0);
     for (j = 0; j < 4; ++j) A0[3 * 4 + j] = A0[1 * 4 + j];
     CHECK_RESULT(isdb_lu(4, A0, piv), ISDB_ERR_SINGULAR);
-    memset(A0, 0, sizeof(double) * 4);
+    memset(A0, 0, sizeof(isdb_real) * 4);
     CHECK_RESULT(isdb_lu(2, A0, piv), ISDB_ERR_SINGULAR);
     A0[0] = T_NAN;
     CHECK_RESULT(isdb_lu(1, A0, piv), ISDB_ERR_NONFINITE);
 }
 
 static void test_polar(void) {
-    static double P[MAXN * MAXN], QT[MAXN * MAXN], S[MAXN * MAXN], Qp[MAXN * MAXN];
+    static isdb_real P[MAXN * MAXN], QT[MAXN * MAXN], S[MAXN * MAXN], Qp[MAXN * MAXN];
     isdb_rng rng;
     int s, i;
     isdb_rng_seed(&rng, 20);
     for (s = 0; s < N_SIZES; ++s) {
         int n = sizes[s];
-        double asym = 0.0;
+        isdb_real asym = 0.0;
         random_matrix(&rng, n, n, A0);
         CHECK(isdb_polar_work_size(n) <= sizeof work / sizeof work[0]);
         CHECK_OK(isdb_polar(n, A0, Qp, work));
@@ -446,7 +446,7 @@ static void test_polar(void) {
         /* An orthogonal matrix is its own polar factor: the factor moves a
            nearly orthogonal A2 by about A2's own departure from
            orthogonality (which depends on the precision long double has
-           on the machine, e.g. double under valgrind). */
+           on the machine, e.g. isdb_real under valgrind). */
         CHECK_OK(isdb_polar(n, A2, Qp, work));
         CHECK_MSG(rel_diff(n, n, Qp, A2) < 10.0 * (orthogonality_error(n, n, A2) + n * DBL_EPSILON),
                   "n=%d moved by %g, departure %g", n, rel_diff(n, n, Qp, A2), orthogonality_error(n, n, A2));
@@ -456,10 +456,10 @@ static void test_polar(void) {
        sensitivity: a backward error of n eps ||A|| moves it by at most
        2 n eps sigma_1 / (sigma_n + sigma_n-1) (Kenney and Laub 1991). */
     for (s = 1; s < N_SIZES; s += 3) {
-        static const double conds[] = {1e9, 1e12};
+        static const isdb_real conds[] = {1e9, 1e12};
         int n = sizes[s], c;
         for (c = 0; c < 2; ++c) {
-            double sens, asym;
+            isdb_real sens, asym;
             random_orthogonal(&rng, n, A2);
             spd_with_condition(&rng, n, conds[c], S, ev);
             sens = 2.0 * n * DBL_EPSILON / (ev[n - 1] + ev[n - 2]);
@@ -476,8 +476,8 @@ static void test_polar(void) {
         }
     }
     /* Singular input. */
-    memset(A0, 0, sizeof(double) * 9);
-    for (i = 0; i < 3; ++i) A0[i * 3 + 0] = A0[i * 3 + 1] = (double)(i + 1);
+    memset(A0, 0, sizeof(isdb_real) * 9);
+    for (i = 0; i < 3; ++i) A0[i * 3 + 0] = A0[i * 3 + 1] = (isdb_real)(i + 1);
     A0[2 * 3 + 2] = 1.0;
     CHECK_RESULT(isdb_polar(3, A0, Qp, work), ISDB_ERR_SINGULAR);
 }

@@ -20,11 +20,11 @@
 #define MAXK 32
 #define MAXT 1000
 
-static double hist_x[MAXT * MAXD], hist_y[MAXT];
+static isdb_real hist_x[MAXT * MAXD], hist_y[MAXT];
 static int hist_arm[MAXT];
 
 /* Width beta_n of OFUL written out again from the paper's formulas. */
-static double ref_width(isdb_width w, int d, double n, double lambda, double delta, double R, double S, double L,
+static isdb_real ref_width(isdb_width w, int d, isdb_real n, isdb_real lambda, isdb_real delta, isdb_real R, isdb_real S, isdb_real L,
                         long double logdet) {
     long double radius;
     if (w == ISDB_WIDTH_CONSTANT) return 1.0;
@@ -34,12 +34,12 @@ static double ref_width(isdb_width w, int d, double n, double lambda, double del
         radius = 2.0L * logl(1.0L / delta) + d * logl(1.0L + n * L * L / (d * (long double)lambda));
     else
         radius = d * logl((1.0L + n * L * L / lambda) / delta);
-    return (double)(R * sqrtl(radius) + sqrtl(lambda) * S);
+    return (isdb_real)(R * sqrtl(radius) + sqrtl(lambda) * S);
 }
 
 /* K-armed closed form on one-hot arms: rewards and counts of arm k among
    the history entries [from, to). */
-static double ref_karmed_index(int k, int from, int to, double lambda, double beta) {
+static isdb_real ref_karmed_index(int k, int from, int to, isdb_real lambda, isdb_real beta) {
     long double sum = 0;
     int s, n = 0;
     for (s = from; s < to; ++s)
@@ -47,18 +47,18 @@ static double ref_karmed_index(int k, int from, int to, double lambda, double be
             sum += hist_y[s];
             ++n;
         }
-    return (double)(sum / (n + (long double)lambda) + beta / sqrtl(n + (long double)lambda));
+    return (isdb_real)(sum / (n + (long double)lambda) + beta / sqrtl(n + (long double)lambda));
 }
 
-static void one_hot_arms(int K, double *X) {
+static void one_hot_arms(int K, isdb_real *X) {
     int i;
-    memset(X, 0, sizeof(double) * (size_t)(K * K));
+    memset(X, 0, sizeof(isdb_real) * (size_t)(K * K));
     for (i = 0; i < K; ++i) X[i * K + i] = 1.0;
 }
 
 static void test_linucb_karmed(void) {
-    static const double means[5] = {0.1, 0.5, 0.45, -0.2, 0.3};
-    double X[25], scores[5];
+    static const isdb_real means[5] = {0.1, 0.5, 0.45, -0.2, 0.3};
+    isdb_real X[25], scores[5];
     int mode;
     one_hot_arms(5, X);
     for (mode = ISDB_WIDTH_LOGDET; mode <= ISDB_WIDTH_CONSTANT; ++mode) {
@@ -76,14 +76,14 @@ static void test_linucb_karmed(void) {
         isdb_rng_seed(&noise, 100 + (uint64_t)mode);
         for (t = 0; t < 300; ++t) {
             long double logdet = 0;
-            double beta;
+            isdb_real beta;
             int arm, counts[5] = {0};
             for (k = 0; k < t; ++k) counts[hist_arm[k]]++;
             for (k = 0; k < 5; ++k) logdet += logl(counts[k] + (long double)c.lambda);
             beta = c.alpha * ref_width(c.width, 5, t, c.lambda, c.delta, c.R, c.S, c.L, logdet);
             CHECK_OK(isdb_policy_scores(&pol.base, X, 5, scores));
             for (k = 0; k < 5; ++k) {
-                double want = ref_karmed_index(k, 0, t, c.lambda, beta);
+                isdb_real want = ref_karmed_index(k, 0, t, c.lambda, beta);
                 if (fabs(scores[k] - want) > 1e-12 * fmax(1.0, fabs(want))) worst_ok = 0;
             }
             CHECK_NEAR(isdb_linucb_beta(&pol), beta, 1e-12 * beta);
@@ -99,9 +99,9 @@ static void test_linucb_karmed(void) {
 }
 
 static void test_swucb_karmed(void) {
-    static const double means[4] = {0.2, 0.6, 0.4, 0.1};
+    static const isdb_real means[4] = {0.2, 0.6, 0.4, 0.1};
     static const int windows[] = {1, 3, 7, 50};
-    double X[16], scores[4];
+    isdb_real X[16], scores[4];
     int wi;
     one_hot_arms(4, X);
     for (wi = 0; wi < 4; ++wi) {
@@ -109,7 +109,7 @@ static void test_swucb_karmed(void) {
         isdb_swucb_config c = isdb_swucb_config_init(4, 4, windows[wi]);
         isdb_rng noise;
         int t, k, scores_ok = 1;
-        double beta;
+        isdb_real beta;
         c.lambda = 0.3;
         c.R = 0.2;
         c.delta = 0.1;
@@ -119,10 +119,10 @@ static void test_swucb_karmed(void) {
         for (t = 0; t < 400; ++t) {
             int arm, from = t > c.window ? t - c.window : 0;
             /* Means drift, so the window matters. */
-            double shift = t > 200 ? 0.5 : 0.0;
+            isdb_real shift = t > 200 ? 0.5 : 0.0;
             CHECK_OK(isdb_policy_scores(&pol.base, X, 4, scores));
             for (k = 0; k < 4; ++k) {
-                double want = ref_karmed_index(k, from, t, c.lambda, beta);
+                isdb_real want = ref_karmed_index(k, from, t, c.lambda, beta);
                 if (fabs(scores[k] - want) > 1e-11 * fmax(1.0, fabs(want))) scores_ok = 0;
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, 4, &arm));
@@ -138,8 +138,8 @@ static void test_swucb_karmed(void) {
     }
 }
 
-static void random_unit(isdb_rng *rng, int d, double *x) {
-    double n = 0.0;
+static void random_unit(isdb_rng *rng, int d, isdb_real *x) {
+    isdb_real n = 0.0;
     int i;
     for (i = 0; i < d; ++i) {
         x[i] = isdb_rng_normal(rng);
@@ -150,8 +150,8 @@ static void random_unit(isdb_rng *rng, int d, double *x) {
 
 /* Ridge regression over history entries [from, to): V (and its log-det)
    and theta, from scratch in long double. */
-static long double ridge_from_scratch(int d, int from, int to, double lambda, double *V, double *theta) {
-    static double b[MAXD];
+static long double ridge_from_scratch(int d, int from, int to, isdb_real lambda, isdb_real *V, isdb_real *theta) {
+    static isdb_real b[MAXD];
     static long double Lref[REF_MAXN * REF_MAXN];
     long double logdet = 0;
     int i, j, s;
@@ -160,10 +160,10 @@ static long double ridge_from_scratch(int d, int from, int to, double lambda, do
         for (j = 0; j < d; ++j) {
             long double v = i == j ? lambda : 0;
             for (s = from; s < to; ++s) v += (long double)hist_x[s * d + i] * hist_x[s * d + j];
-            V[i * d + j] = (double)v;
+            V[i * d + j] = (isdb_real)v;
         }
         for (s = from; s < to; ++s) bi += (long double)hist_y[s] * hist_x[s * d + i];
-        b[i] = (double)bi;
+        b[i] = (isdb_real)bi;
     }
     ref_solve(d, V, b, theta);
     ref_chol(d, V, Lref);
@@ -176,7 +176,7 @@ static long double ridge_from_scratch(int d, int from, int to, double lambda, do
 static void test_linucb_from_scratch(void) {
     enum { D = 6, K = 10, T = 300 };
     static const int refreshes[] = {0, 1000};
-    double X[K * D], theta_star[D], V[D * D], theta[D], got[D], vx[D];
+    isdb_real X[K * D], theta_star[D], V[D * D], theta[D], got[D], vx[D];
     int ri;
     for (ri = 0; ri < 2; ++ri) {
         isdb_linucb pol;
@@ -190,14 +190,14 @@ static void test_linucb_from_scratch(void) {
         random_unit(&rng, D, theta_star);
         for (t = 0; t < T; ++t) {
             long double logdet = ridge_from_scratch(D, 0, t, c.lambda, V, theta);
-            double beta = ref_width(c.width, D, t, c.lambda, c.delta, c.R, c.S, c.L, logdet), best = -1e300;
-            double ref_score[K];
+            isdb_real beta = ref_width(c.width, D, t, c.lambda, c.delta, c.R, c.S, c.L, logdet), best = -1e300;
+            isdb_real ref_score[K];
             int arm;
             isdb_linucb_theta(&pol, got);
             for (i = 0; i < D; ++i)
                 if (fabs(got[i] - theta[i]) > 1e-11 * (1.0 + fabs(theta[i]))) theta_ok = 0;
             for (k = 0; k < K; ++k) {
-                double mean = 0.0, bonus = 0.0, ref_bonus;
+                isdb_real mean = 0.0, bonus = 0.0, ref_bonus;
                 random_unit(&rng, D, X + k * D);
                 CHECK_OK(isdb_linucb_explain(&pol, X + k * D, &mean, &bonus));
                 ref_solve(D, V, X + k * D, vx);
@@ -210,7 +210,7 @@ static void test_linucb_from_scratch(void) {
                ties occur: at t = 0 every unit arm scores the same). */
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
             if (ref_score[arm] < best - 1e-12 * fmax(1.0, fabs(best))) choice_ok = 0;
-            memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
+            memcpy(hist_x + t * D, X + arm * D, sizeof(isdb_real) * D);
             hist_y[t] = t_dot(D, X + arm * D, theta_star) + 0.3 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
         }
@@ -230,14 +230,14 @@ static void test_linucb_from_scratch(void) {
 static void test_swucb_refit(void) {
     static const int windows[] = {2, 9, 40};
     enum { D = 5, K = 6, T = 400 };
-    double X[K * D], V[D * D], theta[D], got[D], vx[D];
+    isdb_real X[K * D], V[D * D], theta[D], got[D], vx[D];
     int wi;
     for (wi = 0; wi < 3; ++wi) {
         isdb_swucb pol;
         isdb_swucb_config c = isdb_swucb_config_init(D, K, windows[wi]);
         isdb_rng rng;
         int t, k, i, ok = 1;
-        double tol;
+        isdb_real tol;
         c.lambda = wi == 0 ? 1e-6 : 1.0;
         tol = fmax(1e-13, 10.0 * DBL_EPSILON * (1.0 + c.window * 900.0 / c.lambda));
         c.width = ISDB_WIDTH_LOGDET;
@@ -247,21 +247,21 @@ static void test_swucb_refit(void) {
         for (t = 0; t < T; ++t) {
             int from = t > c.window ? t - c.window : 0, arm;
             long double logdet = ridge_from_scratch(D, from, t, c.lambda, V, theta);
-            double beta = ref_width(c.width, D, 0, c.lambda, c.delta, c.R, c.S, c.L, logdet);
+            isdb_real beta = ref_width(c.width, D, 0, c.lambda, c.delta, c.R, c.S, c.L, logdet);
             isdb_swucb_theta(&pol, got);
             for (i = 0; i < D; ++i)
                 if (fabs(got[i] - theta[i]) > tol * (1.0 + fabs(theta[i]))) ok = 0;
             if (fabs(isdb_swucb_beta(&pol) - beta) > tol * beta) ok = 0;
             for (k = 0; k < K; ++k) {
-                double bonus = 0.0;
+                isdb_real bonus = 0.0;
                 random_unit(&rng, D, X + k * D);
-                for (i = 0; i < D; ++i) X[k * D + i] *= pow(30.0, (double)((i + t) % D) / (D - 1));
+                for (i = 0; i < D; ++i) X[k * D + i] *= pow(30.0, (isdb_real)((i + t) % D) / (D - 1));
                 CHECK_OK(isdb_swucb_explain(&pol, X + k * D, NULL, &bonus));
                 ref_solve(D, V, X + k * D, vx);
                 if (fabs(bonus - beta * sqrt(t_dot(D, X + k * D, vx))) > tol * bonus) ok = 0;
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
-            memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
+            memcpy(hist_x + t * D, X + arm * D, sizeof(isdb_real) * D);
             hist_y[t] = sin(0.05 * t) * X[arm * D] + 0.1 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
         }
@@ -277,8 +277,8 @@ static void test_swucb_refit(void) {
    recomputed from the whole history at every step. */
 static void test_dlinucb_closed_form(void) {
     enum { D = 4, K = 8, T = 500 };
-    static const double gammas[] = {0.97, 0.9995};
-    double X[K * D], V[D * D], Vt[D * D], b[D], theta[D], got[D], u[D], theta_star[D];
+    static const isdb_real gammas[] = {0.97, 0.9995};
+    isdb_real X[K * D], V[D * D], Vt[D * D], b[D], theta[D], got[D], u[D], theta_star[D];
     int gi;
     for (gi = 0; gi < 2; ++gi) {
         isdb_dlinucb pol;
@@ -293,7 +293,7 @@ static void test_dlinucb_closed_form(void) {
         random_unit(&rng, D, theta_star);
         for (t = 0; t < T; ++t) {
             long double g = c.gamma, fading = 1.0L - powl(g, 2.0L * t), radius;
-            double beta;
+            isdb_real beta;
             int arm;
             for (i = 0; i < D; ++i) {
                 long double bi = 0;
@@ -304,21 +304,21 @@ static void test_dlinucb_closed_form(void) {
                         v += powl(g, t - 1 - s) * xx;
                         vt += powl(g, 2.0L * (t - 1 - s)) * xx;
                     }
-                    V[i * D + j] = (double)v;
-                    Vt[i * D + j] = (double)vt;
+                    V[i * D + j] = (isdb_real)v;
+                    Vt[i * D + j] = (isdb_real)vt;
                 }
                 for (s = 0; s < t; ++s) bi += powl(g, t - 1 - s) * hist_y[s] * hist_x[s * D + i];
-                b[i] = (double)bi;
+                b[i] = (isdb_real)bi;
             }
             ref_solve(D, V, b, theta);
             radius = 2.0L * logl(1.0L / c.delta) + D * logl(1.0L + fading / (c.lambda * D * (1.0L - g * g)));
-            beta = (double)(sqrtl(c.lambda) * c.S + c.sigma * sqrtl(radius));
+            beta = (isdb_real)(sqrtl(c.lambda) * c.S + c.sigma * sqrtl(radius));
             if (fabs(isdb_dlinucb_beta(&pol) - beta) > 1e-12 * beta) ok = 0;
             isdb_dlinucb_theta(&pol, got);
             for (i = 0; i < D; ++i)
                 if (fabs(got[i] - theta[i]) > 1e-10 * (1.0 + fabs(theta[i]))) ok = 0;
             for (k = 0; k < K; ++k) {
-                double bonus = 0.0, q;
+                isdb_real bonus = 0.0, q;
                 random_unit(&rng, D, X + k * D);
                 CHECK_OK(isdb_dlinucb_explain(&pol, X + k * D, NULL, &bonus));
                 ref_solve(D, V, X + k * D, u);
@@ -328,7 +328,7 @@ static void test_dlinucb_closed_form(void) {
                 if (fabs(bonus - beta * sqrt(q)) > 1e-10 * bonus) ok = 0;
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
-            memcpy(hist_x + t * D, X + arm * D, sizeof(double) * D);
+            memcpy(hist_x + t * D, X + arm * D, sizeof(isdb_real) * D);
             hist_y[t] = t_dot(D, X + arm * D, theta_star) * (t < T / 2 ? 1.0 : -1.0) + 0.5 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
         }
@@ -341,7 +341,7 @@ static void test_dlinucb_closed_form(void) {
 static void test_dlinucb_beta_near_one(void) {
     isdb_dlinucb pol;
     isdb_dlinucb_config c = isdb_dlinucb_config_init(3, 2, 1.0 - 1e-9);
-    double x[3] = {1, 0, 0};
+    isdb_real x[3] = {1, 0, 0};
     long double g = c.gamma, fading, radius;
     int t;
     CHECK_OK(isdb_dlinucb_init(&c, NULL, &pol));
@@ -349,16 +349,16 @@ static void test_dlinucb_beta_near_one(void) {
     /* 1 - g^20 = 20 (1-g) + O((1-g)^2); exact in long double to ~1e-10 relative here. */
     fading = -expm1l(20.0L * log1pl(-(1.0L - g)));
     radius = 2.0L * logl(1.0L / c.delta) + 3 * logl(1.0L + fading / (3.0L * (1.0L - g) * (1.0L + g)));
-    CHECK_NEAR(isdb_dlinucb_beta(&pol), (double)(1.0L + sqrtl(radius)), 1e-12);
+    CHECK_NEAR(isdb_dlinucb_beta(&pol), (isdb_real)(1.0L + sqrtl(radius)), 1e-12);
     isdb_policy_uninit(&pol.base);
 }
 
 static void test_tuned_parameters(void) {
     /* Cheung et al. section 7, d = 2 (the spec's table). */
-    static const double T[5] = {30000, 60000, 90000, 120000, 240000};
+    static const isdb_real T[5] = {30000, 60000, 90000, 120000, 240000};
     static const int agnostic[5] = {1532, 2432, 3187, 3861, 6130};
     static const int eq12[5] = {965, 1532, 2008, 2432, 3861};
-    double gamma;
+    isdb_real gamma;
     int i, w;
     for (i = 0; i < 5; ++i) {
         CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 2, T[i], 0.0, &w));
@@ -400,8 +400,8 @@ static void test_lints_distribution(void) {
         isdb_lints pol;
         isdb_lints_config c = isdb_lints_config_init(D, 4);
         isdb_rng rng;
-        double V[D * D], Vinv[D * D], e[D], col[D], theta[D], sample[D], X[4 * D];
-        double mean[D] = {0}, cov[D * D] = {0}, v;
+        isdb_real V[D * D], Vinv[D * D], e[D], col[D], theta[D], sample[D], X[4 * D];
+        isdb_real mean[D] = {0}, cov[D * D] = {0}, v;
         int t, i, j, s, arm;
         c.inflation = mode ? ISDB_LINTS_NONE : ISDB_LINTS_THEORY;
         c.R = 0.2;
@@ -434,7 +434,7 @@ static void test_lints_distribution(void) {
         for (i = 0; i < D; ++i) {
             CHECK_NEAR(mean[i], theta[i], 6.0 * sqrt(Vinv[i * D + i] / N));
             for (j = 0; j < D; ++j) {
-                double se = sqrt((Vinv[i * D + i] * Vinv[j * D + j] + Vinv[i * D + j] * Vinv[i * D + j]) / N);
+                isdb_real se = sqrt((Vinv[i * D + i] * Vinv[j * D + j] + Vinv[i * D + j] * Vinv[i * D + j]) / N);
                 CHECK_NEAR(cov[i * D + j], Vinv[i * D + j], 6.0 * se);
             }
         }
@@ -449,7 +449,7 @@ static void test_lints_probs(void) {
     enum { D = 2, K = 3, N = 4000 };
     isdb_lints pol;
     isdb_lints_config c = isdb_lints_config_init(D, K);
-    double X[K * D] = {1, 0, 0, 1, 0.7, 0.7}, probs[K], again[K], freq[K] = {0}, sum = 0.0;
+    isdb_real X[K * D] = {1, 0, 0, 1, 0.7, 0.7}, probs[K], again[K], freq[K] = {0}, sum = 0.0;
     int s, k, arm;
     c.inflation = ISDB_LINTS_NONE;
     c.mc_samples = 20000;
@@ -466,7 +466,7 @@ static void test_lints_probs(void) {
         freq[arm] += 1.0 / N;
     }
     for (k = 0; k < K; ++k) {
-        double se = sqrt(probs[k] * (1 - probs[k]) * (1.0 / N + 1.0 / c.mc_samples));
+        isdb_real se = sqrt(probs[k] * (1 - probs[k]) * (1.0 / N + 1.0 / c.mc_samples));
         CHECK_NEAR(freq[k], probs[k], 5.0 * se + 1e-3);
     }
     isdb_policy_uninit(&pol.base);
@@ -501,7 +501,7 @@ static void test_degenerate_inputs(void) {
     int which;
     for (which = 0; which < 4; ++which) {
         isdb_policy *p;
-        double x1[1] = {0.7}, X[3 * 5], probs[3], scores[3], big = 1e60, tiny = 1e-300;
+        isdb_real x1[1] = {0.7}, X[3 * 5], probs[3], scores[3], big = 1e60, tiny = 1e-300;
         int t, arm, k;
         size_t n1, n2;
         static unsigned char snap1[8192], snap2[8192];
