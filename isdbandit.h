@@ -366,7 +366,7 @@
       block's coefficients are shared (the others per segment). A block is
       invariant only if its p-value exceeds est.level = 0.01, i.e. only if
       the logs show no sign of drift; anything else is residual. Measured
-      (bench/repro_isd.c, E5, 40 fresh runs per family; bench/ISD_RESULTS.md):
+      (bench/repro_isd.c, E5, 40 fresh runs per family; bench/README.md):
       drifting dimensions called invariant: 0% at the paper's drift over six
       families (E3's basis, random bases, T0 1000..8000, E1's four blocks)
       where the paper's rule calls 55-60% invariant at T0 = 1000; invariant
