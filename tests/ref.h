@@ -174,4 +174,48 @@ REF_FN void ref_solve(int n, const isdb_real *A, const isdb_real *b, isdb_real *
     }
 }
 
+/* ln Gamma at multiples of 1/2, exactly from factorials (long double). */
+REF_FN long double ref_lgamma_half(int twice) {
+    long double s = 0;
+    int k;
+    if (twice % 2 == 0) {
+        for (k = 2; k < twice / 2; ++k)
+            s += logl((long double)k);
+        return s;
+    }
+    /* Gamma(n + 1/2) = sqrt(pi) (2n)! / (4^n n!) */
+    {
+        int n = twice / 2;
+        s = 0.5L * logl(3.14159265358979323846264338327950288L);
+        for (k = 1; k <= 2 * n; ++k)
+            s += logl((long double)k);
+        for (k = 1; k <= n; ++k)
+            s -= logl((long double)k);
+        s -= n * logl(4.0L);
+        return s;
+    }
+}
+
+/* Reference F cdf: Simpson's rule on the density after x = u^2 (which
+   removes the x^(-1/2) singularity for d1 = 1), normalised by the exact
+   beta function of the integer degrees of freedom. */
+REF_FN double ref_f_cdf(double q, int d1, int d2) {
+    long double lb = ref_lgamma_half(d1) + ref_lgamma_half(d2) - ref_lgamma_half(d1 + d2), s = 0, h, a = d1 / 2.0L;
+    int k, n = 20000;
+    if (q <= 0)
+        return 0;
+    h = sqrtl(q) / n;
+    for (k = 0; k <= n; ++k) {
+        long double u = k * h, x = u * u, f;
+        if (k == 0) {
+            f = d1 == 1 ? 2.0L * sqrtl((long double)d1 / d2) : 0.0L;
+        } else {
+            f = 2 * u *
+                expl(a * logl((long double)d1 / d2) + (a - 1) * logl(x) - (d1 + d2) / 2.0L * logl(1 + d1 * x / d2));
+        }
+        s += f * (k == 0 || k == n ? 1 : (k % 2 ? 4 : 2));
+    }
+    return (double)(s * h / 3 / expl(lb));
+}
+
 #endif

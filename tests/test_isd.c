@@ -12,8 +12,7 @@
    - invariance detection on planted data (isdb_isd_estimate);
    - the invariance monitor (our extension): after the invariant component
      changes, regret returns to the level of a full-dimensional learner;
-   - the F quantile of the monitor; the environment. */
-#define ISDB_IMPLEMENTATION
+   - the environment (the monitor's F quantile: test_private.c). */
 #include "../isdbandit.h"
 #include "ref.h"
 #include "test.h"
@@ -169,7 +168,7 @@ static void test_oracle_known_beta(void) {
         CHECK_OK(isdb_isd_explain(&pol, env.base.X, &mean, &bi, &br));
         CHECK(bi == 0.0);
         CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
-        CHECK(arm == isdb__argmax(scores, K));
+        CHECK(arm == t_argmax(scores, K));
         CHECK_OK(isdb_env_reward(&env.base, arm, &y));
         memcpy(hx + t * d, env.base.X + arm * d, sizeof(double) * (size_t)d);
         hy[t] = y;
@@ -328,7 +327,7 @@ static void test_p_res_zero(void) {
         CHECK(s1[k] == s2[k]);
         CHECK_OK(isdb_isd_explain(&pol, env.base.X + k * d, &mean, &bi, &br));
         CHECK(br == 0.0 && bi > 0.0);
-        CHECK_NEAR(mean, isdb__dot(d, beta, env.base.X + k * d), 1e-12);
+        CHECK_NEAR(mean, t_dot(d, beta, env.base.X + k * d), 1e-12);
         CHECK_NEAR(s1[k], mean + bi, 1e-12 * fabs(s1[k]));
     }
     isdb_policy_uninit(&pol.base);
@@ -667,67 +666,6 @@ static void test_estimator_planted(void) {
     CHECK_MSG(right >= 4, "right decompositions %d of 5", right);
 }
 
-/* ln Gamma at multiples of 1/2, exactly from factorials (long double). */
-static long double ref_lgamma_half(int twice) {
-    long double s = 0;
-    int k;
-    if (twice % 2 == 0) {
-        for (k = 2; k < twice / 2; ++k)
-            s += logl((long double)k);
-        return s;
-    }
-    /* Gamma(n + 1/2) = sqrt(pi) (2n)! / (4^n n!) */
-    {
-        int n = twice / 2;
-        s = 0.5L * logl(3.14159265358979323846264338327950288L);
-        for (k = 1; k <= 2 * n; ++k)
-            s += logl((long double)k);
-        for (k = 1; k <= n; ++k)
-            s -= logl((long double)k);
-        s -= n * logl(4.0L);
-        return s;
-    }
-}
-
-/* Reference F cdf: Simpson's rule on the density after x = u^2 (which
-   removes the x^(-1/2) singularity for d1 = 1), normalised by the exact
-   beta function of the integer degrees of freedom. */
-static double ref_f_cdf(double q, int d1, int d2) {
-    long double lb = ref_lgamma_half(d1) + ref_lgamma_half(d2) - ref_lgamma_half(d1 + d2), s = 0, h, a = d1 / 2.0L;
-    int k, n = 20000;
-    if (q <= 0)
-        return 0;
-    h = sqrtl(q) / n;
-    for (k = 0; k <= n; ++k) {
-        long double u = k * h, x = u * u, f;
-        if (k == 0) {
-            f = d1 == 1 ? 2.0L * sqrtl((long double)d1 / d2) : 0.0L;
-        } else {
-            f = 2 * u *
-                expl(a * logl((long double)d1 / d2) + (a - 1) * logl(x) - (d1 + d2) / 2.0L * logl(1 + d1 * x / d2));
-        }
-        s += f * (k == 0 || k == n ? 1 : (k % 2 ? 4 : 2));
-    }
-    return (double)(s * h / 3 / expl(lb));
-}
-
-/* The F quantile behind the monitor: its cdf (incomplete beta by continued
-   fraction) against Simpson's rule, and the quantile at the reference
-   cdf; the state-free lgamma against factorials. */
-static void test_f_quantile(void) {
-    static const int dfs[6][2] = {{2, 100}, {5, 50}, {1, 10}, {4, 20}, {10, 1000}, {3, 60}};
-    static const double levels[3] = {0.05, 0.01, 1e-4};
-    int i, l, k;
-    for (i = 0; i < 6; ++i)
-        for (l = 0; l < 3; ++l) {
-            double q = isdb__f_critical(levels[l], dfs[i][0], dfs[i][1]);
-            CHECK_NEAR(isdb__f_cdf(q, dfs[i][0], dfs[i][1]), 1.0 - levels[l], 1e-11);
-            CHECK_NEAR(ref_f_cdf(q, dfs[i][0], dfs[i][1]), 1.0 - levels[l], 1e-8);
-        }
-    for (k = 1; k <= 400; ++k)
-        CHECK_NEAR(isdb__lgamma(k / 2.0), (double)ref_lgamma_half(k), 1e-13 * fmax(1.0, k));
-}
-
 /* The invariance monitor (our extension; the paper has none, its section
    4.2 notes that mislabelled invariant directions cost linear regret).
    Oracle subspace and beta_inv of environment A; after 500 rounds the
@@ -851,7 +789,7 @@ static void test_env(void) {
     CHECK(e1.p_inv == 4 && e1.p_res == 1);
     CHECK(orthogonality_error(d, d, e1.basis) < 1e-13);
     /* beta_inv has no component along the residual column (index 2). */
-    CHECK_NEAR(isdb__dot(d, e1.beta_inv, e1.basis + 0) * 0 + (double)0, 0.0, 0.0);
+    CHECK_NEAR(t_dot(d, e1.beta_inv, e1.basis + 0) * 0 + (double)0, 0.0, 0.0);
     {
         double s = 0;
         for (i = 0; i < d; ++i)
@@ -868,9 +806,9 @@ static void test_env(void) {
         CHECK(memcmp(e1.base.X, e2.base.X, sizeof(double) * (size_t)(K * d)) == 0);
         for (k = 0; k < K; ++k) {
             const double *x = e1.base.X + k * d;
-            CHECK_NEAR(e1.base.means[k], isdb__dot(d, x, e1.theta), 1e-12);
+            CHECK_NEAR(e1.base.means[k], t_dot(d, x, e1.theta), 1e-12);
             for (j = 0; j < d; ++j)
-                z[j] = isdb__dot(d, x, e1.basis + 0 * d) * 0 + 0;
+                z[j] = t_dot(d, x, e1.basis + 0 * d) * 0 + 0;
             for (j = 0; j < d; ++j) {
                 long double s = 0;
                 for (i = 0; i < d; ++i)
@@ -1289,7 +1227,7 @@ static void test_monitor_reference(void) {
             CHECK_MSG(info.monitor_stat == 0.0, "a test before update 18 (update %d)", t + 1);
     }
     for (t = 0; t < 18; ++t)
-        rr[t] = hy[t] - isdb__dot(d, hx + t * d, env.beta_inv);
+        rr[t] = hy[t] - t_dot(d, hx + t * d, env.beta_inv);
     {
         mon_ctx m0, m1;
         long double rss0, rss1;
@@ -1364,7 +1302,6 @@ static void test_batched_scores(void) {
 int main(void) {
     test_config();
     test_env();
-    test_f_quantile();
     test_recompute();
     test_estimator_planted();
     test_monitor();
