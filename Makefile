@@ -251,6 +251,14 @@ $(BUILD)/bench/%: bench/%.c $(BENCH_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
 
+# bench_select compares with an optimised BLAS when one links (Debian:
+# apt-get install libopenblas-dev); the library itself never uses one.
+HAVE_OPENBLAS := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -lopenblas -o /dev/null 2>/dev/null && echo 1)
+$(BUILD)/bench/bench_select: bench/bench_select.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(FP) $(if $(HAVE_OPENBLAS),-DISDB_BENCH_BLAS) $< -o $@ \
+	  $(if $(HAVE_OPENBLAS),-lopenblas) $(LIBS)
+
 examples: $(EXAMPLE_BINS)
 
 bench: $(BENCH_BINS)

@@ -1125,7 +1125,7 @@ typedef struct isdb__ridge {
     isdb_real *b;        /* sum of reward * x */
     isdb_real *z;        /* L^-1 b: theta = L^-T z, and x.theta = (L^-1 x).z */
     isdb_real *work;     /* 2 d scratch */
-    isdb_real *block;    /* 4 d scratch: L^-1 x for four arms */
+    isdb_real *block;    /* 4 d scratch: four arms' lanes (L^-1 x, ...) */
     isdb_real logdet;    /* ln det V */
 } isdb__ridge;
 
@@ -1236,7 +1236,7 @@ typedef struct isdb_dlinucb {
     isdb_real *_inv_diag;       /* 1 / L_ii */
     isdb_real *_b, *_b_next;
     isdb_real *_z;              /* L^-1 b */
-    isdb_real *_work;           /* 5 d: L^-1 x of four arms, then V^-1 x */
+    isdb_real *_work;           /* 4 d: four arms' lanes (select), or L^-1 x and V^-1 x (explain) */
 } isdb_dlinucb;
 
 ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma);
@@ -2862,41 +2862,76 @@ ISDB__PRIVATE void isdb__tri_solve(int n, const isdb_real *L, const isdb_real *i
     }
 }
 
-/* Forward solves L w_a = x_a for four right-hand sides at once (rows of X
-   and W, n apart): their recurrences interleave and each L_ik is loaded
-   once for all four. Each w_a gets the operations isdb__tri_solve would
-   apply, in the same order, so the same bits. */
-ISDB__PRIVATE void isdb__fwd_solve4(int n, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *X, isdb_real *W) {
-    isdb_real *w0 = W, *w1 = W + n, *w2 = W + 2 * n, *w3 = W + 3 * n;
-    const isdb_real *x0 = X, *x1 = X + n, *x2 = X + 2 * n, *x3 = X + 3 * n;
-    int i, k;
+/* Four arms at a time ("lanes"): lane a of an n-vector block lives at
+   W[i * ISDB__LANES + a]. Each lane gets exactly the operations of the
+   one-arm routines (isdb__tri_solve, isdb__dot), in the same order, so
+   the same bits; the lanes are independent chains that keep the FPU
+   busy, and their inner loops over a are what compilers vectorize. */
+#define ISDB__LANES 4
+/* restrict in C99; C++ has none, but its compilers spell it __restrict. */
+#ifdef __cplusplus
+#if defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER)
+#define ISDB__RESTRICT __restrict
+#else
+#define ISDB__RESTRICT
+#endif
+#else
+#define ISDB__RESTRICT restrict
+#endif
+
+/* rows[a] = arm k + a of X (n_arms x n), repeating the last arm where
+   fewer than four remain; returns how many are real. */
+ISDB__PRIVATE int isdb__lanes_rows(const isdb_real *X, int n, int n_arms, int k, const isdb_real **rows) {
+    int a, m = n_arms - k < ISDB__LANES ? n_arms - k : ISDB__LANES;
+    for (a = 0; a < ISDB__LANES; ++a) rows[a] = X + (size_t)(k + (a < m ? a : m - 1)) * (size_t)n;
+    return m;
+}
+
+/* W = L^-1 [rows], inv_diag[i] = 1 / L_ii. */
+ISDB__PRIVATE void isdb__lanes_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                         const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
+    int i, k, a;
     for (i = 0; i < n; ++i) {
-        const isdb_real *Li = L + i * n;
-        isdb_real s0 = x0[i], s1 = x1[i], s2 = x2[i], s3 = x3[i];
+        const isdb_real *Li = L + (size_t)i * (size_t)n;
+        isdb_real s[ISDB__LANES];
+        for (a = 0; a < ISDB__LANES; ++a) s[a] = rows[a][i];
         for (k = 0; k < i; ++k) {
-            isdb_real l = Li[k];
-            s0 -= l * w0[k];
-            s1 -= l * w1[k];
-            s2 -= l * w2[k];
-            s3 -= l * w3[k];
+            const isdb_real l = Li[k], *w = W + k * ISDB__LANES;
+            for (a = 0; a < ISDB__LANES; ++a) s[a] -= l * w[a];
         }
-        w0[i] = s0 * inv_diag[i];
-        w1[i] = s1 * inv_diag[i];
-        w2[i] = s2 * inv_diag[i];
-        w3[i] = s3 * inv_diag[i];
+        for (a = 0; a < ISDB__LANES; ++a) W[i * ISDB__LANES + a] = s[a] * inv_diag[i];
     }
 }
 
-/* W = L^-1 X for arms [k, k + m) of X, m = min(4, n_arms - k), into the
-   4 n scratch W; returns m. */
-ISDB__PRIVATE int isdb__fwd_solve_block(int n, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *X, int n_arms,
-                                        int k, isdb_real *W) {
-    int a, m = n_arms - k < 4 ? n_arms - k : 4;
-    if (m == 4)
-        isdb__fwd_solve4(n, L, inv_diag, X + k * n, W);
-    else
-        for (a = 0; a < m; ++a) isdb__tri_solve(n, L, inv_diag, 0, X + (k + a) * n, W + a * n);
-    return m;
+/* W = L^-T W in place (isdb__tri_solve's column-oriented back substitution). */
+ISDB__PRIVATE void isdb__lanes_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                          isdb_real *ISDB__RESTRICT W) {
+    int i, k, a;
+    for (i = n - 1; i >= 0; --i) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n;
+        isdb_real x[ISDB__LANES];
+        for (a = 0; a < ISDB__LANES; ++a) x[a] = W[i * ISDB__LANES + a] *= inv_diag[i];
+        for (k = 0; k < i; ++k) {
+            isdb_real *w = W + k * ISDB__LANES;
+            for (a = 0; a < ISDB__LANES; ++a) w[a] -= Li[k] * x[a];
+        }
+    }
+}
+
+/* out[a] = w_a . z, and norm2[a] = w_a . w_a when norm2 is not NULL. */
+ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) {
+    isdb_real s[ISDB__LANES] = {0}, q[ISDB__LANES] = {0};
+    int i, a;
+    for (i = 0; i < n; ++i) {
+        const isdb_real *w = W + i * ISDB__LANES;
+        for (a = 0; a < ISDB__LANES; ++a) s[a] += w[a] * z[i];
+        if (norm2)
+            for (a = 0; a < ISDB__LANES; ++a) q[a] += w[a] * w[a];
+    }
+    for (a = 0; a < ISDB__LANES; ++a) {
+        out[a] = s[a];
+        if (norm2) norm2[a] = q[a];
+    }
 }
 
 void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
@@ -4277,12 +4312,14 @@ ISDB__PRIVATE isdb_real isdb__ridge_norm2(isdb__ridge *r, const isdb_real *x) {
    and returns the first arm of largest UCB: select and scores share it. */
 ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_arms, isdb_real beta, isdb_real *out) {
     int k, a, m, d = r->d, best = 0;
-    isdb_real best_value = 0;
+    isdb_real best_value = 0, mean[ISDB__LANES], norm2[ISDB__LANES];
+    const isdb_real *rows[ISDB__LANES];
     for (k = 0; k < n_arms; k += m) {
-        m = isdb__fwd_solve_block(d, r->L, r->inv_diag, X, n_arms, k, r->block);
+        m = isdb__lanes_rows(X, d, n_arms, k, rows);
+        isdb__lanes_fwd_solve(d, r->L, r->inv_diag, rows, r->block);
+        isdb__lanes_dots(d, r->block, r->z, mean, norm2);
         for (a = 0; a < m; ++a) {
-            const isdb_real *w = r->block + a * d;
-            isdb_real v = isdb__dot(d, w, r->z) + beta * isdb__sqrt(isdb__dot(d, w, w));
+            isdb_real v = mean[a] + beta * isdb__sqrt(norm2[a]);
             if (out) out[k + a] = v;
             if (k + a == 0 || v > best_value) {
                 best_value = v;
@@ -4752,7 +4789,7 @@ ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dli
     p->_b = isdb__take_f64(&a, d);
     p->_b_next = isdb__take_f64(&a, d);
     p->_z = isdb__take_f64(&a, d);
-    p->_work = isdb__take_f64(&a, 5 * d);
+    p->_work = isdb__take_f64(&a, 4 * d);
     return a.overflow ? 0 : a.used;
 }
 
@@ -4788,19 +4825,33 @@ ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const 
     return isdb__sqrt(q > 0 ? q : 0);
 }
 
-/* UCB w.z + beta ||V^-1 x||_Vt of every arm (w = L^-1 x, four arms per
-   forward solve into block, 4 d; u: d scratch); out[k] if out is not
-   NULL; returns the first arm of largest UCB. */
+/* UCB w.z + beta ||V^-1 x||_Vt of every arm (w = L^-1 x), four arms at
+   a time in block (4 d scratch), with isdb__discounted_width's operations
+   per arm; out[k] if out is not NULL; returns the first arm of largest
+   UCB. */
 ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *z,
-                                           const isdb_real *Vt, isdb_real *block, isdb_real *u, const isdb_real *X, int n_arms,
+                                           const isdb_real *Vt, isdb_real *block, const isdb_real *X, int n_arms,
                                            isdb_real beta, isdb_real *out) {
-    int k, a, m, best = 0;
-    isdb_real best_value = 0;
+    int k, a, m, i, j, best = 0;
+    isdb_real best_value = 0, mean[ISDB__LANES];
+    const isdb_real *rows[ISDB__LANES];
     for (k = 0; k < n_arms; k += m) {
-        m = isdb__fwd_solve_block(d, L, inv_diag, X, n_arms, k, block);
+        isdb_real q[ISDB__LANES] = {0};
+        m = isdb__lanes_rows(X, d, n_arms, k, rows);
+        isdb__lanes_fwd_solve(d, L, inv_diag, rows, block);
+        isdb__lanes_dots(d, block, z, mean, NULL);
+        isdb__lanes_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
+        for (i = 0; i < d; ++i) {
+            const isdb_real *Vti = Vt + (size_t)i * (size_t)d, *ui = block + i * ISDB__LANES;
+            isdb_real off[ISDB__LANES] = {0};
+            for (j = 0; j < i; ++j) {
+                const isdb_real v = Vti[j], *uj = block + j * ISDB__LANES;
+                for (a = 0; a < ISDB__LANES; ++a) off[a] += v * uj[a];
+            }
+            for (a = 0; a < ISDB__LANES; ++a) q[a] += ui[a] * (Vti[i] * ui[a] + 2 * off[a]);
+        }
         for (a = 0; a < m; ++a) {
-            const isdb_real *w = block + a * d;
-            isdb_real v = isdb__dot(d, w, z) + beta * isdb__discounted_width(d, L, inv_diag, Vt, w, u);
+            isdb_real v = mean[a] + beta * isdb__sqrt(q[a] > 0 ? q[a] : 0);
             if (out) out[k + a] = v;
             if (k + a == 0 || v > best_value) {
                 best_value = v;
@@ -4813,7 +4864,7 @@ ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb
 
 ISDB__PRIVATE int isdb__dlinucb_ucb_all(isdb_dlinucb *p, const isdb_real *X, int n_arms, isdb_real beta, isdb_real *out) {
     int d = p->cfg.d;
-    return isdb__discounted_ucb_all(d, p->_L, p->_inv_diag, p->_z, p->_Vt, p->_work, p->_work + 4 * d, X, n_arms,
+    return isdb__discounted_ucb_all(d, p->_L, p->_inv_diag, p->_z, p->_Vt, p->_work, X, n_arms,
                                     beta, out);
 }
 
@@ -4888,7 +4939,7 @@ ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb__zero(d, p->_b);
     isdb__zero(d, p->_b_next);
     isdb__zero(d, p->_z);
-    isdb__zero(5 * d, p->_work);
+    isdb__zero(4 * d, p->_work);
 }
 
 static const isdb_policy_vtable isdb__dlinucb_vt = {
@@ -4941,7 +4992,7 @@ isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_rea
     if (mean) *mean = isdb__dot(pol->cfg.d, pol->_work, pol->_z);
     if (bonus)
         *bonus = isdb_dlinucb_beta(pol) * isdb__discounted_width(pol->cfg.d, pol->_L, pol->_inv_diag, pol->_Vt,
-                                                                pol->_work, pol->_work + 4 * pol->cfg.d);
+                                                                pol->_work, pol->_work + pol->cfg.d);
     return ISDB_OK;
 }
 
@@ -5539,7 +5590,7 @@ ISDB__PRIVATE int isdb__adaptive_ucb_all(isdb_adaptive *p, const isdb_real *X, i
     isdb__ridge *r = &e->ridge;
     isdb_real beta = isdb_adaptive_beta(p);
     if (!e->Vt) return isdb__ridge_ucb_all(r, X, n_arms, beta, out);
-    return isdb__discounted_ucb_all(r->d, r->L, r->inv_diag, r->z, e->Vt, r->block, r->work, X, n_arms, beta, out);
+    return isdb__discounted_ucb_all(r->d, r->L, r->inv_diag, r->z, e->Vt, r->block, X, n_arms, beta, out);
 }
 
 ISDB__PRIVATE isdb_result isdb__adaptive_select(isdb_policy *bp, const isdb_real *X, int n_arms, int *arm) {
@@ -7189,7 +7240,7 @@ ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni
 
 /* Every arm's score (into out, if not NULL), four arms at a time: the
    invariant width (isdb__isd_inv_norms) and, except when discounting, the
-   residual forward solves (isdb__fwd_solve_block, the same bits as one
+   residual forward solves (isdb__lanes_fwd_solve, the same bits as one
    arm's isdb__tri_solve); returns the first best arm. Scratch: 8 d of
    _work. */
 ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, double *out) {
@@ -7197,7 +7248,9 @@ ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, 
     const isdb__ridge *r = &p->_res;
     int d = p->cfg.d, q = d - f->p_inv, k, a, j, m, best = 0, active = isdb__isd_inv_active(p);
     int batch = q > 0 && p->cfg.learner != ISDB_ISD_RES_DISCOUNT;
-    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0}, *Z = p->_work, *W = p->_work + 4 * d;
+    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0}, wz[ISDB__LANES], ww[ISDB__LANES];
+    double *Z = p->_work, *W = p->_work + 4 * d;
+    const double *rows[ISDB__LANES];
     isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
     for (k = 0; k < n_arms; k += m) {
         m = n_arms - k < 4 ? n_arms - k : 4;
@@ -7210,15 +7263,16 @@ ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, 
                 else
                     for (j = 0; j < q; ++j) Z[a * q + j] = isdb__dot(d, f->Ut + (f->p_inv + j) * d, x);
             }
-            isdb__fwd_solve_block(q, r->L, r->inv_diag, Z, m, 0, W);
+            isdb__lanes_rows(Z, q, m, 0, rows);
+            isdb__lanes_fwd_solve(q, r->L, r->inv_diag, rows, W);
+            isdb__lanes_dots(q, W, r->z, wz, ww);
         }
         for (a = 0; a < m; ++a) {
             double nr2, mean, v;
             if (batch) {
-                const double *w = W + a * q;
                 mean = isdb__dot(d, X + (k + a) * d, f->beta);
-                mean += isdb__dot(q, w, r->z);
-                nr2 = isdb__dot(q, w, w);
+                mean += wz[a];
+                nr2 = ww[a];
             } else {
                 mean = isdb__isd_res_part(p, X + (k + a) * d, &nr2);
             }
