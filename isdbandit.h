@@ -25,6 +25,16 @@
                            Bad numbers never assert: they return a code.
       ISDB_MALLOC(n)       allocation used when no isdb_allocator is given
       ISDB_FREE(p)         (default malloc and free). Define both or neither.
+      ISDB_NO_MALLOC       no default allocation: the library never names
+                           malloc or free (nor includes <stdlib.h>), so a
+                           firmware that uses only *_init_preallocated, or
+                           its own isdb_allocator, links neither. An *_init
+                           (policy or environment) given a NULL allocator
+                           then returns ISDB_ERR_INVALID_ARG and allocates
+                           nothing. Excludes ISDB_MALLOC and ISDB_FREE.
+                           With a user ISDB_ASSERT as well, the library
+                           pulls in no <assert.h> (so no stdio or abort):
+                           only <string.h> and libm functions are linked.
       ISDB_NO_SIM          leave out the simulation environments and the
                            regret harness.
       ISDB_REAL            float or double (default): the precision of every
@@ -784,8 +794,8 @@ ISDB_API const char *isdb_result_string(isdb_result r);
 
 /* ---------------------------------------------------------------------------
    Allocator. NULL wherever an allocator is asked for means ISDB_MALLOC and
-   ISDB_FREE. Both functions must be given; the object keeps a copy, so
-   uninit needs nothing else.
+   ISDB_FREE (with ISDB_NO_MALLOC: ISDB_ERR_INVALID_ARG). Both functions
+   must be given; the object keeps a copy, so uninit needs nothing else.
    ------------------------------------------------------------------------ */
 
 typedef struct isdb_allocator {
@@ -2566,7 +2576,11 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #if defined(ISDB_FREE) && !defined(ISDB_MALLOC)
 #error "isdbandit.h: define both ISDB_MALLOC and ISDB_FREE, or neither"
 #endif
-#ifndef ISDB_MALLOC
+#ifdef ISDB_NO_MALLOC
+#ifdef ISDB_MALLOC
+#error "isdbandit.h: ISDB_NO_MALLOC excludes ISDB_MALLOC and ISDB_FREE"
+#endif
+#elif !defined(ISDB_MALLOC)
 #include <stdlib.h>
 #define ISDB_MALLOC(n) malloc(n)
 #define ISDB_FREE(p) free(p)
@@ -3763,12 +3777,18 @@ ISDB__PRIVATE int isdb__allocator_ok(const isdb_allocator *alloc) {
     return !alloc || (alloc->alloc_fn && alloc->free_fn);
 }
 
-/* One allocation of n bytes from alloc (NULL: ISDB_MALLOC). */
+/* One allocation of n bytes from alloc (NULL: ISDB_MALLOC; with
+   ISDB_NO_MALLOC there is no default, and NULL is an invalid argument). */
 ISDB__PRIVATE isdb_result isdb__heap_alloc(const isdb_allocator *alloc, size_t n, void **heap) {
     void *h;
     *heap = NULL;
     if (!isdb__allocator_ok(alloc)) return ISDB_ERR_INVALID_ARG;
+#ifdef ISDB_NO_MALLOC
+    if (!alloc) return ISDB_ERR_INVALID_ARG;
+    h = alloc->alloc_fn(n ? n : 1, alloc->user);
+#else
     h = alloc ? alloc->alloc_fn(n ? n : 1, alloc->user) : ISDB_MALLOC(n ? n : 1);
+#endif
     if (!h) return ISDB_ERR_OUT_OF_MEMORY;
     *heap = h;
     return ISDB_OK;
@@ -3778,8 +3798,12 @@ ISDB__PRIVATE void isdb__heap_free(const isdb_allocator *alloc, void *heap) {
     if (!heap) return;
     if (alloc && alloc->free_fn)
         alloc->free_fn(heap, alloc->user);
+#ifndef ISDB_NO_MALLOC
+    /* Without ISDB_MALLOC an owned heap always came from an allocator:
+       free is not named at all, so the firmware does not link it. */
     else
         ISDB_FREE(heap);
+#endif
 }
 
 /* Heaps hold reals and 64-bit counters: 8-byte alignment (malloc gives more). */
