@@ -20,6 +20,10 @@
 #   make determinism the demo and reproductions with gcc and clang at
 #                    -O0, -O2 and -O3 must write identical CSV files
 #   make examples    build the example programs
+#   make embedded    cross-compile embedded/ for a Cortex-M4F (float and
+#                    double; needs arm-none-eabi-gcc, skipped without):
+#                    sizes, stack frames, no malloc or stdio linked; runs
+#                    it in qemu-system-arm against the host when present
 #   make install     copy isdbandit.h to $(PREFIX)/include
 #   make clean
 
@@ -260,6 +264,11 @@ $(BUILD)/bench/bench_select: bench/bench_select.c $(BENCH_DEPS)
 	  $(if $(HAVE_OPENBLAS),-lopenblas) $(LIBS)
 
 examples: $(EXAMPLE_BINS)
+
+# The firmware builds of embedded/ (embedded/run.sh says what it checks).
+.PHONY: embedded
+embedded:
+	@CC="$(CC)" WARN="$(WARN)" FP="$(FP)" sh embedded/run.sh $(BUILD)/embedded
 
 bench: $(BENCH_BINS)
 	@set -e; for b in $(BENCH_BINS); do ./$$b; done
