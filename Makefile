@@ -13,6 +13,8 @@
 #   make soak        long runs checked against exact refits
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 13 drifting problems (bench/agnostic.c)
+#   make defaults    every config_init default beside its one-field
+#                    alternatives on a problem family (bench/defaults.c)
 #   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
 #   make fuzz        libFuzzer on the two fuzz targets side by side (needs
 #                    clang), FUZZ_SECONDS each (default 600)
@@ -111,7 +113,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all demo test test-run sanitize sanitize-build valgrind determinism bench soak agnostic reproduce fuzz examples install clean
+.PHONY: all demo test test-run sanitize sanitize-build valgrind determinism bench soak agnostic defaults reproduce fuzz examples install clean
 .SECONDARY:
 
 all: test
@@ -280,6 +282,11 @@ soak: $(BUILD)/bench/soak
 agnostic: $(BUILD)/bench/agnostic
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/agnostic --out $(OUT)
+
+# One process; POLICY=name limits it to one policy.
+defaults: $(BUILD)/bench/defaults
+	@mkdir -p $(OUT)
+	./$(BUILD)/bench/defaults --out $(OUT) $(if $(POLICY),--policy $(POLICY))
 
 reproduce: $(REPRO_BINS) $(BUILD)/bench/agnostic
 	@mkdir -p $(OUT)

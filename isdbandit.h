@@ -148,11 +148,17 @@
       Memory 3 d^2 + O(d) reals.
 
    SW-UCB (isdb_swucb): Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
-      Ridge regression on the last `window` observations only. Width of
-      their eq. 5, constant in t: beta = R sqrt(d ln((1 + w L^2/lambda)/delta))
-      + sqrt(lambda) S (ISDB_WIDTH_SIMPLE with n = w, the default); DETTRACE
-      uses n = min(w, t) as in the public SW-LinUCB code of Russac et al.;
-      LOGDET uses the window's Gram matrix. The paper's proofs use
+      Ridge regression on the last `window` observations only. Width
+      (default ISDB_WIDTH_LOGDET): LinUCB's log-det radius on the window's
+      Gram matrix V. The paper's is ISDB_WIDTH_SIMPLE with n = w, their
+      eq. 5, constant in t: beta = R sqrt(d ln((1 + w L^2/lambda)/delta))
+      + sqrt(lambda) S; DETTRACE uses n = min(w, t) as in the public
+      SW-LinUCB code of Russac et al. Measured (bench/defaults.c, 13
+      problems, windows 200, 800 and 3200, 10 seeds): eq. 5's regret is
+      1.13x LOGDET's (geometric mean of the 39 ratios; 0.95-1.56x),
+      DETTRACE's 1.01x; on bench/agnostic.c's 13 problems and 7 windows
+      LOGDET measured 0.94x eq. 5's (0.70-1.13x). So cfg.width =
+      ISDB_WIDTH_SIMPLE is the paper. The paper's proofs use
       delta = 1/T; the default is 0.01 because T is not known here.
       The window is exact: each update adds the new observation and removes
       the one that leaves the window by a Cholesky update and a checked
@@ -545,11 +551,18 @@
                  largest gap count as ties (0).
       Forcing    epsilon_t = 1 / log log t (Thm 4.3) is at least 0.45 for
                  t <= 10^4, so read literally it makes exploration
-                 round-robin. forcing = ISDB_OAM_FORCE_LOGLOG
-                 (1 / max(1, ln ln t), default), ISDB_OAM_FORCE_SCALED
-                 (force_c / max(1, ln ln t)) or ISDB_OAM_FORCE_NONE
-                 (epsilon 0: only arms never played are forced, and the
-                 allocation drives exploration).
+                 round-robin. forcing = ISDB_OAM_FORCE_NONE (epsilon 0:
+                 only arms never played are forced, and the allocation
+                 drives exploration; the default),
+                 ISDB_OAM_FORCE_LOGLOG (1 / max(1, ln ln t), the paper's)
+                 or ISDB_OAM_FORCE_SCALED (force_c / max(1, ln ln t)).
+                 Measured (bench/defaults.c, 6 problems with random
+                 action sets, 1-4 contexts, n 10^4-2 10^4, 10 seeds): the
+                 paper's schedule has 6.5-138x the regret of no forcing
+                 (geometric mean 29x), SCALED 1.6-111x (15x); in the
+                 paper's own experiments (bench/repro_oam.c) no forcing
+                 was better in all 20. So forcing = ISDB_OAM_FORCE_LOGLOG
+                 is the paper.
       Allocation solved again (lazily, in exploration rounds) when det G
                  grew by 1 + zeta since the last solve (zeta 0.1, section 5),
                  when the set of estimated optimal arms changed, or when a
@@ -572,7 +585,7 @@
                  decision, f_n, D_min, the targets, T per context, the
                  estimated regret constant C = 2 sum D w, the solver's
                  result and info, the sub-logarithmic flag, theta.
-      Defaults   max_contexts 8, c 1, zeta 0.1, LOGLOG forcing (force_c
+      Defaults   max_contexts 8, c 1, zeta 0.1, no forcing (force_c
                  0.1 for SCALED), lambda 0, solver tol 1e-8, 500 Newton steps.
       Cost       select O(K d^2 + M K d) (M registered sets; the exact-match
                  search is O(M K d) too); update O(d^2) (Cholesky rank-one
@@ -610,7 +623,14 @@
       n = 350, m = 7): the allocation is then close to uniform. The paper
       does not say which constants drew its figures; SCALED with alpha = 0.5
       and R = max sigma_i^2 gives their qualitative picture (the README
-      lists what holds and what does not).
+      lists what holds and what does not). SCALED is the default: measured
+      (bench/defaults.c, 6 problems, d 3-20, m 3-10, 200 seeds, R = max
+      sigma_i^2), the theory width's final loss is 1.54x SCALED's with
+      alpha 1 (geometric mean; 0.95-2.29x, 0.95 with equal variances,
+      where the uniform allocation is optimal), about that of round
+      robin (1.57x). So width = ISDB_TRACEUCB_WIDTH_THEORY is the paper.
+      SCALED needs R to bound the noise variances: told a tenth of the
+      largest, it measured 1.09x (up to 1.33x, equal variances).
       Modes: VAR is Var-UCB (Remark 2): s_i = w_i (sigma_hat_i^2 + Delta_i) / k_i.
       UNIFORM is round robin (the model with the fewest samples). STATIC is
       the optimal static allocation for known noise_var (Prop. 1) made
@@ -649,7 +669,7 @@
       estimated models (capped at 1e280); DBL_MAX for models still in their
       first d + 1 samples; 1e300 / (1 + k) for models that must catch up.
       Ties: lowest index. Deterministic; no random numbers.
-      Defaults: TRACE, THEORY width, alpha 1, R 1, delta 0.1, horizon 0
+      Defaults: TRACE, SCALED width, alpha 1, R 1, delta 0.1, horizon 0
       (unknown), lambda 0 (1/n), Sigma NULL (estimated), weights NULL (1),
       MAX_LOSS, refresh 0 (d), sparse_s 0 (off).
       Cost: select O(m); update O(d^2) with Sigma given, O(m d^2) with
@@ -1186,7 +1206,7 @@ typedef struct isdb_swucb_config {
     isdb_real delta;     /* default 0.01 (the paper's proofs use 1/T) */
     isdb_real R, S, L;   /* default 1 each */
     isdb_real alpha;     /* default 1 */
-    isdb_width width; /* default ISDB_WIDTH_SIMPLE: eq. 5 of the paper */
+    isdb_width width; /* default ISDB_WIDTH_LOGDET (measured); ISDB_WIDTH_SIMPLE is eq. 5 of the paper */
     int refresh;      /* rebuild from the window every this many updates; 0 means max(w, d) */
 } isdb_swucb_config;
 
@@ -1986,9 +2006,9 @@ ISDB_API double isdb_oam_f(double n, int d, double c, double log_inv_delta);
 
 /* Forced exploration schedules (the test N_b2 <= epsilon_t s). */
 typedef enum isdb_oam_forcing {
-    ISDB_OAM_FORCE_LOGLOG = 0, /* epsilon_t = 1 / max(1, ln ln t): Theorem 4.3, clamped (default) */
+    ISDB_OAM_FORCE_LOGLOG = 0, /* epsilon_t = 1 / max(1, ln ln t): Theorem 4.3, clamped (the paper's) */
     ISDB_OAM_FORCE_SCALED = 1, /* epsilon_t = force_c / max(1, ln ln t) */
-    ISDB_OAM_FORCE_NONE = 2,   /* epsilon_t = 0: only arms never played are forced */
+    ISDB_OAM_FORCE_NONE = 2,   /* epsilon_t = 0: only arms never played are forced (default) */
     ISDB__OAM_FORCE_FORCE_INT = 0x7fffffff
 } isdb_oam_forcing;
 
@@ -2009,7 +2029,7 @@ typedef struct isdb_oam_config {
     uint64_t horizon;          /* n >= 2, which the algorithm needs (f_n) */
     double c;                  /* the constant of f_{n,delta}, >= 0; default 1 */
     double zeta;               /* re-solve when det G grew by 1 + zeta, >= 0; default 0.1 */
-    isdb_oam_forcing forcing;  /* default ISDB_OAM_FORCE_LOGLOG */
+    isdb_oam_forcing forcing;  /* default ISDB_OAM_FORCE_NONE (measured); LOGLOG is the paper's */
     double force_c;            /* SCALED only, >= 0; default 0.1 */
     int force_s_now;           /* 0: epsilon_t s(t-1) (Algorithm 1, default); 1: epsilon_t s(t) (text) */
     double lambda;             /* ridge added to G: 0 (the paper, default) or in [1e-30, 1e30] */
@@ -2118,9 +2138,9 @@ typedef enum isdb_traceucb_mode {
 } isdb_traceucb_mode;
 
 typedef enum isdb_traceucb_width {
-    /* Delta = alpha 8 R ln(2 m n / delta) / sqrt(k - d): eq. 11 for alpha 1 */
+    /* Delta = alpha 8 R ln(2 m n / delta) / sqrt(k - d): eq. 11 for alpha 1 (the paper's) */
     ISDB_TRACEUCB_WIDTH_THEORY = 0,
-    /* Delta = alpha R / sqrt(k - d) */
+    /* Delta = alpha R / sqrt(k - d) (default) */
     ISDB_TRACEUCB_WIDTH_SCALED = 1,
     ISDB__TRACEUCB_WIDTH_FORCE_INT = 0x7fffffff
 } isdb_traceucb_width;
@@ -2142,7 +2162,7 @@ typedef struct isdb_traceucb_config {
     int d;                             /* context dimension, 1..ISDB_MAX_DIM */
     int m;                             /* number of models (the policy's arms), >= 1 */
     isdb_traceucb_mode mode;           /* default ISDB_TRACEUCB_TRACE */
-    isdb_traceucb_width width;         /* default ISDB_TRACEUCB_WIDTH_THEORY */
+    isdb_traceucb_width width;         /* default ISDB_TRACEUCB_WIDTH_SCALED (measured); THEORY is eq. 11 */
     isdb_traceucb_objective objective; /* default ISDB_TRACEUCB_MAX_LOSS */
     double alpha;                      /* multiplier of Delta, >= 0; default 1 */
     double R;                          /* known bound on the largest noise variance, >= 0; default 1 */
@@ -4548,7 +4568,7 @@ isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window) {
     c.S = 1;
     c.L = 1;
     c.alpha = 1;
-    c.width = ISDB_WIDTH_SIMPLE;
+    c.width = ISDB_WIDTH_LOGDET;
     c.refresh = 0;
     return c;
 }
@@ -9443,7 +9463,7 @@ isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
     c.horizon = horizon;
     c.c = 1.0;
     c.zeta = 0.1;
-    c.forcing = ISDB_OAM_FORCE_LOGLOG;
+    c.forcing = ISDB_OAM_FORCE_NONE;
     c.force_c = 0.1;
     c.force_s_now = 0;
     c.lambda = 0.0;
@@ -10137,7 +10157,7 @@ isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
     c.d = d;
     c.m = m;
     c.mode = ISDB_TRACEUCB_TRACE;
-    c.width = ISDB_TRACEUCB_WIDTH_THEORY;
+    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
     c.objective = ISDB_TRACEUCB_MAX_LOSS;
     c.alpha = 1.0;
     c.R = 1.0;

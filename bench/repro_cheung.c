@@ -150,6 +150,7 @@ static double run(int algo, double T, double B, uint64_t seed) {
         c = isdb_swucb_config_init(2, 2, w);
         c.R = 0.1;
         c.delta = 1.0 / T;
+        c.width = ISDB_WIDTH_SIMPLE; /* the paper's eq. 5 (SW-UCB's default is LOGDET) */
         check(isdb_swucb_init(&c, NULL, &pol), "swucb");
         check(isdb_sim_run(&pol.base, &env.base, n, NULL, &res), "swucb run");
         regret = res.regret;

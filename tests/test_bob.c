@@ -322,6 +322,7 @@ static void test_fresh_swucb_per_block(void) {
                 sc.R = 0.3;
                 sc.S = 2.0;
                 sc.delta = 1.0 / TH;
+                sc.width = ISDB_WIDTH_SIMPLE; /* BOB's blocks use eq. 5 (SW-UCB's default is LOGDET) */
                 CHECK_OK(isdb_swucb_init(&sc, NULL, &ref));
                 have_ref = 1;
             }
@@ -575,6 +576,7 @@ static void test_beats_agnostic_swucb(void) {
                 isdb_swucb_config c = isdb_swucb_config_init(2, 2, w);
                 c.R = 0.1;
                 c.delta = 1.0 / TH;
+                c.width = ISDB_WIDTH_SIMPLE; /* the paper's SW-UCB (eq. 5) */
                 CHECK_OK(isdb_swucb_init(&c, NULL, &sw));
                 p = &sw.base;
             }

@@ -113,6 +113,7 @@ static void test_swucb_karmed(void) {
         c.lambda = 0.3;
         c.R = 0.2;
         c.delta = 0.1;
+        c.width = ISDB_WIDTH_SIMPLE; /* the paper's eq. 5 (the default is LOGDET) */
         CHECK_OK(isdb_swucb_init(&c, NULL, &pol));
         beta = ref_width(ISDB_WIDTH_SIMPLE, 4, c.window, c.lambda, c.delta, c.R, c.S, c.L, 0);
         isdb_rng_seed(&noise, 200 + (uint64_t)wi);

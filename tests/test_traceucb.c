@@ -291,6 +291,7 @@ static void check_selection_rules(void) {
     c.horizon = 350;
     c.R = 3.0;
     c.delta = 0.1;
+    c.width = ISDB_TRACEUCB_WIDTH_THEORY; /* eq. 11 (the default is SCALED) */
     CHECK_OK(isdb_traceucb_init(&c, NULL, &pol));
     for (t = 0; t < 120; ++t) {
         for (i = 0; i < m * d; ++i) {
