@@ -14,7 +14,8 @@
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 13 drifting problems (bench/agnostic.c)
 #   make defaults    every config_init default beside its one-field
-#                    alternatives on a problem family (bench/defaults.c)
+#                    alternatives on a problem family (bench/defaults.c;
+#                    one process, about 7 minutes; POLICY=swucb runs one)
 #   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
 #   make fuzz        libFuzzer on the two fuzz targets side by side (needs
 #                    clang), FUZZ_SECONDS each (default 600)

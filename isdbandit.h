@@ -247,9 +247,9 @@
       draw; update O(d^2) amortised; probs before the draw O(|J| K d^2).
       Memory (d + 1) H + 2 d^2 + O(d + |J|) reals.
       Measured weakness (`make agnostic`): every block starts from zero
-      data and the master sees one reward per block, so BOB is 3-57x the
+      data and the master sees one reward per block, so BOB is 3-59x the
       best tuned window or discount on the 13 problems there (geometric
-      mean 9.45) and 40x LinUCB on a stationary one; use adaptive when the
+      mean 9.51) and 40x LinUCB on a stationary one; use adaptive when the
       drift is unknown. BOB stays as the paper specifies it.
 
    ADAPTIVE (isdb_adaptive): the policy to use when the drift is unknown.
@@ -288,10 +288,10 @@
       were worse overall. Cut estimators inherit the shorter one's pair
       sums (otherwise the undiscounted one is played after every cut: the
       fast rotation 1.85x instead of 1.52x). Measured with the
-      defaults: worst ratio 3.40 and geometric mean 1.22 over the 13
-      problems (LinUCB 122 and 5.06, BOB 57 and 9.45, LinTS 122 and 8.93);
+      defaults: worst ratio 3.40 and geometric mean 1.23 over the 13
+      problems (LinUCB 126 and 5.09, BOB 59 and 9.51, LinTS 126 and 8.99);
       abrupt changes 0.36-0.75 (better than any tuned memory), stationary
-      0.99-1.01 of LinUCB, smooth rotations 1.29-2.00, two-armed sinusoids
+      0.99-1.01 of LinUCB, smooth rotations 1.39-2.06, two-armed sinusoids
       2.45-3.40. The weak spot: with one-hot arms whose means oscillate,
       the played arm is predicted best by memories shorter than those
       that decide best, since a short memory forgets the arm it does not

@@ -32,7 +32,9 @@
 
      ./defaults [--policy NAME]... [--seeds N] [--quick] [--out DIR]
 
-   One process, one thread. --quick: 3 seeds, horizons / 4. */
+   One process, one thread. --quick: 3 seeds and horizons / 4 (Trace-UCB:
+   40 seeds, horizons / 2), for a first look. --seeds N: N seeds (Trace-UCB
+   20 N). */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 
@@ -314,7 +316,6 @@ typedef struct told {
     uint64_t T;
     double noise; /* R, sigma; Trace-UCB: the largest noise variance */
     int window;   /* SW-UCB window, D-LinUCB memory */
-    int contexts; /* OAM */
     uint64_t seed;
 } told;
 
@@ -516,7 +517,6 @@ static int run_linear(int p, int prob, int win, int seeds, int quick, row *rw) {
         tl.T = T;
         tl.noise = pr->noise;
         tl.window = win >= 0 ? windows[win] : 0;
-        tl.contexts = 1;
         tl.seed = (uint64_t)s + 1;
         for (v = -1; v < nv; ++v) {
             any_policy pol;
@@ -569,7 +569,6 @@ static int run_oam(int prob, int seeds, int quick, row *rw) {
         tl.T = n;
         tl.noise = pr->noise;
         tl.window = 0;
-        tl.contexts = pr->M;
         tl.seed = (uint64_t)s + 1;
         for (v = -1; v < nv; ++v) {
             any_policy pol;
@@ -614,7 +613,6 @@ static int run_traceucb(int prob, int seeds, int quick, row *rw) {
         tl.T = (uint64_t)n;
         tl.noise = vmax;
         tl.window = 0;
-        tl.contexts = 1;
         tl.seed = (uint64_t)s + 1;
         for (v = -1; v < nv; ++v) {
             any_policy pol;
@@ -665,11 +663,11 @@ static void report(int p, const row *rows, int n_rows, int seeds, FILE *csv) {
         }
         printf("\n");
         if (csv) {
-            fprintf(csv, "%s,%s,default,%.6g,%.6g\n", policy_names[p], rows[r].name, rows[r].def_mean,
+            fprintf(csv, "%s,\"%s\",default,%.6g,%.6g\n", policy_names[p], rows[r].name, rows[r].def_mean,
                     rows[r].def_se);
             for (v = 0; v < nv; ++v)
                 if (!rows[r].is_default[v])
-                    fprintf(csv, "%s,%s,%s,%.6g,%.6g\n", policy_names[p], rows[r].name, variants[p][v].name,
+                    fprintf(csv, "%s,\"%s\",\"%s\",%.6g,%.6g\n", policy_names[p], rows[r].name, variants[p][v].name,
                             rows[r].ratio[v] * rows[r].def_mean, rows[r].rse[v] * rows[r].def_mean);
         }
     }
