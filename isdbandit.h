@@ -2646,6 +2646,7 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB__R(c) ((isdb_real)(c))
 
 #define ISDB__PI ISDB__R(3.14159265358979323846)
+#define ISDB__E_MINUS_1 ISDB__R(1.71828182845904523536)
 /* Ridge bounds: with inputs below ISDB_INPUT_MAX they keep every estimate
    and score finite. */
 #if ISDB_REAL_IS_FLOAT
@@ -5209,8 +5210,10 @@ isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real rewa
     }
     par->blocks = T / (uint64_t)par->H + (T % (uint64_t)par->H != 0);
     n = (isdb_real)par->n_windows;
-    /* One window: n ln n = 0, and EXP3 has nothing to learn. */
-    par->gamma = par->n_windows > 1 ? isdb__fmin(1, isdb__sqrt(n * isdb__log(n) / (isdb__expm1(1) * (isdb_real)par->blocks))) : 0;
+    /* One window: n ln n = 0, and EXP3 has nothing to learn. e - 1 is a
+       constant: glibc's expm1(1) is an ulp low (in float and double) where
+       gcc folds the call exactly, so gcc and clang builds drew apart. */
+    par->gamma = par->n_windows > 1 ? isdb__fmin(1, isdb__sqrt(n * isdb__log(n) / (ISDB__E_MINUS_1 * (isdb_real)par->blocks))) : 0;
     /* h <= T, so T / sqrt(h) >= 1 and the logarithm is not negative. */
     par->normaliser = 2 * h * reward_bound + 4 * R * isdb__sqrt(h * isdb__log(Tf / isdb__sqrt(h)));
     return ISDB_OK;
