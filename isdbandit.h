@@ -103,7 +103,9 @@
       incomplete beta p-values) were built and validated in double only.
       What changes with float:
         ISDB_INPUT_MAX    1e9 (1e64 in double), and lambda must lie in
-                          [1e-6, 1e6] ([1e-30, 1e30]), so no sum overflows.
+                          [1e-6, 1e6] ([1e-30, 1e30]) and BOB's
+                          reward_bound in [1e-20, 1e20] ([1e-30, 1e30]),
+                          so no sum or exponent overflows.
         guards            pivot and downdate thresholds are relative to
                           ISDB_REAL_EPSILON, so they scale by themselves.
         random numbers    uniforms carry 24 bits (53 in double); the same
@@ -1333,7 +1335,8 @@ typedef struct isdb_bob_config {
     isdb_real lambda;       /* ridge of each block's SW-UCB; default 1 */
     isdb_real R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
-    isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]; default 1 */
+    isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]
+                               ([1e-20, 1e20] in float); default 1 */
     int clip;            /* 1: clip each rescaled block reward to [0, 1]; default 0 (the paper does not) */
     uint64_t seed;       /* generator of the window draws; default 1 */
     int refresh;         /* SW-UCB rebuild period; 0 means max(w, d), as SW-UCB */
@@ -5237,12 +5240,24 @@ isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
     return c;
 }
 
+/* A block's rescaled reward is at most 1/2 + ISDB_INPUT_MAX / (2
+   reward_bound), and 2 H reward_bound must stay finite: these bounds keep
+   both far from overflow (float: 5e28 against FLT_MAX; 1e9 / 1e-30 would
+   overflow and turn the log-weights into NaN). */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__REWARD_BOUND_MIN 1e-20f
+#define ISDB__REWARD_BOUND_MAX 1e20f
+#else
+#define ISDB__REWARD_BOUND_MIN 1e-30
+#define ISDB__REWARD_BOUND_MAX 1e30
+#endif
+
 ISDB__PRIVATE int isdb__bob_config_ok(const isdb_bob_config *c) {
     /* delta = 1/T is in (0, 1/2] once T >= 2. */
     return c && isdb__sizes_ok(c->d, c->max_arms) && c->T >= 2 &&
            isdb__ucb_params_ok(c->lambda, 0.5, c->R, c->S, c->L, c->alpha, ISDB_WIDTH_SIMPLE) &&
-           c->reward_bound >= ISDB__R(1e-30) && c->reward_bound <= ISDB__R(1e30) && (c->clip == 0 || c->clip == 1) &&
-           c->refresh >= 0;
+           c->reward_bound >= ISDB__REWARD_BOUND_MIN && c->reward_bound <= ISDB__REWARD_BOUND_MAX &&
+           (c->clip == 0 || c->clip == 1) && c->refresh >= 0;
 }
 
 /* The SW-UCB of a block with window w (Algorithm 2 lines 9-13): delta =

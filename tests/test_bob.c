@@ -72,6 +72,13 @@ static void test_params_table(void) {
     }
 }
 
+/* The smallest reward_bound accepted (see PRECISION). */
+#if ISDB_REAL_IS_FLOAT
+#define REWARD_BOUND_MIN 1e-20f
+#else
+#define REWARD_BOUND_MIN 1e-30
+#endif
+
 static void test_params_edges(void) {
     isdb_bob_params par;
     isdb_bob pol;
@@ -113,7 +120,7 @@ static void test_params_edges(void) {
     CHECK_OK(isdb_bob_init(&c, NULL, &pol));
     CHECK(isdb_bob_get_params(&pol)->H == 2); /* floor(2^(2/3) sqrt 2) = 2 */
     isdb_policy_uninit(&pol.base);
-    c.reward_bound = 1e-31;
+    c.reward_bound = REWARD_BOUND_MIN / 10;
     CHECK_RESULT(isdb_bob_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
     c.reward_bound = 1.0;
     c.clip = 2;
@@ -252,6 +259,33 @@ static void test_log_weights_no_overflow(void) {
     CHECK(top == 0.0);
     /* Some weight grew by more than exp(709) relative to another. */
     CHECK(lw[t_argmax(lw, n)] - lw[0] > 709.0 || lw[t_argmax(lw, n)] - lw[n - 1] > 709.0);
+    isdb_policy_uninit(&pol.base);
+}
+
+/* The extreme the bounds allow: rewards at ISDB_INPUT_MAX rescaled by the
+   smallest reward_bound, R = 0, so each block's exponent is about
+   ISDB_INPUT_MAX / (2 reward_bound) (5e28 in float, where a bound of
+   1e-30 overflowed it and made p NaN). p stays a distribution. */
+static void test_log_weights_extreme(void) {
+    isdb_bob pol;
+    isdb_bob_config c = isdb_bob_config_init(2, 2, 1000);
+    isdb_real X[4] = {1, 0, 0, 1}, p[ISDB_BOB_MAX_WINDOWS], sum = 0.0;
+    int t, j, arm, n, ok = 1;
+    c.R = 0.0;
+    c.reward_bound = REWARD_BOUND_MIN;
+    CHECK_OK(isdb_bob_init(&c, NULL, &pol));
+    n = isdb_bob_get_params(&pol)->n_windows;
+    for (t = 0; t < 1000; ++t) {
+        CHECK_OK(isdb_policy_select(&pol.base, X, 2, &arm));
+        CHECK_OK(isdb_policy_update(&pol.base, arm, X + 2 * arm, t % 3 ? ISDB_INPUT_MAX : -ISDB_INPUT_MAX));
+    }
+    isdb_bob_master_probs(&pol, p);
+    for (j = 0; j < n; ++j) {
+        if (!(p[j] >= isdb_bob_get_params(&pol)->gamma / n * (1.0 - T_TOL(1e-12)))) ok = 0;
+        sum += p[j];
+    }
+    CHECK(ok);
+    CHECK_NEAR(sum, 1.0, T_TOL(1e-12));
     isdb_policy_uninit(&pol.base);
 }
 
@@ -599,6 +633,7 @@ int main(void) {
     test_params_edges();
     test_exp3_direct();
     test_log_weights_no_overflow();
+    test_log_weights_extreme();
     test_draw_distribution();
     test_fresh_swucb_per_block();
     test_past_horizon();
