@@ -5,7 +5,8 @@
 #   make demo        the non-stationary simulator (examples/)
 #   make test        every test, as C99 and C11 (gcc, and clang if present),
 #                    C++11, two translation units, ISDB_STATIC (also with
-#                    every policy at -Os); builds and runs in
+#                    every policy at -Os), and in single precision
+#                    (ISDB_REAL float, gcc C11 and C++); builds and runs in
 #                    parallel, one line per test program; V=1 shows the
 #                    compiler commands
 #   make sanitize    the tests under AddressSanitizer and UBSan
@@ -80,6 +81,9 @@ endif
 DOUBLE_ONLY = test_isd test_jbd test_opkb test_oam test_traceucb test_private
 FLOAT_NAMES = $(filter-out $(DOUBLE_ONLY),$(TEST_NAMES))
 FLOAT_BINS = $(addprefix $(BUILD)/gcc-float/,$(FLOAT_NAMES))
+ifneq ($(HAVE_CXX),)
+FLOAT_BINS += $(BUILD)/cxx-float/test_cpp
+endif
 TEST_BINS = $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TEST_NAMES))) \
             $(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static \
             $(BUILD)/static-Os/test_static_all
@@ -89,6 +93,7 @@ endif
 ifneq ($(CLANGXX),)
 TEST_BINS += $(BUILD)/clangxx/test_cpp
 endif
+TEST_BINS += $(FLOAT_BINS)
 SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES))
 
 EXAMPLE_SRC = $(wildcard examples/*.c)
@@ -134,7 +139,7 @@ test:
 	@sh tests/run.sh --logs $(TEST_BINS)
 
 # The longest compiles first, so that both cores stay busy to the end.
-test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/clangxx/%,$(TEST_BINS))) \
+test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/clangxx/% $(BUILD)/cxx-float/%,$(TEST_BINS))) \
           $(foreach v,$(VARIANTS),$(BUILD)/$(v)/impl.o $(addprefix $(BUILD)/$(v)/,$(WHITE_NAMES))) \
           $(TEST_LOGS) $(EXAMPLE_CHECKS)
 
@@ -216,6 +221,11 @@ $(BUILD)/cxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 $(BUILD)/clangxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 	@mkdir -p $(@D)
 	$(Q)clang++ -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
+
+# The header in C++ in single precision, under -Wdouble-promotion.
+$(BUILD)/cxx-float/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++11 -DISDB_REAL=float $(CXXWARN) -Wdouble-promotion $(OPT) $< -o $@ $(LIBS)
 
 $(eval $(call test_variant,asan,$(CC),-std=c99 $(WARN) $(SAN)))
 $(addprefix $(BUILD)/asan/,$(TEST_NAMES)) $(BUILD)/asan/impl.o: | $(BUILD)/asan/.probe
