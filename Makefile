@@ -11,7 +11,7 @@
 #                    compiler commands
 #   make sanitize    the tests under AddressSanitizer and UBSan
 #   make bench       speed of each policy beside naive references (bench/)
-#   make soak        long runs checked against exact refits
+#   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 13 drifting problems (bench/agnostic.c)
 #   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
@@ -283,8 +283,15 @@ embedded:
 bench: $(BENCH_BINS)
 	@set -e; for b in $(BENCH_BINS); do ./$$b; done
 
-soak: $(BUILD)/bench/soak
+# The double soak, then the same runs in single precision (ISD left out),
+# 2 10^6 rounds, also compared every 997 rounds.
+soak: $(BUILD)/bench/soak $(BUILD)/bench/soak-float
 	./$(BUILD)/bench/soak
+	./$(BUILD)/bench/soak-float --steps 2000000 --every 997
+
+$(BUILD)/bench/soak-float: bench/soak.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
 
 # One process per scenario, as many at a time as there are processors.
 agnostic: $(BUILD)/bench/agnostic
