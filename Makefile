@@ -10,7 +10,8 @@
 #                    parallel, one line per test program; V=1 shows the
 #                    compiler commands
 #   make sanitize    the tests under AddressSanitizer and UBSan
-#   make bench       speed of each policy beside naive references (bench/)
+#   make bench       speed of each policy beside naive references (bench/),
+#                    then in double and float side by side
 #   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 13 drifting problems (bench/agnostic.c)
@@ -280,8 +281,14 @@ examples: $(EXAMPLE_BINS)
 embedded:
 	@CC="$(CC)" WARN="$(WARN)" FP="$(FP)" sh embedded/run.sh $(BUILD)/embedded
 
-bench: $(BENCH_BINS)
+# Every bench, then the policies' steps in double and float side by side.
+bench: $(BENCH_BINS) $(BUILD)/bench/bench_policies-float
 	@set -e; for b in $(BENCH_BINS); do ./$$b; done
+	./$(BUILD)/bench/bench_policies --precision ./$(BUILD)/bench/bench_policies-float
+
+$(BUILD)/bench/bench_policies-float: bench/bench_policies.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
 
 # The double soak, then the same runs in single precision (ISD left out),
 # 2 10^6 rounds, also compared every 997 rounds.
