@@ -191,8 +191,8 @@
       The (1 - gamma) lambda I term makes the update full rank, so V is
       refactorised every update: update O(d^3), select O(K d^2). An update
       that would make V numerically singular (a feature vector dwarfing
-      lambda: condition beyond ~1e15) is refused with ISDB_ERR_NOT_SPD and
-      changes nothing.
+      lambda: condition beyond ~1e15, ~1e7 in float) is refused with
+      ISDB_ERR_NOT_SPD and changes nothing.
       isdb_dlinucb_tuned_gamma gives gamma = 1 - (B_T/(d T))^(2/3).
       Memory 5 d^2 + O(d) reals.
 
@@ -849,9 +849,9 @@ ISDB_API int isdb_rng_int(isdb_rng *rng, int lo, int hi);
 /* Cholesky factorisation A = L L^T, in place. Reads the lower triangle of A
    (A is taken as symmetric) and overwrites A with the lower factor L.
    Fails with ISDB_ERR_NONFINITE if the lower triangle holds a NaN or Inf,
-   and ISDB_ERR_NOT_SPD if a pivot is not above DBL_EPSILON times its
-   original diagonal entry (condition number beyond about 1e15). On failure
-   the contents of A are unspecified. */
+   and ISDB_ERR_NOT_SPD if a pivot is not above ISDB_REAL_EPSILON times its
+   original diagonal entry (condition number beyond about 1e15; 1e7 in
+   float). On failure the contents of A are unspecified. */
 ISDB_API isdb_result isdb_chol(int n, isdb_real *A);
 /* Solves L L^T x = b. x may alias b. */
 ISDB_API void isdb_chol_solve(int n, const isdb_real *L, const isdb_real *b, isdb_real *x);
@@ -867,7 +867,7 @@ ISDB_API void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_re
 ISDB_API isdb_result isdb_chol_update(int n, isdb_real *L, const isdb_real *x, isdb_real *work);
 /* Rank-one downdate: L becomes the factor of L L^T - x x^T. The result is
    positive definite iff r = 1 - ||L^-1 x||^2 > 0, and r is the ratio of
-   the determinants after and before; a downdate with r <= sqrt(DBL_EPSILON)
+   the determinants after and before; a downdate with r <= sqrt(ISDB_REAL_EPSILON)
    would lose more than half the significant digits and is refused with
    ISDB_ERR_NOT_SPD, leaving L unchanged. O(n^2). */
 ISDB_API isdb_result isdb_chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_real *work);
@@ -878,7 +878,7 @@ ISDB_API size_t isdb_chol_update_work_size(int n);
    eigenvalues in ascending order, V (n x n) the orthonormal eigenvectors as
    columns (V[i*n + k] is component i of eigenvector k). Returns
    ISDB_MAXITER_REACHED if 100 sweeps did not bring the off-diagonal mass
-   below DBL_EPSILON times the norm of A (the result is still usable). */
+   below ISDB_REAL_EPSILON times the norm of A (the result is still usable). */
 ISDB_API isdb_result isdb_sym_eig(int n, isdb_real *A, isdb_real *w, isdb_real *V);
 
 /* Householder QR of the m x n matrix A (any m, n >= 1): A = Q R. On return
@@ -891,7 +891,7 @@ ISDB_API size_t isdb_qr_work_size(int m, int n);
    column pivoting. Q (m x m) receives an orthogonal matrix whose first
    *rank columns span the columns of A and whose other m - *rank columns
    span the orthogonal complement. The rank counts the pivots |R_kk| above
-   rtol |R_00| (rtol <= 0 means max(m, n) DBL_EPSILON); a zero matrix has
+   rtol |R_00| (rtol <= 0 means max(m, n) ISDB_REAL_EPSILON); a zero matrix has
    rank 0. A is not changed. work: isdb_orth_basis_work_size(m, n). */
 ISDB_API isdb_result isdb_orth_basis(int m, int n, const isdb_real *A, isdb_real rtol, isdb_real *Q, int *rank,
                                      isdb_real *work);
@@ -900,7 +900,7 @@ ISDB_API size_t isdb_orth_basis_work_size(int m, int n);
 /* LU factorisation with partial pivoting, P A = L U, in place: A receives
    the unit lower L (below the diagonal) and U; piv[k] is the row swapped
    with row k at step k. ISDB_ERR_SINGULAR if a pivot is below n
-   DBL_EPSILON times the largest entry of A (A is then unspecified). */
+   ISDB_REAL_EPSILON times the largest entry of A (A is then unspecified). */
 ISDB_API isdb_result isdb_lu(int n, isdb_real *A, int *piv);
 /* Solves A X = B for the n x nrhs matrix B (row-major), in place. */
 ISDB_API void isdb_lu_solve(int n, const isdb_real *LU, const int *piv, int nrhs, isdb_real *B);
@@ -908,7 +908,7 @@ ISDB_API void isdb_lu_solve(int n, const isdb_real *LU, const int *piv, int nrhs
 /* Orthogonal polar factor: the orthogonal Q nearest to A (A = Q P with P
    symmetric positive definite), from a one-sided Jacobi SVD A = U S W^T as
    Q = U W^T. ISDB_ERR_SINGULAR if the smallest singular value is below
-   n DBL_EPSILON times the largest (the polar factor is then not unique).
+   n ISDB_REAL_EPSILON times the largest (the polar factor is then not unique).
    Q may alias A. work: isdb_polar_work_size(n). */
 ISDB_API isdb_result isdb_polar(int n, const isdb_real *A, isdb_real *Q, isdb_real *work);
 ISDB_API size_t isdb_polar_work_size(int n);
@@ -2858,7 +2858,7 @@ isdb_result isdb_chol(int n, isdb_real *A) {
         s = diag;
         for (k = 0; k < i; ++k) s -= Li[k] * Li[k];
         /* The pivot over the original diagonal entry is scale-free; below
-           DBL_EPSILON it is rounding noise. Written so that NaN fails. */
+           ISDB__EPS it is rounding noise. Written so that NaN fails. */
         if (!(s > ISDB__EPS * diag)) return ISDB_ERR_NOT_SPD;
         Li[i] = isdb__sqrt(s);
         for (j = i + 1; j < n; ++j) Li[j] = 0;
@@ -3032,7 +3032,7 @@ ISDB__PRIVATE isdb_real isdb__chol_update_to(int n, const isdb_real *src, isdb_r
 /* In-place downdate L L^T - x x^T (the LINPACK scheme: p = L^-1 x, then
    rotations that map (p, sqrt(1 - p.p)) to (0, 1), applied to the columns
    of L from the last to the first). Returns 0 and leaves L unchanged when
-   r = 1 - p.p <= sqrt(DBL_EPSILON); otherwise applies it and stores
+   r = 1 - p.p <= sqrt(ISDB__EPS); otherwise applies it and stores
    r = det(new) / det(old). work: 2n. */
 ISDB__PRIVATE int isdb__chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_real *work, isdb_real *ratio) {
     isdb_real *p = work, *v = work + n;
