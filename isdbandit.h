@@ -2630,8 +2630,6 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB__EPS FLT_EPSILON
 /* Squares of numbers below this cannot overflow. */
 #define ISDB__SQRT_HUGE 1e18f
-/* Slack that lets floor() see a whole number through a rounding error. */
-#define ISDB__FLOOR_SLACK 1e-3f
 /* Largest |sum - 1| a stored probability vector may show. */
 #define ISDB__SIMPLEX_TOL 1e-4f
 #else
@@ -2654,6 +2652,8 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB__REAL_MIN DBL_MIN
 #define ISDB__EPS DBL_EPSILON
 #define ISDB__SQRT_HUGE 1e150
+/* Slack that lets floor() see a whole number through a rounding error
+   (float: see isdb__floor_whole). */
 #define ISDB__FLOOR_SLACK 1e-9
 #define ISDB__SIMPLEX_TOL 1e-6
 #endif
@@ -2716,6 +2716,18 @@ ISDB__PRIVATE int isdb__positive(isdb_real x) { return isdb__finite(x) && x > 0;
 ISDB__PRIVATE int isdb__nonneg(isdb_real x) { return isdb__finite(x) && x >= 0; }
 ISDB__PRIVATE int isdb__open01(isdb_real x) { return x > 0 && x < 1; }
 ISDB__PRIVATE int isdb__ridge_ok(isdb_real lambda) { return lambda >= ISDB__LAMBDA_MIN && lambda <= ISDB__LAMBDA_MAX; }
+
+/* floor(x) of an x computed with a rounding error or two, so that exact
+   powers (pow(1000, 2/3) = 99.999...) stay whole. In float the slack is
+   relative, 2 eps x: an absolute 1e-3 was tens of ulps for small x and
+   floored 645^(3/7) = 15.9992 (a BOB window) to 16. */
+ISDB__PRIVATE isdb_real isdb__floor_whole(isdb_real x) {
+#if ISDB_REAL_IS_FLOAT
+    return isdb__floor(x + x * (2 * ISDB__EPS));
+#else
+    return isdb__floor(x + ISDB__FLOOR_SLACK);
+#endif
+}
 
 /* Index of the largest value, the lowest on ties. */
 ISDB__PRIVATE int isdb__argmax(const isdb_real *v, int n) {
@@ -4828,8 +4840,7 @@ isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, i
     default:
         return ISDB_ERR_INVALID_ARG;
     }
-    /* The epsilon keeps exact powers (pow(1000, 2/3) = 99.999...) whole. */
-    w = isdb__floor(w + ISDB__FLOOR_SLACK);
+    w = isdb__floor_whole(w);
     if (w > T) w = isdb__floor(T);
     if (w > (isdb_real)INT_MAX) w = (isdb_real)INT_MAX;
     *window = w < 1 ? 1 : (int)w;
@@ -5257,8 +5268,8 @@ isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real rewa
     if (!par || d < 1 || T < 1 || !isdb__nonneg(R) || !isdb__positive(reward_bound)) return ISDB_ERR_INVALID_ARG;
     memset(par, 0, sizeof *par);
     Tf = (isdb_real)T;
-    /* The epsilon keeps whole products whole: pow(8, 2/3) = 3.999... */
-    h = isdb__floor(isdb__pow((isdb_real)d, ISDB__R(2.0 / 3.0)) * isdb__sqrt(Tf) + ISDB__FLOOR_SLACK);
+    /* isdb__floor_whole keeps whole products whole: pow(8, 2/3) = 3.999... */
+    h = isdb__floor_whole(isdb__pow((isdb_real)d, ISDB__R(2.0 / 3.0)) * isdb__sqrt(Tf));
     if (h > Tf) h = isdb__floor(Tf);
     if (h < 1) h = 1;
     if (h > (isdb_real)INT_MAX) return ISDB_ERR_INVALID_ARG;
@@ -5267,7 +5278,7 @@ isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real rewa
     par->n_windows = par->Delta + 1;
     par->windows[0] = 1;
     for (j = 1; j <= par->Delta; ++j) {
-        isdb_real w = j == par->Delta ? h : isdb__floor(isdb__pow(h, (isdb_real)j / (isdb_real)par->Delta) + ISDB__FLOOR_SLACK);
+        isdb_real w = j == par->Delta ? h : isdb__floor_whole(isdb__pow(h, (isdb_real)j / (isdb_real)par->Delta));
         par->windows[j] = w < 1 ? 1 : (w > h ? par->H : (int)w);
     }
     par->blocks = T / (uint64_t)par->H + (T % (uint64_t)par->H != 0);

@@ -97,6 +97,10 @@ static void test_params_edges(void) {
     CHECK(par.H == 40);
     CHECK_OK(isdb_bob_tuned_params(1, 16, 1.0, 1.0, &par));
     CHECK(par.H == 4 && par.Delta == 2 && par.windows[1] == 2 && par.windows[2] == 4);
+    /* Not whole, but near: 645^(3/7) = 15.99915, so J_3 = 15 for d = 3,
+       T = 96397 (H = 645), in float too (a slack of 1e-3 made it 16). */
+    CHECK_OK(isdb_bob_tuned_params(3, 96397, 1.0, 1.0, &par));
+    CHECK(par.H == 645 && par.Delta == 7 && par.windows[3] == 15 && par.windows[4] == 40);
     /* H > T (27^(2/3) sqrt(50) = 63.6 > 50) is clamped to T: one block,
        so gamma = 1 (uniform draws). */
     CHECK_OK(isdb_bob_tuned_params(27, 50, 1.0, 1.0, &par));
