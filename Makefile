@@ -5,12 +5,14 @@
 #   make demo        the non-stationary simulator (examples/)
 #   make test        every test, as C99 and C11 (gcc, and clang if present),
 #                    C++11, two translation units, ISDB_STATIC (also with
-#                    every policy at -Os); builds and runs in
+#                    every policy at -Os), and in single precision
+#                    (ISDB_REAL float, gcc C11 and C++); builds and runs in
 #                    parallel, one line per test program; V=1 shows the
 #                    compiler commands
 #   make sanitize    the tests under AddressSanitizer and UBSan
-#   make bench       speed of each policy beside naive references (bench/)
-#   make soak        long runs checked against exact refits
+#   make bench       speed of each policy beside naive references (bench/),
+#                    then in double and float side by side
+#   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 13 drifting problems (bench/agnostic.c)
 #   make defaults    every config_init default beside its one-field
@@ -83,6 +85,9 @@ endif
 DOUBLE_ONLY = test_isd test_jbd test_opkb test_oam test_traceucb test_private
 FLOAT_NAMES = $(filter-out $(DOUBLE_ONLY),$(TEST_NAMES))
 FLOAT_BINS = $(addprefix $(BUILD)/gcc-float/,$(FLOAT_NAMES))
+ifneq ($(HAVE_CXX),)
+FLOAT_BINS += $(BUILD)/cxx-float/test_cpp
+endif
 TEST_BINS = $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TEST_NAMES))) \
             $(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static \
             $(BUILD)/static-Os/test_static_all
@@ -92,6 +97,7 @@ endif
 ifneq ($(CLANGXX),)
 TEST_BINS += $(BUILD)/clangxx/test_cpp
 endif
+TEST_BINS += $(FLOAT_BINS)
 SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES))
 
 EXAMPLE_SRC = $(wildcard examples/*.c)
@@ -137,7 +143,7 @@ test:
 	@sh tests/run.sh --logs $(TEST_BINS)
 
 # The longest compiles first, so that both cores stay busy to the end.
-test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/clangxx/%,$(TEST_BINS))) \
+test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/clangxx/% $(BUILD)/cxx-float/%,$(TEST_BINS))) \
           $(foreach v,$(VARIANTS),$(BUILD)/$(v)/impl.o $(addprefix $(BUILD)/$(v)/,$(WHITE_NAMES))) \
           $(TEST_LOGS) $(EXAMPLE_CHECKS)
 
@@ -220,6 +226,11 @@ $(BUILD)/clangxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 	@mkdir -p $(@D)
 	$(Q)clang++ -std=c++11 $(CXXWARN) $(OPT) $< -o $@ $(LIBS)
 
+# The header in C++ in single precision, under -Wdouble-promotion.
+$(BUILD)/cxx-float/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++11 -DISDB_REAL=float $(CXXWARN) -Wdouble-promotion $(OPT) $< -o $@ $(LIBS)
+
 $(eval $(call test_variant,asan,$(CC),-std=c99 $(WARN) $(SAN)))
 $(addprefix $(BUILD)/asan/,$(TEST_NAMES)) $(BUILD)/asan/impl.o: | $(BUILD)/asan/.probe
 
@@ -273,11 +284,24 @@ examples: $(EXAMPLE_BINS)
 embedded:
 	@CC="$(CC)" WARN="$(WARN)" FP="$(FP)" sh embedded/run.sh $(BUILD)/embedded
 
-bench: $(BENCH_BINS)
+# Every bench, then the policies' steps in double and float side by side.
+bench: $(BENCH_BINS) $(BUILD)/bench/bench_policies-float
 	@set -e; for b in $(BENCH_BINS); do ./$$b; done
+	./$(BUILD)/bench/bench_policies --precision ./$(BUILD)/bench/bench_policies-float
 
-soak: $(BUILD)/bench/soak
+$(BUILD)/bench/bench_policies-float: bench/bench_policies.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
+
+# The double soak, then the same runs in single precision (ISD left out),
+# 2 10^6 rounds, also compared every 997 rounds.
+soak: $(BUILD)/bench/soak $(BUILD)/bench/soak-float
 	./$(BUILD)/bench/soak
+	./$(BUILD)/bench/soak-float --steps 2000000 --every 997
+
+$(BUILD)/bench/soak-float: bench/soak.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
 
 # One process per scenario, as many at a time as there are processors.
 agnostic: $(BUILD)/bench/agnostic

@@ -103,9 +103,18 @@
       incomplete beta p-values) were built and validated in double only.
       What changes with float:
         ISDB_INPUT_MAX    1e9 (1e64 in double), and lambda must lie in
-                          [1e-6, 1e6] ([1e-30, 1e30]), so no sum overflows.
+                          [1e-6, 1e6] ([1e-30, 1e30]) and BOB's
+                          reward_bound in [1e-20, 1e20] ([1e-30, 1e30]),
+                          so no sum or exponent overflows.
         guards            pivot and downdate thresholds are relative to
                           ISDB_REAL_EPSILON, so they scale by themselves.
+        Gram sums         LinUCB, LinTS and the adaptive policy keep the
+                          rounding error of their running sums V and b
+                          (d^2 + d more reals): a plain float sum stops
+                          growing once its entries reach 2^24 times the
+                          increments, and LinUCB's estimate was 1% off
+                          after 10^7 updates; compensated, it stays within
+                          a few eps.
         random numbers    uniforms carry 24 bits (53 in double); the same
                           seed gives different draws in the two builds.
         snapshots         reals are stored as binary32 and the format
@@ -188,8 +197,8 @@
       The (1 - gamma) lambda I term makes the update full rank, so V is
       refactorised every update: update O(d^3), select O(K d^2). An update
       that would make V numerically singular (a feature vector dwarfing
-      lambda: condition beyond ~1e15) is refused with ISDB_ERR_NOT_SPD and
-      changes nothing.
+      lambda: condition beyond ~1e15, ~1e7 in float) is refused with
+      ISDB_ERR_NOT_SPD and changes nothing.
       isdb_dlinucb_tuned_gamma gives gamma = 1 - (B_T/(d T))^(2/3).
       Memory 5 d^2 + O(d) reals.
 
@@ -860,9 +869,9 @@ ISDB_API int isdb_rng_int(isdb_rng *rng, int lo, int hi);
 /* Cholesky factorisation A = L L^T, in place. Reads the lower triangle of A
    (A is taken as symmetric) and overwrites A with the lower factor L.
    Fails with ISDB_ERR_NONFINITE if the lower triangle holds a NaN or Inf,
-   and ISDB_ERR_NOT_SPD if a pivot is not above DBL_EPSILON times its
-   original diagonal entry (condition number beyond about 1e15). On failure
-   the contents of A are unspecified. */
+   and ISDB_ERR_NOT_SPD if a pivot is not above ISDB_REAL_EPSILON times its
+   original diagonal entry (condition number beyond about 1e15; 1e7 in
+   float). On failure the contents of A are unspecified. */
 ISDB_API isdb_result isdb_chol(int n, isdb_real *A);
 /* Solves L L^T x = b. x may alias b. */
 ISDB_API void isdb_chol_solve(int n, const isdb_real *L, const isdb_real *b, isdb_real *x);
@@ -878,7 +887,7 @@ ISDB_API void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_re
 ISDB_API isdb_result isdb_chol_update(int n, isdb_real *L, const isdb_real *x, isdb_real *work);
 /* Rank-one downdate: L becomes the factor of L L^T - x x^T. The result is
    positive definite iff r = 1 - ||L^-1 x||^2 > 0, and r is the ratio of
-   the determinants after and before; a downdate with r <= sqrt(DBL_EPSILON)
+   the determinants after and before; a downdate with r <= sqrt(ISDB_REAL_EPSILON)
    would lose more than half the significant digits and is refused with
    ISDB_ERR_NOT_SPD, leaving L unchanged. O(n^2). */
 ISDB_API isdb_result isdb_chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_real *work);
@@ -889,7 +898,7 @@ ISDB_API size_t isdb_chol_update_work_size(int n);
    eigenvalues in ascending order, V (n x n) the orthonormal eigenvectors as
    columns (V[i*n + k] is component i of eigenvector k). Returns
    ISDB_MAXITER_REACHED if 100 sweeps did not bring the off-diagonal mass
-   below DBL_EPSILON times the norm of A (the result is still usable). */
+   below ISDB_REAL_EPSILON times the norm of A (the result is still usable). */
 ISDB_API isdb_result isdb_sym_eig(int n, isdb_real *A, isdb_real *w, isdb_real *V);
 
 /* Householder QR of the m x n matrix A (any m, n >= 1): A = Q R. On return
@@ -902,7 +911,7 @@ ISDB_API size_t isdb_qr_work_size(int m, int n);
    column pivoting. Q (m x m) receives an orthogonal matrix whose first
    *rank columns span the columns of A and whose other m - *rank columns
    span the orthogonal complement. The rank counts the pivots |R_kk| above
-   rtol |R_00| (rtol <= 0 means max(m, n) DBL_EPSILON); a zero matrix has
+   rtol |R_00| (rtol <= 0 means max(m, n) ISDB_REAL_EPSILON); a zero matrix has
    rank 0. A is not changed. work: isdb_orth_basis_work_size(m, n). */
 ISDB_API isdb_result isdb_orth_basis(int m, int n, const isdb_real *A, isdb_real rtol, isdb_real *Q, int *rank,
                                      isdb_real *work);
@@ -911,7 +920,7 @@ ISDB_API size_t isdb_orth_basis_work_size(int m, int n);
 /* LU factorisation with partial pivoting, P A = L U, in place: A receives
    the unit lower L (below the diagonal) and U; piv[k] is the row swapped
    with row k at step k. ISDB_ERR_SINGULAR if a pivot is below n
-   DBL_EPSILON times the largest entry of A (A is then unspecified). */
+   ISDB_REAL_EPSILON times the largest entry of A (A is then unspecified). */
 ISDB_API isdb_result isdb_lu(int n, isdb_real *A, int *piv);
 /* Solves A X = B for the n x nrhs matrix B (row-major), in place. */
 ISDB_API void isdb_lu_solve(int n, const isdb_real *LU, const int *piv, int nrhs, isdb_real *B);
@@ -919,7 +928,7 @@ ISDB_API void isdb_lu_solve(int n, const isdb_real *LU, const int *piv, int nrhs
 /* Orthogonal polar factor: the orthogonal Q nearest to A (A = Q P with P
    symmetric positive definite), from a one-sided Jacobi SVD A = U S W^T as
    Q = U W^T. ISDB_ERR_SINGULAR if the smallest singular value is below
-   n DBL_EPSILON times the largest (the polar factor is then not unique).
+   n ISDB_REAL_EPSILON times the largest (the polar factor is then not unique).
    Q may alias A. work: isdb_polar_work_size(n). */
 ISDB_API isdb_result isdb_polar(int n, const isdb_real *A, isdb_real *Q, isdb_real *work);
 ISDB_API size_t isdb_polar_work_size(int n);
@@ -1153,6 +1162,10 @@ typedef struct isdb__ridge {
     isdb_real *inv_diag; /* 1 / L_ii */
     isdb_real *V;        /* exact Gram matrix (lower triangle), or NULL */
     isdb_real *b;        /* sum of reward * x */
+#if ISDB_REAL_IS_FLOAT
+    isdb_real *V_lo;     /* with V: the rounding errors of the sums V and b, */
+    isdb_real *b_lo;     /* carried along (compensated summation) */
+#endif
     isdb_real *z;        /* L^-1 b: theta = L^-T z, and x.theta = (L^-1 x).z */
     isdb_real *work;     /* 2 d scratch */
     isdb_real *block;    /* 4 d scratch: four arms' lanes (L^-1 x, ...) */
@@ -1353,7 +1366,8 @@ typedef struct isdb_bob_config {
     isdb_real lambda;       /* ridge of each block's SW-UCB; default 1 */
     isdb_real R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
-    isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]; default 1 */
+    isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]
+                               ([1e-20, 1e20] in float); default 1 */
     int clip;            /* 1: clip each rescaled block reward to [0, 1]; default 0 (the paper does not) */
     uint64_t seed;       /* generator of the window draws; default 1 */
     int refresh;         /* SW-UCB rebuild period; 0 means max(w, d), as SW-UCB */
@@ -2636,8 +2650,6 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB__EPS FLT_EPSILON
 /* Squares of numbers below this cannot overflow. */
 #define ISDB__SQRT_HUGE 1e18f
-/* Slack that lets floor() see a whole number through a rounding error. */
-#define ISDB__FLOOR_SLACK 1e-3f
 /* Largest |sum - 1| a stored probability vector may show. */
 #define ISDB__SIMPLEX_TOL 1e-4f
 #else
@@ -2660,12 +2672,15 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB__REAL_MIN DBL_MIN
 #define ISDB__EPS DBL_EPSILON
 #define ISDB__SQRT_HUGE 1e150
+/* Slack that lets floor() see a whole number through a rounding error
+   (float: see isdb__floor_whole). */
 #define ISDB__FLOOR_SLACK 1e-9
 #define ISDB__SIMPLEX_TOL 1e-6
 #endif
 #define ISDB__R(c) ((isdb_real)(c))
 
 #define ISDB__PI ISDB__R(3.14159265358979323846)
+#define ISDB__E_MINUS_1 ISDB__R(1.71828182845904523536)
 /* Ridge bounds: with inputs below ISDB_INPUT_MAX they keep every estimate
    and score finite. */
 #if ISDB_REAL_IS_FLOAT
@@ -2721,6 +2736,18 @@ ISDB__PRIVATE int isdb__positive(isdb_real x) { return isdb__finite(x) && x > 0;
 ISDB__PRIVATE int isdb__nonneg(isdb_real x) { return isdb__finite(x) && x >= 0; }
 ISDB__PRIVATE int isdb__open01(isdb_real x) { return x > 0 && x < 1; }
 ISDB__PRIVATE int isdb__ridge_ok(isdb_real lambda) { return lambda >= ISDB__LAMBDA_MIN && lambda <= ISDB__LAMBDA_MAX; }
+
+/* floor(x) of an x computed with a rounding error or two, so that exact
+   powers (pow(1000, 2/3) = 99.999...) stay whole. In float the slack is
+   relative, 2 eps x: an absolute 1e-3 was tens of ulps for small x and
+   floored 645^(3/7) = 15.9992 (a BOB window) to 16. */
+ISDB__PRIVATE isdb_real isdb__floor_whole(isdb_real x) {
+#if ISDB_REAL_IS_FLOAT
+    return isdb__floor(x + x * (2 * ISDB__EPS));
+#else
+    return isdb__floor(x + ISDB__FLOOR_SLACK);
+#endif
+}
 
 /* Index of the largest value, the lowest on ties. */
 ISDB__PRIVATE int isdb__argmax(const isdb_real *v, int n) {
@@ -2863,7 +2890,7 @@ isdb_result isdb_chol(int n, isdb_real *A) {
         s = diag;
         for (k = 0; k < i; ++k) s -= Li[k] * Li[k];
         /* The pivot over the original diagonal entry is scale-free; below
-           DBL_EPSILON it is rounding noise. Written so that NaN fails. */
+           ISDB__EPS it is rounding noise. Written so that NaN fails. */
         if (!(s > ISDB__EPS * diag)) return ISDB_ERR_NOT_SPD;
         Li[i] = isdb__sqrt(s);
         for (j = i + 1; j < n; ++j) Li[j] = 0;
@@ -3037,7 +3064,7 @@ ISDB__PRIVATE isdb_real isdb__chol_update_to(int n, const isdb_real *src, isdb_r
 /* In-place downdate L L^T - x x^T (the LINPACK scheme: p = L^-1 x, then
    rotations that map (p, sqrt(1 - p.p)) to (0, 1), applied to the columns
    of L from the last to the first). Returns 0 and leaves L unchanged when
-   r = 1 - p.p <= sqrt(DBL_EPSILON); otherwise applies it and stores
+   r = 1 - p.p <= sqrt(ISDB__EPS); otherwise applies it and stores
    r = det(new) / det(old). work: 2n. */
 ISDB__PRIVATE int isdb__chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_real *work, isdb_real *ratio) {
     isdb_real *p = work, *v = work + n;
@@ -4242,6 +4269,10 @@ ISDB__PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d, int
     r->inv_diag = isdb__take_f64(a, d);
     r->V = with_gram ? isdb__take_f64(a, dd) : NULL;
     r->b = isdb__take_f64(a, d);
+#if ISDB_REAL_IS_FLOAT
+    r->V_lo = with_gram ? isdb__take_f64(a, dd) : NULL;
+    r->b_lo = with_gram ? isdb__take_f64(a, d) : NULL;
+#endif
     r->z = isdb__take_f64(a, d);
     r->work = isdb__take_f64(a, 2 * d);
     r->block = isdb__take_f64(a, 4 * d);
@@ -4254,6 +4285,12 @@ ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
     for (i = 0; i < d; ++i) r->inv_diag[i] = 1 / isdb__sqrt(r->lambda);
     if (r->V) isdb__identity(d, r->V, r->lambda);
     isdb__zero(d, r->b);
+#if ISDB_REAL_IS_FLOAT
+    if (r->V) {
+        isdb__zero(d * d, r->V_lo);
+        isdb__zero(d, r->b_lo);
+    }
+#endif
     isdb__zero(d, r->z);
     isdb__zero(2 * d, r->work);
     isdb__zero(4 * d, r->block);
@@ -4287,6 +4324,19 @@ ISDB__PRIVATE void isdb__discount_gram(int d, const isdb_real *src, isdb_real *d
     }
 }
 
+#if ISDB_REAL_IS_FLOAT
+/* s <- g s + u, with lo the rounding error s has accumulated (s + lo is
+   the sum) and the error of this addition added to it (Knuth's two-sum).
+   A plain float sum of x x^T stops growing once its entries are 2^24
+   times the increments (10^7 unit-norm updates lose 1% of LinUCB's Gram
+   matrix; double needs 2^53); this keeps V and b accurate to eps. */
+ISDB__PRIVATE void isdb__sum_lo(isdb_real *s, isdb_real *lo, isdb_real g, isdb_real u) {
+    isdb_real a = g * *s, v = u + g * *lo, t = a + v, bv = t - a;
+    *lo = (a - (t - bv)) + (v - bv);
+    *s = t;
+}
+#endif
+
 /* Adds (x, y) with the old data discounted by gamma in (0, 1]:
    V <- gamma V + x x^T + (1 - gamma) lambda I and b <- gamma b + y x, so
    the ridge stays lambda I (the discounted LinUCB of Russac et al.; gamma
@@ -4299,19 +4349,32 @@ ISDB__PRIVATE void isdb__discount_gram(int d, const isdb_real *src, isdb_real *d
    the padding and removes the rounding the rank-one steps accumulate. */
 ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const isdb_real *x, isdb_real y, isdb_real gamma) {
     isdb_real *tmp;
-    int i, j, d = r->d;
+    int i, j, d = r->d, b_done = 0;
+#if ISDB_REAL_IS_FLOAT
+    if (r->V) {
+        for (i = 0; i < d; ++i) {
+            for (j = 0; j <= i; ++j)
+                isdb__sum_lo(r->V + i * d + j, r->V_lo + i * d + j, gamma,
+                             x[i] * x[j] + (i == j ? (1 - gamma) * r->lambda : 0));
+            isdb__sum_lo(r->b + i, r->b_lo + i, gamma, y * x[i]);
+        }
+        b_done = 1;
+    }
+#else
     if (r->V) isdb__discount_gram(d, r->V, r->V, x, gamma, (1 - gamma) * r->lambda);
+#endif
     if (gamma < 1) {
         isdb_real root = isdb__sqrt(gamma);
         for (i = 0; i < d; ++i) {
-            r->b[i] *= gamma;
+            if (!b_done) r->b[i] *= gamma;
             r->z[i] *= root;
             r->inv_diag[i] /= root;
             for (j = 0; j <= i; ++j) r->L[i * d + j] *= root;
         }
         r->logdet += (isdb_real)d * isdb__log(gamma);
     }
-    for (i = 0; i < d; ++i) r->b[i] += y * x[i];
+    if (!b_done)
+        for (i = 0; i < d; ++i) r->b[i] += y * x[i];
     if (r->V && r->refresh > 0 && ++r->since_refresh >= r->refresh) {
         r->since_refresh = 0;
         /* V >= lambda I always factors; should rounding say otherwise, the
@@ -4340,6 +4403,12 @@ ISDB__PRIVATE void isdb__ridge_copy(const isdb__ridge *src, isdb__ridge *dst) {
     isdb__copy(d, src->inv_diag, dst->inv_diag);
     if (src->V) isdb__copy(d * d, src->V, dst->V);
     isdb__copy(d, src->b, dst->b);
+#if ISDB_REAL_IS_FLOAT
+    if (src->V) {
+        isdb__copy(d * d, src->V_lo, dst->V_lo);
+        isdb__copy(d, src->b_lo, dst->b_lo);
+    }
+#endif
     isdb__copy(d, src->z, dst->z);
     dst->logdet = src->logdet;
     dst->since_refresh = isdb__min_int(src->since_refresh, dst->refresh);
@@ -4398,6 +4467,12 @@ ISDB__PRIVATE void isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refres
     isdb__ser_real(s, r->inv_diag, r->d);
     if (r->V) isdb__ser_real(s, r->V, dd);
     isdb__ser_real(s, r->b, r->d);
+#if ISDB_REAL_IS_FLOAT
+    if (r->V) {
+        isdb__ser_real(s, r->V_lo, dd);
+        isdb__ser_real(s, r->b_lo, r->d);
+    }
+#endif
     isdb__ser_real(s, r->z, r->d);
     isdb__ser_real(s, &r->logdet, 1);
     isdb__ser_int(s, &r->since_refresh, 0, refresh_max);
@@ -4785,8 +4860,7 @@ isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, i
     default:
         return ISDB_ERR_INVALID_ARG;
     }
-    /* The epsilon keeps exact powers (pow(1000, 2/3) = 99.999...) whole. */
-    w = isdb__floor(w + ISDB__FLOOR_SLACK);
+    w = isdb__floor_whole(w);
     if (w > T) w = isdb__floor(T);
     if (w > (isdb_real)INT_MAX) w = (isdb_real)INT_MAX;
     *window = w < 1 ? 1 : (int)w;
@@ -5214,8 +5288,8 @@ isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real rewa
     if (!par || d < 1 || T < 1 || !isdb__nonneg(R) || !isdb__positive(reward_bound)) return ISDB_ERR_INVALID_ARG;
     memset(par, 0, sizeof *par);
     Tf = (isdb_real)T;
-    /* The epsilon keeps whole products whole: pow(8, 2/3) = 3.999... */
-    h = isdb__floor(isdb__pow((isdb_real)d, ISDB__R(2.0 / 3.0)) * isdb__sqrt(Tf) + ISDB__FLOOR_SLACK);
+    /* isdb__floor_whole keeps whole products whole: pow(8, 2/3) = 3.999... */
+    h = isdb__floor_whole(isdb__pow((isdb_real)d, ISDB__R(2.0 / 3.0)) * isdb__sqrt(Tf));
     if (h > Tf) h = isdb__floor(Tf);
     if (h < 1) h = 1;
     if (h > (isdb_real)INT_MAX) return ISDB_ERR_INVALID_ARG;
@@ -5224,13 +5298,15 @@ isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real rewa
     par->n_windows = par->Delta + 1;
     par->windows[0] = 1;
     for (j = 1; j <= par->Delta; ++j) {
-        isdb_real w = j == par->Delta ? h : isdb__floor(isdb__pow(h, (isdb_real)j / (isdb_real)par->Delta) + ISDB__FLOOR_SLACK);
+        isdb_real w = j == par->Delta ? h : isdb__floor_whole(isdb__pow(h, (isdb_real)j / (isdb_real)par->Delta));
         par->windows[j] = w < 1 ? 1 : (w > h ? par->H : (int)w);
     }
     par->blocks = T / (uint64_t)par->H + (T % (uint64_t)par->H != 0);
     n = (isdb_real)par->n_windows;
-    /* One window: n ln n = 0, and EXP3 has nothing to learn. */
-    par->gamma = par->n_windows > 1 ? isdb__fmin(1, isdb__sqrt(n * isdb__log(n) / (isdb__expm1(1) * (isdb_real)par->blocks))) : 0;
+    /* One window: n ln n = 0, and EXP3 has nothing to learn. e - 1 is a
+       constant: glibc's expm1(1) is an ulp low (in float and double) where
+       gcc folds the call exactly, so gcc and clang builds drew apart. */
+    par->gamma = par->n_windows > 1 ? isdb__fmin(1, isdb__sqrt(n * isdb__log(n) / (ISDB__E_MINUS_1 * (isdb_real)par->blocks))) : 0;
     /* h <= T, so T / sqrt(h) >= 1 and the logarithm is not negative. */
     par->normaliser = 2 * h * reward_bound + 4 * R * isdb__sqrt(h * isdb__log(Tf / isdb__sqrt(h)));
     return ISDB_OK;
@@ -5254,12 +5330,24 @@ isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
     return c;
 }
 
+/* A block's rescaled reward is at most 1/2 + ISDB_INPUT_MAX / (2
+   reward_bound), and 2 H reward_bound must stay finite: these bounds keep
+   both far from overflow (float: 5e28 against FLT_MAX; 1e9 / 1e-30 would
+   overflow and turn the log-weights into NaN). */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__REWARD_BOUND_MIN 1e-20f
+#define ISDB__REWARD_BOUND_MAX 1e20f
+#else
+#define ISDB__REWARD_BOUND_MIN 1e-30
+#define ISDB__REWARD_BOUND_MAX 1e30
+#endif
+
 ISDB__PRIVATE int isdb__bob_config_ok(const isdb_bob_config *c) {
     /* delta = 1/T is in (0, 1/2] once T >= 2. */
     return c && isdb__sizes_ok(c->d, c->max_arms) && c->T >= 2 &&
            isdb__ucb_params_ok(c->lambda, 0.5, c->R, c->S, c->L, c->alpha, ISDB_WIDTH_SIMPLE) &&
-           c->reward_bound >= ISDB__R(1e-30) && c->reward_bound <= ISDB__R(1e30) && (c->clip == 0 || c->clip == 1) &&
-           c->refresh >= 0;
+           c->reward_bound >= ISDB__REWARD_BOUND_MIN && c->reward_bound <= ISDB__REWARD_BOUND_MAX &&
+           (c->clip == 0 || c->clip == 1) && c->refresh >= 0;
 }
 
 /* The SW-UCB of a block with window w (Algorithm 2 lines 9-13): delta =

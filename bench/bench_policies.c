@@ -16,7 +16,14 @@
    table gives the adaptive policy's select, update and step beside
    LinUCB's at d = 2, 10, 50, with its bound: (estimators + 1) x LinUCB.
 
-   usage: bench_policies [--quick] */
+   The file also builds with -DISDB_REAL=float (bench_policies-float).
+   --steps prints only the step (select + update) of each policy at the
+   tables' sizes, one line each (--line I: line I only); --precision
+   FLOAT_BINARY prints those of this build and of FLOAT_BINARY side by
+   side, measured line by line in turn, three times each, so that both
+   see the same load on a shared machine (`make bench` ends with it).
+
+   usage: bench_policies [--quick] [--steps [--line I] | --precision FLOAT_BINARY] */
 #define _POSIX_C_SOURCE 199309L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
@@ -32,7 +39,7 @@
 #define MAXK 50
 #define WINDOW 500
 
-static double pool[POOL * MAXK * MAXD], rewards[POOL];
+static isdb_real pool[POOL * MAXK * MAXD], rewards[POOL];
 static volatile double sink;
 
 static double now(void) {
@@ -45,7 +52,7 @@ static void fill_pool(int d, int K) {
     isdb_rng rng;
     int i;
     isdb_rng_seed(&rng, 3);
-    for (i = 0; i < POOL * K * d; ++i) pool[i] = isdb_rng_normal(&rng) / sqrt((double)d);
+    for (i = 0; i < POOL * K * d; ++i) pool[i] = isdb_rng_normal(&rng) / (isdb_real)sqrt((double)d);
     for (i = 0; i < POOL; ++i) rewards[i] = isdb_rng_normal(&rng);
 }
 
@@ -92,7 +99,7 @@ static double time_policy(isdb_policy *p, int d, int K, long steps, int what) {
     long s;
     int arm = 0;
     for (s = 0; s < steps; ++s) {
-        const double *X = pool + (s % POOL) * K * d;
+        const isdb_real *X = pool + (s % POOL) * K * d;
         if (what & SELECT)
             isdb_policy_select(p, X, K, &arm);
         else
@@ -113,10 +120,10 @@ enum { GRAM_SUM, GRAM_WINDOW, GRAM_DISCOUNT };
 
 typedef struct naive {
     int d, K, gram, inverse, count, head;
-    double *V, *Vt, *b, *L, *Vinv, *M, *theta, *u, *w, *ring_x, *ring_y;
+    isdb_real *V, *Vt, *b, *L, *Vinv, *M, *theta, *u, *w, *ring_x, *ring_y;
 } naive;
 
-static double *zeros(int n) { return calloc((size_t)n, sizeof(double)); }
+static isdb_real *zeros(int n) { return calloc((size_t)n, sizeof(isdb_real)); }
 
 static void naive_init(naive *n, int gram, int inverse, int d, int K) {
     int i;
@@ -154,25 +161,25 @@ static void naive_free(naive *n) {
 }
 
 /* Inverse by Gauss-Jordan with partial pivoting. */
-static void gauss_jordan_inverse(int d, const double *A, double *inv, double *M) {
+static void gauss_jordan_inverse(int d, const isdb_real *A, isdb_real *inv, isdb_real *M) {
     int i, j, k, w = 2 * d;
     for (i = 0; i < d; ++i)
         for (j = 0; j < w; ++j) M[i * w + j] = j < d ? A[i * d + j] : (j - d == i ? 1.0 : 0.0);
     for (k = 0; k < d; ++k) {
         int p = k;
-        double f;
+        isdb_real f;
         for (i = k + 1; i < d; ++i)
             if (fabs(M[i * w + k]) > fabs(M[p * w + k])) p = i;
         for (j = 0; j < w; ++j) {
-            double t = M[k * w + j];
+            isdb_real t = M[k * w + j];
             M[k * w + j] = M[p * w + j];
             M[p * w + j] = t;
         }
-        f = 1.0 / M[k * w + k];
+        f = 1 / M[k * w + k];
         for (j = 0; j < w; ++j) M[k * w + j] *= f;
         for (i = 0; i < d; ++i)
             if (i != k) {
-                double g = M[i * w + k];
+                isdb_real g = M[i * w + k];
                 for (j = 0; j < w; ++j) M[i * w + j] -= g * M[k * w + j];
             }
     }
@@ -180,17 +187,17 @@ static void gauss_jordan_inverse(int d, const double *A, double *inv, double *M)
         for (j = 0; j < d; ++j) inv[i * d + j] = M[i * w + d + j];
 }
 
-static int naive_step(naive *n, const double *X, double y) {
+static int naive_step(naive *n, const isdb_real *X, isdb_real y) {
     int d = n->d, i, j, k, best = 0;
-    double best_v = -1e300;
+    isdb_real best_v = -ISDB__REAL_MAX;
     if (n->gram == GRAM_WINDOW) {
         for (i = 0; i < d; ++i) {
             for (j = 0; j < d; ++j) {
-                double s = i == j ? 1.0 : 0.0;
+                isdb_real s = i == j ? 1 : 0;
                 for (k = 0; k < n->count; ++k) s += n->ring_x[k * d + i] * n->ring_x[k * d + j];
                 n->V[i * d + j] = s;
             }
-            n->b[i] = 0.0;
+            n->b[i] = 0;
             for (k = 0; k < n->count; ++k) n->b[i] += n->ring_y[k] * n->ring_x[k * d + i];
         }
     }
@@ -203,8 +210,8 @@ static int naive_step(naive *n, const double *X, double y) {
         isdb_chol_solve(d, n->L, n->b, n->theta);
     }
     for (k = 0; k < n->K; ++k) {
-        const double *x = X + k * d;
-        double q = 0.0, v;
+        const isdb_real *x = X + k * d;
+        isdb_real q = 0, v;
         if (n->inverse)
             for (i = 0; i < d; ++i) n->u[i] = isdb__dot(d, n->Vinv + i * d, x);
         else
@@ -213,7 +220,7 @@ static int naive_step(naive *n, const double *X, double y) {
             for (i = 0; i < d; ++i) q += n->u[i] * isdb__dot(d, n->Vt + i * d, n->u);
         else
             q = isdb__dot(d, x, n->u);
-        v = isdb__dot(d, x, n->theta) + sqrt(q > 0 ? q : 0);
+        v = isdb__dot(d, x, n->theta) + isdb__sqrt(q > 0 ? q : 0);
         if (v > best_v) {
             best_v = v;
             best = k;
@@ -224,12 +231,12 @@ static int naive_step(naive *n, const double *X, double y) {
         isdb__copy(d, X + best * d, n->ring_x + slot * d);
         n->ring_y[slot] = y;
     } else {
-        double g = n->gram == GRAM_DISCOUNT ? 0.99 : 1.0;
+        isdb_real g = n->gram == GRAM_DISCOUNT ? ISDB__R(0.99) : 1;
         for (i = 0; i < d; ++i) {
             for (j = 0; j < d; ++j) {
-                double xx = X[best * d + i] * X[best * d + j];
-                n->V[i * d + j] = g * n->V[i * d + j] + xx + (i == j ? 1.0 - g : 0.0);
-                n->Vt[i * d + j] = g * g * n->Vt[i * d + j] + xx + (i == j ? 1.0 - g * g : 0.0);
+                isdb_real xx = X[best * d + i] * X[best * d + j];
+                n->V[i * d + j] = g * n->V[i * d + j] + xx + (i == j ? 1 - g : 0);
+                n->Vt[i * d + j] = g * g * n->Vt[i * d + j] + xx + (i == j ? 1 - g * g : 0);
             }
             n->b[i] = g * n->b[i] + y * X[best * d + i];
         }
@@ -255,15 +262,16 @@ static double time_naive(int gram, int inverse, int d, int K, long steps) {
 
 /* K products of a d x d matrix with a vector: K d^2 multiply-adds. */
 static double time_floor(int d, int K, long steps) {
-    double *A = malloc(sizeof(double) * (size_t)(d * d)), t0, acc = 0.0;
+    isdb_real *A = malloc(sizeof(isdb_real) * (size_t)(d * d)), acc = 0;
+    double t0;
     long s;
     int i, k;
     for (i = 0; i < d * d; ++i) A[i] = pool[i % (POOL * d)];
     t0 = now();
     for (s = 0; s < steps; ++s) {
-        const double *X = pool + (s % POOL) * K * d;
+        const isdb_real *X = pool + (s % POOL) * K * d;
         for (k = 0; k < K; ++k) {
-            const double *x = X + k * d;
+            const isdb_real *x = X + k * d;
             for (i = 0; i < d; ++i) acc += isdb__dot(d, A + i * d, x);
         }
     }
@@ -275,11 +283,12 @@ static double time_floor(int d, int K, long steps) {
 
 /* Copy an SPD matrix and factorise it: what D-LinUCB must do per update. */
 static double time_chol(int d, long steps) {
-    double *A = malloc(sizeof(double) * (size_t)(d * d)), *L = malloc(sizeof(double) * (size_t)(d * d)), t0;
+    isdb_real *A = malloc(sizeof(isdb_real) * (size_t)(d * d)), *L = malloc(sizeof(isdb_real) * (size_t)(d * d));
+    double t0;
     long s;
     int i, j;
     for (i = 0; i < d; ++i)
-        for (j = 0; j < d; ++j) A[i * d + j] = (i == j ? (double)d : 0.0) + 1.0 / (1.0 + i + j);
+        for (j = 0; j < d; ++j) A[i * d + j] = (isdb_real)((i == j ? (double)d : 0.0) + 1.0 / (1.0 + i + j));
     t0 = now();
     for (s = 0; s < steps; ++s) {
         isdb__copy(d * d, A, L);
@@ -371,12 +380,126 @@ static void targets(const row *rows, int n) {
     }
 }
 
+/* ---- the two precisions ---- */
+
+static const int table_dims[6] = {2, 5, 10, 20, 50, 100};
+static const int table_arms[2] = {5, 50};
+static const int adaptive_dims[3] = {2, 10, 50};
+enum { N_STEP_LINES = 4 * 6 * 2 + 3 * 2 };
+
+/* Seconds per select + update of policy `which` (4: adaptive) at (d, K),
+   best of 3, as the tables measure it. */
+static double step_time(int which, int d, int K, int quick) {
+    double best = 1e300;
+    long steps = which == 4 ? (long)(3e6 / ((double)K * d * d + 200.0))
+                            : (long)(3e7 / ((double)K * d * d + (double)d * d * d / 6 + 200.0));
+    int rep;
+    if (quick) steps /= 10;
+    if (steps < 200) steps = 200;
+    fill_pool(d, K);
+    for (rep = 0; rep < 3; ++rep) {
+        any_policy mem;
+        isdb_policy *p;
+        if (which == 4) {
+            isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+            if (isdb_adaptive_init(&c, NULL, &mem.adaptive) != ISDB_OK) exit(1);
+            p = &mem.adaptive.base;
+            time_policy(p, d, K, 5000, STEP);
+        } else {
+            p = make(which, d, K, &mem);
+            time_policy(p, d, K, which == 1 ? WINDOW + 10 : 10, STEP);
+        }
+        best = fmin(best, time_policy(p, d, K, steps, STEP));
+        isdb_policy_uninit(p);
+    }
+    return best;
+}
+
+/* Line i of the step list: its policy (4: adaptive), d and K. */
+static void step_line(int i, int *which, int *d, int *K) {
+    if (i < 48) {
+        *which = i / 12;
+        *d = table_dims[i % 12 / 2];
+        *K = table_arms[i % 2];
+    } else {
+        *which = 4;
+        *d = adaptive_dims[(i - 48) / 2];
+        *K = table_arms[(i - 48) % 2];
+    }
+}
+
+static void print_steps(int quick, int only) {
+    int i, which, d, K;
+    for (i = 0; i < N_STEP_LINES; ++i) {
+        if (only >= 0 && i != only) continue;
+        step_line(i, &which, &d, &K);
+        printf("%s %d %d %.1f\n", which == 4 ? "adaptive" : policy_names[which], d, K,
+               1e9 * step_time(which, d, K, quick));
+        fflush(stdout);
+    }
+}
+
+/* This build's steps and those of the float build `other`, line by line
+   in turn, three rounds; microseconds per step side by side. */
+static int compare_precisions(const char *other, int quick) {
+    static double mine[N_STEP_LINES], theirs[N_STEP_LINES];
+    char cmd[4096], name[32];
+    int i, round, which, d, K;
+    if (strlen(other) > sizeof cmd - 64) return 1;
+    for (i = 0; i < N_STEP_LINES; ++i) mine[i] = theirs[i] = 1e300;
+    for (round = 0; round < 3; ++round)
+        for (i = 0; i < N_STEP_LINES; ++i) {
+            FILE *f;
+            double ns;
+            int d2, K2, got;
+            step_line(i, &which, &d, &K);
+            mine[i] = fmin(mine[i], step_time(which, d, K, quick));
+            sprintf(cmd, "%s --steps --line %d%s", other, i, quick ? " --quick" : "");
+            if (!(f = popen(cmd, "r"))) return 1;
+            got = fscanf(f, "%31s %d %d %lf", name, &d2, &K2, &ns);
+            if (pclose(f) != 0 || got != 4 || d2 != d || K2 != K) {
+                fprintf(stderr, "bench_policies: %s failed\n", cmd);
+                return 1;
+            }
+            theirs[i] = fmin(theirs[i], 1e-9 * ns);
+        }
+    printf("\nselect + update in %s and in float (%s), us per step, best of 9 (each line measured in\n"
+           "both builds in turn, three rounds)\n",
+           ISDB_REAL_IS_FLOAT ? "float" : "double", other);
+    printf("%-8s %4s %3s %10s %10s %8s\n", "policy", "d", "K", ISDB_REAL_IS_FLOAT ? "float" : "double", "float",
+           "ratio");
+    for (i = 0; i < N_STEP_LINES; ++i) {
+        step_line(i, &which, &d, &K);
+        printf("%-8s %4d %3d %10.3f %10.3f %8.2f\n", which == 4 ? "adaptive" : policy_names[which], d, K,
+               1e6 * mine[i], 1e6 * theirs[i], theirs[i] / mine[i]);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const int dims[6] = {2, 5, 10, 20, 50, 100};
     static const int arms[2] = {5, 50};
     static const int grams[4] = {GRAM_SUM, GRAM_WINDOW, GRAM_DISCOUNT, GRAM_SUM};
     static row rows[4 * 6 * 2];
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0, which, di, ki, rep, n_rows = 0;
+    int quick = 0, which, di, ki, rep, n_rows = 0, a;
+    for (a = 1; a < argc; ++a) {
+        if (strcmp(argv[a], "--quick") == 0) {
+            quick = 1;
+        } else if (strcmp(argv[a], "--steps") == 0) {
+            int only = -1, b;
+            for (b = a + 1; b < argc; ++b) {
+                if (strcmp(argv[b], "--quick") == 0) quick = 1;
+                if (strcmp(argv[b], "--line") == 0 && b + 1 < argc) only = atoi(argv[b + 1]);
+            }
+            print_steps(quick, only);
+            return 0;
+        } else if (strcmp(argv[a], "--precision") == 0 && a + 1 < argc) {
+            return compare_precisions(argv[a + 1], quick || (a + 2 < argc && strcmp(argv[a + 2], "--quick") == 0));
+        } else {
+            fprintf(stderr, "usage: %s [--quick] [--steps [--line I] | --precision FLOAT_BINARY]\n", argv[0]);
+            return 2;
+        }
+    }
     printf("ns per call, best of 3. floor: K d^2 multiply-adds; chol: one d x d Cholesky; naive chol / naive inv:\n"
            "refit by Cholesky / by Gauss-Jordan inverse every step. SW-UCB window %d, D-LinUCB gamma 0.99.\n",
            WINDOW);

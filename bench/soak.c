@@ -23,7 +23,19 @@
    and that the step counter kept count. Passes when every relative
    difference is below 1e-9.
 
-   usage: soak [--steps N] [--policy NAME|all] */
+   Built with -DISDB_REAL=float (`soak-float`, ISD left out) the same runs
+   are in single precision, checked against the same long-double refit of
+   the float inputs, to 1e-4 (840 float eps): the policies that rebuild
+   stay within about 100 eps (as in double, where 1e-9 is the check), and
+   a factor gone wrong is off by far more. swucb-raw is reported but not
+   checked in float: its drift grows with the number of update/downdate
+   pairs, about as many eps in both precisions (3e5 eps after 10^6), which
+   is 1e-11 in double but 4e-2 in float; the periodic rebuild is what
+   bounds it. --every N also compares every N rounds and reports the
+   largest differences over all those comparisons (N = 997 falls at every
+   phase of SW-UCB's rebuild period of 100).
+
+   usage: soak [--steps N] [--policy NAME|all] [--every N] */
 #define _POSIX_C_SOURCE 199309L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
@@ -41,7 +53,11 @@
 #define PROBES 50
 #define GAMMA 0.995
 #define LAMBDA 1.0
+#if ISDB_REAL_IS_FLOAT
+#define TOL 1e-4
+#else
 #define TOL 1e-9
+#endif
 #define CHECKPOINT 1000000L
 
 enum { SWUCB, SWUCB_RAW, LINUCB, DLINUCB, ISD, N_POLICIES };
@@ -99,11 +115,18 @@ static void solve_ld(int n, const long double *A, const long double *b, long dou
 typedef struct reference {
     int policy;
     long double V[D * D], Vt[D * D], b[D];
-    double ring_x[W * D], ring_y[W];
+    isdb_real ring_x[W * D], ring_y[W];
     long count;
 } reference;
 
 static int windowed(int policy) { return policy == SWUCB || policy == SWUCB_RAW || policy == ISD; }
+
+/* Whether the run must stay within TOL (see the top). */
+static int checked(int policy) { return !(ISDB_REAL_IS_FLOAT && policy == SWUCB_RAW); }
+
+static const char *verdict(int policy, int ok) {
+    return !ok ? "FAILED" : checked(policy) ? "ok" : "drift, not checked";
+}
 
 static void reference_init(reference *r, int policy) {
     int i;
@@ -112,10 +135,10 @@ static void reference_init(reference *r, int policy) {
     for (i = 0; i < D; ++i) r->V[i * D + i] = r->Vt[i * D + i] = LAMBDA;
 }
 
-static void reference_add(reference *r, const double *x, double y) {
+static void reference_add(reference *r, const isdb_real *x, isdb_real y) {
     int i, j;
     if (windowed(r->policy)) {
-        memcpy(r->ring_x + (r->count % W) * D, x, sizeof(double) * D);
+        memcpy(r->ring_x + (r->count % W) * D, x, sizeof(isdb_real) * D);
         r->ring_y[r->count % W] = y;
     } else if (r->policy == LINUCB) {
         for (i = 0; i < D; ++i) {
@@ -159,7 +182,9 @@ typedef union any_policy {
     isdb_linucb a;
     isdb_swucb b;
     isdb_dlinucb c;
+#if !ISDB_REAL_IS_FLOAT
     isdb_isd e;
+#endif
 } any_policy;
 
 static isdb_result make(int policy, any_policy *mem, const isdb_allocator *alloc) {
@@ -176,6 +201,9 @@ static isdb_result make(int policy, any_policy *mem, const isdb_allocator *alloc
         isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, GAMMA);
         return isdb_dlinucb_init(&c, alloc, &mem->c);
     } else {
+#if ISDB_REAL_IS_FLOAT /* ISD needs double */
+        return ISDB_ERR_INVALID_ARG;
+#else
         static double U_inv[D * (D - Q)], beta_inv[D];
         isdb_isd_config c = isdb_isd_config_init(D, K, 0, NULL, NULL);
         int i;
@@ -190,20 +218,23 @@ static isdb_result make(int policy, any_policy *mem, const isdb_allocator *alloc
         c.lambda = LAMBDA;
         c.radius = ISDB_ISD_RADIUS_FIXED;
         return isdb_isd_init(&c, alloc, &mem->e);
+#endif
     }
 }
 
 /* The policy's estimate (in R^D) and the width (in the policy's metric,
    beta excluded) of x. */
-static void policy_estimate(int policy, any_policy *mem, double *est) {
+static void policy_estimate(int policy, any_policy *mem, isdb_real *est) {
     if (policy == SWUCB || policy == SWUCB_RAW) isdb_swucb_theta(&mem->b, est);
     if (policy == LINUCB) isdb_linucb_theta(&mem->a, est);
     if (policy == DLINUCB) isdb_dlinucb_theta(&mem->c, est);
+#if !ISDB_REAL_IS_FLOAT
     if (policy == ISD) isdb_isd_gamma(&mem->e, est);
+#endif
 }
 
-static double policy_width(int policy, any_policy *mem, const double *x) {
-    double bonus = 0.0, r_res = 1.0;
+static double policy_width(int policy, any_policy *mem, const isdb_real *x) {
+    isdb_real bonus = 0, r_res = 1;
     if (policy == SWUCB || policy == SWUCB_RAW) {
         isdb_swucb_explain(&mem->b, x, NULL, &bonus);
         return bonus / isdb_swucb_beta(&mem->b);
@@ -216,14 +247,16 @@ static double policy_width(int policy, any_policy *mem, const double *x) {
         isdb_dlinucb_explain(&mem->c, x, NULL, &bonus);
         return bonus / isdb_dlinucb_beta(&mem->c);
     }
+#if !ISDB_REAL_IS_FLOAT
     isdb_isd_explain(&mem->e, x, NULL, NULL, &bonus);
     isdb_isd_radii(&mem->e, NULL, &r_res);
+#endif
     return bonus / r_res;
 }
 
 /* The same width from the refit: ||x||_{V^-1} (in ISD's residual
    coordinates), or for D-LinUCB ||V^-1 x||_Vt. */
-static long double reference_width(const reference *r, const long double *V, int n, const double *x) {
+static long double reference_width(const reference *r, const long double *V, int n, const isdb_real *x) {
     long double xl[D], u[D], q = 0.0L;
     int i, j;
     for (i = 0; i < n; ++i) xl[i] = x[i];
@@ -242,14 +275,15 @@ static long double reference_width(const reference *r, const long double *V, int
 static int compare(int policy, any_policy *mem, const reference *ref, isdb_rng *rng, double *err_est,
                    double *err_width) {
     long double V[D * D], b[D], est_ref[D];
-    double est[D], probe[D], norm = 0.0;
+    isdb_real est[D], probe[D];
+    double norm = 0.0;
     int n = reference_gram(ref, V, b), i, k;
     for (i = 0; i < D; ++i) est_ref[i] = 0.0L;
     solve_ld(n, V, b, est_ref);
     policy_estimate(policy, mem, est);
     *err_est = *err_width = 0.0;
     for (i = 0; i < D; ++i) norm += (double)(est_ref[i] * est_ref[i]);
-    for (i = 0; i < D; ++i) *err_est = fmax(*err_est, fabs(est[i] - (double)est_ref[i]) / sqrt(norm));
+    for (i = 0; i < D; ++i) *err_est = fmax(*err_est, fabs((double)est[i] - (double)est_ref[i]) / sqrt(norm));
     for (k = 0; k < PROBES; ++k) {
         long double want;
         for (i = 0; i < D; ++i) probe[i] = isdb_rng_normal(rng);
@@ -259,15 +293,16 @@ static int compare(int policy, any_policy *mem, const reference *ref, isdb_rng *
     return *err_est < TOL && *err_width < TOL;
 }
 
-static int soak(int policy, long steps) {
+static int soak(int policy, long steps, long every) {
     static any_policy mem;
     static reference ref;
     isdb_allocator alloc;
     isdb_policy *p = (isdb_policy *)&mem;
     isdb_result r;
     isdb_rng rng, probes;
-    double X[K * D], theta[D], t0, e_est, e_width;
-    long s, after_init;
+    isdb_real X[K * D], theta[D], y;
+    double t0, e_est = 0.0, e_width = 0.0, max_est = 0.0, max_width = 0.0;
+    long s, after_init, compared = 0;
     int i, k, arm, ok = 1;
     alloc.alloc_fn = counting_alloc;
     alloc.free_fn = counting_free;
@@ -283,30 +318,38 @@ static int soak(int policy, long steps) {
     isdb_rng_seed(&probes, 77);
     t0 = now();
     for (s = 0; s < steps; ++s) {
-        double a = 2e-4 * (double)s, y;
+        double a = 2e-4 * (double)s;
         memset(theta, 0, sizeof theta);
-        theta[0] = cos(a);
-        theta[1] = sin(a);
-        theta[2] = 0.5 * cos(3.0 * a);
-        theta[3] = 0.5 * sin(3.0 * a);
+        theta[0] = (isdb_real)cos(a);
+        theta[1] = (isdb_real)sin(a);
+        theta[2] = (isdb_real)(0.5 * cos(3.0 * a));
+        theta[3] = (isdb_real)(0.5 * sin(3.0 * a));
         for (k = 0; k < K; ++k) {
-            double nrm = 0.0;
+            isdb_real nrm = 0;
             for (i = 0; i < D; ++i) {
                 X[k * D + i] = isdb_rng_normal(&rng);
                 nrm += X[k * D + i] * X[k * D + i];
             }
-            for (i = 0; i < D; ++i) X[k * D + i] /= sqrt(nrm);
+            for (i = 0; i < D; ++i) X[k * D + i] /= (isdb_real)sqrt((double)nrm);
         }
         if ((r = isdb_policy_select(p, X, K, &arm)) != ISDB_OK) break;
-        y = isdb__dot(D, X + arm * D, theta) + 0.1 * isdb_rng_normal(&rng);
+        y = isdb__dot(D, X + arm * D, theta) + (isdb_real)0.1 * isdb_rng_normal(&rng);
         if ((r = isdb_policy_update(p, arm, X + arm * D, y)) != ISDB_OK) break;
         reference_add(&ref, X + arm * D, y);
         if (s + 2 == CHECKPOINT && steps > CHECKPOINT) {
-            ok &= compare(policy, &mem, &ref, &probes, &e_est, &e_width);
+            int in = compare(policy, &mem, &ref, &probes, &e_est, &e_width);
+            ok &= in || !checked(policy);
             printf("%-9s %10ld %9s %12.2e %12.2e %8s %s\n", names[policy], s + 1, "", e_est, e_width, "",
-                   e_est < TOL && e_width < TOL ? "ok" : "FAILED");
+                   verdict(policy, in || !checked(policy)));
         }
-        if (s + 2 == steps) ok &= compare(policy, &mem, &ref, &probes, &e_est, &e_width);
+        if (s + 2 == steps) ok &= compare(policy, &mem, &ref, &probes, &e_est, &e_width) || !checked(policy);
+        if (every > 0 && (s + 1) % every == 0) {
+            double pe, pw;
+            ok &= compare(policy, &mem, &ref, &probes, &pe, &pw) || !checked(policy);
+            max_est = fmax(max_est, pe);
+            max_width = fmax(max_width, pw);
+            ++compared;
+        }
         if (steps >= 100 && s % (steps / 100) == 0) fprintf(stderr, "\r%s: %ld%%", names[policy], 100 * s / steps);
     }
     t0 = now() - t0;
@@ -315,10 +358,13 @@ static int soak(int policy, long steps) {
         fprintf(stderr, "%s stopped at step %ld: %s\n", names[policy], s, isdb_result_string(r));
         return 0;
     }
-    if (steps < 2) ok &= compare(policy, &mem, &ref, &probes, &e_est, &e_width);
+    if (steps < 2) ok &= compare(policy, &mem, &ref, &probes, &e_est, &e_width) || !checked(policy);
     ok &= allocations == after_init && p->t == (uint64_t)steps;
     printf("%-9s %10ld %9.0f %12.2e %12.2e %8ld %s\n", names[policy], steps, 1e9 * t0 / (double)steps, e_est,
-           e_width, allocations - after_init, ok ? "ok" : "FAILED");
+           e_width, allocations - after_init, verdict(policy, ok));
+    if (compared > 0)
+        printf("          (largest over %ld comparisons, one every %ld rounds: estimate %.2e, widths %.2e)\n",
+               compared, every, max_est, max_width);
     if (policy == SWUCB || policy == SWUCB_RAW)
         printf("          (%llu exact rebuilds, %llu of them after a refused downdate)\n",
                (unsigned long long)mem.b.rebuilds, (unsigned long long)mem.b.refusals);
@@ -328,25 +374,28 @@ static int soak(int policy, long steps) {
 
 int main(int argc, char **argv) {
     const char *only = "all";
-    long steps = 10000000L;
+    long steps = 10000000L, every = 0;
     int i, ok = 1, any = 0;
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc && atol(argv[i + 1]) > 0)
             steps = atol(argv[++i]);
+        else if (strcmp(argv[i], "--every") == 0 && i + 1 < argc && atol(argv[i + 1]) > 0)
+            every = atol(argv[++i]);
         else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
             only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--steps N] [--policy swucb|swucb-raw|linucb|dlinucb|isd|all]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--steps N] [--policy swucb|swucb-raw|linucb|dlinucb|isd|all] [--every N]\n",
+                    argv[0]);
             return 2;
         }
     }
-    printf("soak: d=%d, %d arms, drifting theta; estimate and widths against a long-double refit (tolerance %g),\n"
+    printf("soak%s: d=%d, %d arms, drifting theta; estimate and widths against a long-double refit (tolerance %g),\n"
            "compared one update before the round shown\n",
-           D, K, TOL);
+           ISDB_REAL_IS_FLOAT ? " (float)" : "", D, K, TOL);
     printf("%-9s %10s %9s %12s %12s %8s\n", "policy", "steps", "ns/step", "est. err", "width err", "allocs");
     for (i = 0; i < N_POLICIES; ++i)
-        if (strcmp(only, "all") == 0 || strcmp(only, names[i]) == 0) {
-            ok &= soak(i, steps);
+        if ((strcmp(only, "all") == 0 && !(ISDB_REAL_IS_FLOAT && i == ISD)) || strcmp(only, names[i]) == 0) {
+            ok &= soak(i, steps, every);
             any = 1;
         }
     if (!any) fprintf(stderr, "no policy named %s\n", only);

@@ -119,6 +119,36 @@ REF_FN int ref_chol(int n, const isdb_real *A, long double *L) {
     return 1;
 }
 
+/* Solves A x = b for a symmetric positive definite A given in long double
+   (Cholesky, in place of a copy); 0 if A does not factor. For references
+   whose sums are long double already. */
+REF_FN int ref_spd_solve_ld(int n, const long double *A, const long double *b, long double *x) {
+    static long double L[REF_MAXN * REF_MAXN];
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        long double s = A[j * n + j];
+        for (k = 0; k < j; ++k) s -= L[j * n + k] * L[j * n + k];
+        if (s <= 0) return 0;
+        L[j * n + j] = sqrtl(s);
+        for (i = j + 1; i < n; ++i) {
+            long double t = A[i * n + j];
+            for (k = 0; k < j; ++k) t -= L[i * n + k] * L[j * n + k];
+            L[i * n + j] = t / L[j * n + j];
+        }
+    }
+    for (i = 0; i < n; ++i) {
+        long double s = b[i];
+        for (k = 0; k < i; ++k) s -= L[i * n + k] * x[k];
+        x[i] = s / L[i * n + i];
+    }
+    for (i = n - 1; i >= 0; --i) {
+        long double s = x[i];
+        for (k = i + 1; k < n; ++k) s -= L[k * n + i] * x[k];
+        x[i] = s / L[i * n + i];
+    }
+    return 1;
+}
+
 /* ||L L^T - A||_F / ||A||_F. */
 REF_FN isdb_real chol_backward_error(int n, const isdb_real *L, const isdb_real *A) {
     static isdb_real LT[REF_MAXN * REF_MAXN], P[REF_MAXN * REF_MAXN];

@@ -5,6 +5,7 @@
 #ifndef ISDB_TEST_H
 #define ISDB_TEST_H
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -16,6 +17,32 @@
 #endif
 
 static int test_passed_, test_failed_;
+
+/* Rounding tolerances follow the precision. T_EPS is the epsilon of
+   isdb_real; T_TOL(x) scales a tolerance x written for double (a multiple
+   of DBL_EPSILON, a rounding bound) to isdb_real: x * 2^29 in a float
+   build, x itself in a double one (the factor is an exact power of two).
+   A tolerance that is eps times a condition number is written with T_EPS.
+   Statistical checks (regret, detection rates) are not rounding bounds and
+   do not scale. */
+#define T_EPS ((double)ISDB_REAL_EPSILON)
+#define T_TOL(x) ((x) * (T_EPS / DBL_EPSILON))
+
+/* Extreme inputs relative to the precision's bounds: T_BEYOND is finite
+   but above ISDB_INPUT_MAX (refused with ISDB_ERR_RANGE), T_HUGE a huge
+   value still accepted (1e60 in double), T_TINY a tiny positive normal
+   number, T_SUBNORMAL a subnormal one, T_REAL_MAX the largest finite. */
+#define T_BEYOND ((isdb_real)(10 * ISDB_INPUT_MAX))
+#define T_HUGE ((isdb_real)(ISDB_INPUT_MAX / 1e4))
+#if ISDB_REAL_IS_FLOAT
+#define T_TINY 1e-30f
+#define T_SUBNORMAL 1e-40f
+#define T_REAL_MAX FLT_MAX
+#else
+#define T_TINY 1e-300
+#define T_SUBNORMAL 1e-310
+#define T_REAL_MAX DBL_MAX
+#endif
 
 /* NaN and infinity as reals (NAN and INFINITY are float constants). */
 #define T_NAN ((isdb_real)NAN)
@@ -89,7 +116,7 @@ T_FN isdb_real t_dot(int n, const isdb_real *a, const isdb_real *b) {
 T_FN int t_all_finite(const isdb_real *v, int n) {
     int i;
     for (i = 0; i < n; ++i)
-        if (!(v[i] - v[i] == 0.0)) return 0;
+        if (!(v[i] - v[i] == 0)) return 0;
     return 1;
 }
 
@@ -129,7 +156,7 @@ T_FN void t_sphere_point(isdb_rng *rng, int d, isdb_real *x) {
     do {
         for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(rng);
         norm = sqrt(t_dot(d, x, x));
-    } while (norm == 0.0);
+    } while (norm == 0);
     for (i = 0; i < d; ++i) x[i] /= norm;
 }
 

@@ -84,7 +84,7 @@ static void check_bad_input(const policy_case *pc) {
     isdb_real X[64 * 8], out[64], x[64];
     size_t n;
     int t, arm, i, d = pc->d, K = pc->max_arms;
-    static const isdb_real bad[3] = {T_NAN, T_INF, 1e65};
+    static const isdb_real bad[3] = {T_NAN, T_INF, T_BEYOND};
     static const isdb_result why[3] = {ISDB_ERR_NONFINITE, ISDB_ERR_NONFINITE, ISDB_ERR_RANGE};
     isdb_rng rng;
     isdb_rng_seed(&rng, 1);
@@ -138,7 +138,7 @@ static void check_bad_input(const policy_case *pc) {
             CHECK(out[i] >= 0.0 && out[i] <= 1.0);
             sum += out[i];
         }
-        CHECK_NEAR(sum, 1.0, 1e-12);
+        CHECK_NEAR(sum, 1.0, T_TOL(1e-12));
     }
     CHECK_MSG(same_state(p, snap_a, n), "%s: scores or probs changed the state", pc->label);
     /* Bad sizes at init. */

@@ -60,17 +60,24 @@ static void test_params_table(void) {
         h = (long double)H[i];
         g = sqrtl(n * logl(n) / ((expl(1.0L) - 1.0L) * (long double)blocks[i]));
         nm = 2.0L * h + 4.0L * 0.1L * sqrtl(h * logl(Tl / sqrtl(h)));
-        CHECK_NEAR(par.gamma, (isdb_real)g, 1e-14);
-        CHECK_NEAR(par.normaliser, (isdb_real)nm, 1e-12 * (isdb_real)nm);
+        CHECK_NEAR(par.gamma, (isdb_real)g, T_TOL(1e-14));
+        CHECK_NEAR(par.normaliser, (isdb_real)nm, T_TOL(1e-12) * (isdb_real)nm);
         /* A policy carries the same parameters. */
         c.R = 0.1;
         CHECK_OK(isdb_bob_init(&c, NULL, &pol));
         if (memcmp(isdb_bob_get_params(&pol), &par, sizeof par) != 0) same = 0;
         CHECK(same);
-        CHECK(isdb_bob_swucb(&pol)->cfg.delta == 1.0 / (isdb_real)T[i]);
+        CHECK(isdb_bob_swucb(&pol)->cfg.delta == (isdb_real)1 / (isdb_real)T[i]);
         isdb_policy_uninit(&pol.base);
     }
 }
+
+/* The smallest reward_bound accepted (see PRECISION). */
+#if ISDB_REAL_IS_FLOAT
+#define REWARD_BOUND_MIN 1e-20f
+#else
+#define REWARD_BOUND_MIN 1e-30
+#endif
 
 static void test_params_edges(void) {
     isdb_bob_params par;
@@ -80,7 +87,7 @@ static void test_params_edges(void) {
     CHECK_OK(isdb_bob_tuned_params(1, 2, 1.0, 1.0, &par));
     CHECK(par.H == 1 && par.Delta == 0 && par.n_windows == 1 && par.windows[0] == 1);
     CHECK(par.blocks == 2 && par.gamma == 0.0);
-    CHECK_NEAR(par.normaliser, 2.0 + 4.0 * sqrt(log(2.0)), 1e-15);
+    CHECK_NEAR(par.normaliser, 2.0 + 4.0 * sqrt(log(2.0)), T_TOL(1e-15));
     /* H = 3: J = {1, floor(sqrt 3), 3} = {1, 1, 3}, the duplicate kept. */
     CHECK_OK(isdb_bob_tuned_params(1, 9, 1.0, 1.0, &par));
     CHECK(par.H == 3 && par.Delta == 2 && par.n_windows == 3);
@@ -90,6 +97,10 @@ static void test_params_edges(void) {
     CHECK(par.H == 40);
     CHECK_OK(isdb_bob_tuned_params(1, 16, 1.0, 1.0, &par));
     CHECK(par.H == 4 && par.Delta == 2 && par.windows[1] == 2 && par.windows[2] == 4);
+    /* Not whole, but near: 645^(3/7) = 15.99915, so J_3 = 15 for d = 3,
+       T = 96397 (H = 645), in float too (a slack of 1e-3 made it 16). */
+    CHECK_OK(isdb_bob_tuned_params(3, 96397, 1.0, 1.0, &par));
+    CHECK(par.H == 645 && par.Delta == 7 && par.windows[3] == 15 && par.windows[4] == 40);
     /* H > T (27^(2/3) sqrt(50) = 63.6 > 50) is clamped to T: one block,
        so gamma = 1 (uniform draws). */
     CHECK_OK(isdb_bob_tuned_params(27, 50, 1.0, 1.0, &par));
@@ -113,7 +124,7 @@ static void test_params_edges(void) {
     CHECK_OK(isdb_bob_init(&c, NULL, &pol));
     CHECK(isdb_bob_get_params(&pol)->H == 2); /* floor(2^(2/3) sqrt 2) = 2 */
     isdb_policy_uninit(&pol.base);
-    c.reward_bound = 1e-31;
+    c.reward_bound = REWARD_BOUND_MIN / 10;
     CHECK_RESULT(isdb_bob_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
     c.reward_bound = 1.0;
     c.clip = 2;
@@ -144,8 +155,8 @@ static int inverse_cdf(const isdb_real *p, int n, isdb_real u) {
    s_j / sum s + gamma / n, and at a block's end s_j *= exp(gamma / (n p_j)
    (1/2 + sum / normaliser)) for the window played. 10 blocks of the
    horizon and 5 past it. Tolerance: p and log-weights are sums and
-   products of a few dozen O(1) terms, so 1e-12 leaves room for rounding
-   but not for a wrong formula. */
+   products of a few dozen O(1) terms, so 1e-12 (in double) leaves room
+   for rounding but not for a wrong formula. */
 static void test_exp3_direct(void) {
     enum { D = 3, TH = 400 };
     static const isdb_real means[D] = {0.3, 0.7, 0.5};
@@ -184,8 +195,8 @@ static void test_exp3_direct(void) {
                 worst_p = fmax(worst_p, fabs(p[j] - (isdb_real)pl[j]));
                 worst_lw = fmax(worst_lw, fabs(lw[j] - (isdb_real)logl(s[j] / max_s)));
             }
-            if (worst_p > 1e-12) p_ok = 0;
-            if (worst_lw > 1e-12) lw_ok = 0;
+            if (worst_p > T_TOL(1e-12)) p_ok = 0;
+            if (worst_lw > T_TOL(1e-12)) lw_ok = 0;
             CHECK(isdb_bob_window(&pol) == 0 && isdb_bob_window_index(&pol) == -1);
             CHECK_OK(isdb_policy_select(&pol.base, X, D, &arm));
             if (isdb_bob_window_index(&pol) != inverse_cdf(p, n, isdb_rng_uniform(&copy))) draws_ok = 0;
@@ -243,15 +254,42 @@ static void test_log_weights_no_overflow(void) {
     isdb_bob_log_weights(&pol, lw);
     for (j = 0; j < n; ++j) {
         if (!t_all_finite(p + j, 1) || !t_all_finite(lw + j, 1) || lw[j] > 0.0) ok = 0;
-        if (p[j] < isdb_bob_get_params(&pol)->gamma / n * (1.0 - 1e-12)) ok = 0;
+        if (p[j] < isdb_bob_get_params(&pol)->gamma / n * (1.0 - T_TOL(1e-12))) ok = 0;
         sum += p[j];
         if (lw[j] > top) top = lw[j];
     }
     CHECK(ok);
-    CHECK_NEAR(sum, 1.0, 1e-12);
+    CHECK_NEAR(sum, 1.0, T_TOL(1e-12));
     CHECK(top == 0.0);
     /* Some weight grew by more than exp(709) relative to another. */
     CHECK(lw[t_argmax(lw, n)] - lw[0] > 709.0 || lw[t_argmax(lw, n)] - lw[n - 1] > 709.0);
+    isdb_policy_uninit(&pol.base);
+}
+
+/* The extreme the bounds allow: rewards at ISDB_INPUT_MAX rescaled by the
+   smallest reward_bound, R = 0, so each block's exponent is about
+   ISDB_INPUT_MAX / (2 reward_bound) (5e28 in float, where a bound of
+   1e-30 overflowed it and made p NaN). p stays a distribution. */
+static void test_log_weights_extreme(void) {
+    isdb_bob pol;
+    isdb_bob_config c = isdb_bob_config_init(2, 2, 1000);
+    isdb_real X[4] = {1, 0, 0, 1}, p[ISDB_BOB_MAX_WINDOWS], sum = 0.0;
+    int t, j, arm, n, ok = 1;
+    c.R = 0.0;
+    c.reward_bound = REWARD_BOUND_MIN;
+    CHECK_OK(isdb_bob_init(&c, NULL, &pol));
+    n = isdb_bob_get_params(&pol)->n_windows;
+    for (t = 0; t < 1000; ++t) {
+        CHECK_OK(isdb_policy_select(&pol.base, X, 2, &arm));
+        CHECK_OK(isdb_policy_update(&pol.base, arm, X + 2 * arm, t % 3 ? ISDB_INPUT_MAX : -ISDB_INPUT_MAX));
+    }
+    isdb_bob_master_probs(&pol, p);
+    for (j = 0; j < n; ++j) {
+        if (!(p[j] >= isdb_bob_get_params(&pol)->gamma / n * (1.0 - T_TOL(1e-12)))) ok = 0;
+        sum += p[j];
+    }
+    CHECK(ok);
+    CHECK_NEAR(sum, 1.0, T_TOL(1e-12));
     isdb_policy_uninit(&pol.base);
 }
 
@@ -312,7 +350,7 @@ static void test_fresh_swucb_per_block(void) {
             for (i = 0; i < K; ++i) norms[i] = X[i * D] * X[i * D] + X[i * D + 1] * X[i * D + 1];
             CHECK_OK(isdb_policy_probs(&pol.base, X, K, pr));
             /* The p_j add up to 1 up to rounding. */
-            if (fabs(pr[t_argmax(norms, K)] - 1.0) > 1e-15) mixture_ok = 0;
+            if (fabs(pr[t_argmax(norms, K)] - 1.0) > T_TOL(1e-15)) mixture_ok = 0;
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
             if (arm != t_argmax(norms, K)) mixture_ok = 0;
             if (have_ref) isdb_policy_uninit(&ref.base);
@@ -348,9 +386,9 @@ static void test_fresh_swucb_per_block(void) {
     c.alpha = 0.0;
     CHECK_OK(isdb_bob_init(&c, NULL, &pol));
     CHECK_OK(isdb_policy_probs(&pol.base, X, K, pr));
-    CHECK_NEAR(pr[0], 1.0, 1e-15);
+    CHECK_NEAR(pr[0], 1.0, T_TOL(1e-15));
     CHECK_OK(isdb_policy_scores(&pol.base, X, K, pr));
-    CHECK_NEAR(pr[0], 1.0, 1e-15);
+    CHECK_NEAR(pr[0], 1.0, T_TOL(1e-15));
     isdb_policy_uninit(&pol.base);
 }
 
@@ -516,7 +554,8 @@ static void test_forged_snapshots(void) {
 #endif
 
 /* A feature vector that makes the window's Gram matrix numerically
-   singular (lambda 1e-30, x x^T of rank one, a rebuild at every update)
+   singular (the smallest lambda accepted, 1e-30 in double and 1e-6 in
+   float, x x^T of rank one, a rebuild at every update)
    used to make the block's SW-UCB fail; SW-UCB now rebuilds by rank-one
    steps instead, so BOB keeps going, before the draw and mid-block, and
    its estimate stays finite. (BOB still rolls the window draw back if its
@@ -524,9 +563,9 @@ static void test_forged_snapshots(void) {
 static void test_singular_window_keeps_going(void) {
     isdb_bob pol;
     isdb_bob_config c = isdb_bob_config_init(2, 2, 1000);
-    isdb_real X[4] = {1, 0, 0, 1}, big[2] = {1e60, 1e60}, scores[2];
+    isdb_real X[4] = {1, 0, 0, 1}, big[2] = {T_HUGE, T_HUGE}, scores[2];
     int arm, t;
-    c.lambda = 1e-30;
+    c.lambda = ISDB_REAL_IS_FLOAT ? 1e-6 : 1e-30;
     c.refresh = 1; /* every update rebuilds from the window */
     CHECK_OK(isdb_bob_init(&c, NULL, &pol));
     CHECK_OK(isdb_policy_update(&pol.base, 0, big, 1.0));
@@ -600,6 +639,7 @@ int main(void) {
     test_params_edges();
     test_exp3_direct();
     test_log_weights_no_overflow();
+    test_log_weights_extreme();
     test_draw_distribution();
     test_fresh_swucb_per_block();
     test_past_horizon();

@@ -8,7 +8,7 @@
 
 static void run(isdb_policy *p, int d) {
     isdb_rng rng;
-    double X[4 * 8];
+    isdb_real X[4 * 8];
     int t, arm = -1;
     isdb_rng_seed(&rng, 9);
     for (t = 0; t < 100; ++t) {

@@ -68,7 +68,8 @@ static void test_large_sizes(void) {
         {
             isdb_real sum = 0.0;
             for (i = 0; i < 10000; ++i) sum += out[i];
-            CHECK_NEAR(sum, 1.0, 1e-9);
+            /* A sum of 10^4 terms rounds by at most 10^4 eps. */
+            CHECK_NEAR(sum, 1.0, 10000 * T_EPS);
         }
         isdb_policy_uninit(p);
     }
@@ -100,7 +101,7 @@ static void test_window_longer_than_run(void) {
     CHECK(sw.count == 300);
     isdb_linucb_theta(&lin, a);
     isdb_swucb_theta(&sw, b);
-    for (i = 0; i < 4; ++i) CHECK_NEAR(a[i], b[i], 1e-12 * (1.0 + fabs(a[i])));
+    for (i = 0; i < 4; ++i) CHECK_NEAR(a[i], b[i], T_TOL(1e-12) * (1.0 + fabs(a[i])));
     isdb_policy_uninit(&lin.base);
     isdb_policy_uninit(&sw.base);
 }
@@ -110,13 +111,13 @@ static void test_input_limits(void) {
     static any_policy mem;
     int which;
     for (which = 0; which < 4; ++which) {
-        isdb_real X[2 * 2] = {ISDB_INPUT_MAX, 0.0, 1e-310, -1e-310}, out[2], theta[2];
+        isdb_real X[2 * 2] = {ISDB_INPUT_MAX, 0.0, T_SUBNORMAL, -T_SUBNORMAL}, out[2], theta[2];
         int t, arm;
         isdb_policy *p = make(which, 2, 2, 3, &mem);
         if (!p) continue;
         for (t = 0; t < 10; ++t) {
             CHECK_OK(isdb_policy_select(p, X, 2, &arm));
-            CHECK_OK(isdb_policy_update(p, t % 2, X + (t % 2) * 2, t % 3 ? ISDB_INPUT_MAX : -1e-310));
+            CHECK_OK(isdb_policy_update(p, t % 2, X + (t % 2) * 2, t % 3 ? ISDB_INPUT_MAX : -T_SUBNORMAL));
             CHECK_OK(isdb_policy_scores(p, X, 2, out));
             CHECK(t_all_finite(out, 2));
         }
@@ -126,20 +127,21 @@ static void test_input_limits(void) {
         if (which == 3) isdb_lints_theta(&mem.e, theta);
         CHECK(t_all_finite(theta, 2));
         CHECK_RESULT(isdb_policy_update(p, 0, X, -2.0 * ISDB_INPUT_MAX), ISDB_ERR_RANGE);
-        CHECK_RESULT(isdb_policy_update(p, 0, X, DBL_MAX), ISDB_ERR_RANGE);
+        CHECK_RESULT(isdb_policy_update(p, 0, X, T_REAL_MAX), ISDB_ERR_RANGE);
         isdb_policy_uninit(p);
     }
 }
 
 /* A vector dwarfing lambda along a correlated direction makes the window's
-   Gram matrix numerically singular (condition ~1e128): the periodic
-   rebuild cannot factorise it and falls back to rank-one updates, so
+   Gram matrix numerically singular (condition ~1e128; 1e18 in float): the
+   periodic rebuild cannot factorise it and falls back to rank-one updates, so
    updates keep succeeding; once the vector has left the window the
    estimate agrees with a refit of what remains. */
 static void test_window_with_huge_vector(void) {
     isdb_swucb sw;
     isdb_swucb_config c = isdb_swucb_config_init(2, 2, 5);
-    isdb_real huge[2] = {7e63, 7e63}, X[4] = {1, 0, 0.6, 0.8}, theta[2], V[4] = {1, 0, 0, 1}, b[2] = {0, 0};
+    isdb_real huge[2] = {(isdb_real)(0.7 * ISDB_INPUT_MAX), (isdb_real)(0.7 * ISDB_INPUT_MAX)};
+    isdb_real X[4] = {1, 0, 0.6, 0.8}, theta[2], V[4] = {1, 0, 0, 1}, b[2] = {0, 0};
     int t, k, ok = 1;
     c.refresh = 3;
     CHECK_OK(isdb_swucb_init(&c, NULL, &sw));
@@ -156,8 +158,8 @@ static void test_window_with_huge_vector(void) {
         b[1] += (0.5 + 0.1 * t) * x[1];
     }
     isdb_swucb_theta(&sw, theta);
-    CHECK_NEAR(theta[0], (V[3] * b[0] - V[1] * b[1]) / (V[0] * V[3] - V[1] * V[2]), 1e-12);
-    CHECK_NEAR(theta[1], (V[0] * b[1] - V[2] * b[0]) / (V[0] * V[3] - V[1] * V[2]), 1e-12);
+    CHECK_NEAR(theta[0], (V[3] * b[0] - V[1] * b[1]) / (V[0] * V[3] - V[1] * V[2]), T_TOL(1e-12));
+    CHECK_NEAR(theta[1], (V[0] * b[1] - V[2] * b[0]) / (V[0] * V[3] - V[1] * V[2]), T_TOL(1e-12));
     isdb_policy_uninit(&sw.base);
 }
 
@@ -293,12 +295,12 @@ static void play_other(int which, int d, int K, const isdb_real *arms, other_pol
             arm = 0;
         }
         isdb_policy_save(p, snap_before, sizeof snap_before, &n);
-        r = isdb_policy_update(p, arm, X + arm * d, t % 2 ? reward : -reward * 1e-310);
+        r = isdb_policy_update(p, arm, X + arm * d, t % 2 ? reward : -reward * T_SUBNORMAL);
         if (r != ISDB_OK && r != ISDB_ERR_RANGE && r != ISDB_ERR_NOT_SPD) bad_result = 1;
         if (!refused_changes_nothing(p, r)) changed = 1;
         if (isdb_policy_probs(p, X, K, out) == ISDB_OK) {
             for (i = 0; i < K; ++i) sum += out[i];
-            if (!(fabs(sum - 1.0) < 1e-9)) nonfinite = 1;
+            if (!(fabs(sum - 1.0) <= K * T_EPS)) nonfinite = 1; /* K terms, K roundings */
         }
         if (isdb_policy_scores(p, X, K, out) == ISDB_OK && !t_all_finite(out, K)) nonfinite = 1;
     }
@@ -322,7 +324,7 @@ static void test_other_policies(void) {
         {"d=3 K=10^4", 3, 10000, 6, 0, 1.0, 1.0},
         {"d=1 K=1", 1, 1, 50, 0, 1.0, 1.0},
         {"d=2 K=3 inputs at ISDB_INPUT_MAX", 2, 3, 60, 1, ISDB_INPUT_MAX / 3.0, ISDB_INPUT_MAX},
-        {"d=2 K=3 subnormal inputs", 2, 3, 60, 1, 1e-310, 1e-310},
+        {"d=2 K=3 subnormal inputs", 2, 3, 60, 1, T_SUBNORMAL, T_SUBNORMAL},
     };
     int which, s;
     printf("extreme inputs, policy x scenario (init result):\n");

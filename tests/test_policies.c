@@ -84,16 +84,16 @@ static void test_linucb_karmed(void) {
             CHECK_OK(isdb_policy_scores(&pol.base, X, 5, scores));
             for (k = 0; k < 5; ++k) {
                 isdb_real want = ref_karmed_index(k, 0, t, c.lambda, beta);
-                if (fabs(scores[k] - want) > 1e-12 * fmax(1.0, fabs(want))) worst_ok = 0;
+                if (fabs(scores[k] - want) > T_TOL(1e-12) * fmax(1.0, fabs(want))) worst_ok = 0;
             }
-            CHECK_NEAR(isdb_linucb_beta(&pol), beta, 1e-12 * beta);
+            CHECK_NEAR(isdb_linucb_beta(&pol), beta, T_TOL(1e-12) * beta);
             CHECK_OK(isdb_policy_select(&pol.base, X, 5, &arm));
             CHECK(arm == t_argmax(scores, 5));
             hist_arm[t] = arm;
             hist_y[t] = means[arm] + 0.5 * isdb_rng_normal(&noise);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * 5, hist_y[t]));
         }
-        CHECK_MSG(worst_ok, "width mode %d: a score left the closed form by more than 1e-12", mode);
+        CHECK_MSG(worst_ok, "width mode %d: a score left the closed form by more than T_TOL(1e-12)", mode);
         isdb_policy_uninit(&pol.base);
     }
 }
@@ -124,7 +124,7 @@ static void test_swucb_karmed(void) {
             CHECK_OK(isdb_policy_scores(&pol.base, X, 4, scores));
             for (k = 0; k < 4; ++k) {
                 isdb_real want = ref_karmed_index(k, from, t, c.lambda, beta);
-                if (fabs(scores[k] - want) > 1e-11 * fmax(1.0, fabs(want))) scores_ok = 0;
+                if (fabs(scores[k] - want) > T_TOL(1e-11) * fmax(1.0, fabs(want))) scores_ok = 0;
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, 4, &arm));
             CHECK(arm == t_argmax(scores, 4));
@@ -134,7 +134,7 @@ static void test_swucb_karmed(void) {
             CHECK(pol.count == (t + 1 < c.window ? t + 1 : c.window));
         }
         CHECK_MSG(scores_ok, "window %d: a score left the closed form", windows[wi]);
-        CHECK_NEAR(isdb_swucb_beta(&pol), beta, 1e-13 * beta);
+        CHECK_NEAR(isdb_swucb_beta(&pol), beta, T_TOL(1e-13) * beta);
         isdb_policy_uninit(&pol.base);
     }
 }
@@ -191,26 +191,26 @@ static void test_linucb_from_scratch(void) {
         random_unit(&rng, D, theta_star);
         for (t = 0; t < T; ++t) {
             long double logdet = ridge_from_scratch(D, 0, t, c.lambda, V, theta);
-            isdb_real beta = ref_width(c.width, D, t, c.lambda, c.delta, c.R, c.S, c.L, logdet), best = -1e300;
+            isdb_real beta = ref_width(c.width, D, t, c.lambda, c.delta, c.R, c.S, c.L, logdet), best = -T_INF;
             isdb_real ref_score[K];
             int arm;
             isdb_linucb_theta(&pol, got);
             for (i = 0; i < D; ++i)
-                if (fabs(got[i] - theta[i]) > 1e-11 * (1.0 + fabs(theta[i]))) theta_ok = 0;
+                if (fabs(got[i] - theta[i]) > T_TOL(1e-11) * (1.0 + fabs(theta[i]))) theta_ok = 0;
             for (k = 0; k < K; ++k) {
                 isdb_real mean = 0.0, bonus = 0.0, ref_bonus;
                 random_unit(&rng, D, X + k * D);
                 CHECK_OK(isdb_linucb_explain(&pol, X + k * D, &mean, &bonus));
                 ref_solve(D, V, X + k * D, vx);
                 ref_bonus = beta * sqrt(t_dot(D, X + k * D, vx));
-                if (fabs(bonus - ref_bonus) > 1e-11 * ref_bonus) width_ok = 0;
+                if (fabs(bonus - ref_bonus) > T_TOL(1e-11) * ref_bonus) width_ok = 0;
                 ref_score[k] = t_dot(D, X + k * D, theta) + ref_bonus;
                 if (ref_score[k] > best) best = ref_score[k];
             }
             /* The choice must be a reference argmax up to rounding (exact
                ties occur: at t = 0 every unit arm scores the same). */
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
-            if (ref_score[arm] < best - 1e-12 * fmax(1.0, fabs(best))) choice_ok = 0;
+            if (ref_score[arm] < best - T_TOL(1e-12) * fmax(1.0, fabs(best))) choice_ok = 0;
             memcpy(hist_x + t * D, X + arm * D, sizeof(isdb_real) * D);
             hist_y[t] = t_dot(D, X + arm * D, theta_star) + 0.3 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
@@ -223,11 +223,18 @@ static void test_linucb_from_scratch(void) {
 }
 
 /* SW-UCB on general arms against the from-scratch refit of its window,
-   including a regime (window 2 < d, lambda 1e-6, features of very
+   including a regime (window 2 < d, lambda ILL_LAMBDA, features of very
    different scales) where the checked downdate is refused and the window
    is rebuilt. The tolerance is 10 eps kappa, with kappa = 1 + w max|x|^2 /
    lambda the bound on the window's condition number: rounding V's entries
-   alone moves the exact solution by that much. */
+   alone moves the exact solution by that much. Double takes lambda down
+   to 1e-6 (kappa 2e9); float stops at 1e-2 (kappa 2e5), as 10 eps kappa
+   must stay below 1 for the check to say anything. */
+#if ISDB_REAL_IS_FLOAT
+#define ILL_LAMBDA 1e-2
+#else
+#define ILL_LAMBDA 1e-6
+#endif
 static void test_swucb_refit(void) {
     static const int windows[] = {2, 9, 40};
     enum { D = 5, K = 6, T = 400 };
@@ -239,8 +246,8 @@ static void test_swucb_refit(void) {
         isdb_rng rng;
         int t, k, i, ok = 1;
         isdb_real tol;
-        c.lambda = wi == 0 ? 1e-6 : 1.0;
-        tol = fmax(1e-13, 10.0 * DBL_EPSILON * (1.0 + c.window * 900.0 / c.lambda));
+        c.lambda = wi == 0 ? ILL_LAMBDA : 1.0;
+        tol = fmax(T_TOL(1e-13), 10.0 * T_EPS * (1.0 + c.window * 900.0 / c.lambda));
         c.width = ISDB_WIDTH_LOGDET;
         c.refresh = 100000; /* only refusals rebuild */
         CHECK_OK(isdb_swucb_init(&c, NULL, &pol));
@@ -271,6 +278,87 @@ static void test_swucb_refit(void) {
         CHECK(pol.rebuilds == pol.refusals);
         isdb_policy_uninit(&pol.base);
     }
+}
+
+/* SW-UCB over a long drifting run (bench/soak.c's problem, shortened): d =
+   10, 10 unit arms a round, w = 100, theta turning in two planes. Every
+   997 rounds (all phases of the rebuild period) the estimate and the
+   widths of 10 probes are compared with a long-double refit of the window;
+   returns the largest relative difference. */
+static double swucb_drift(int refresh, long rounds) {
+    enum { D = 10, K = 10, W = 100, PROBES = 10 };
+    static isdb_real ring_x[W * D], ring_y[W];
+    isdb_swucb pol;
+    isdb_swucb_config c = isdb_swucb_config_init(D, K, W);
+    isdb_rng rng;
+    isdb_real X[K * D], theta[D], y, est[D], x[D], bonus;
+    double worst = 0.0;
+    long s;
+    int i, j, k, arm;
+    c.refresh = refresh;
+    CHECK_OK(isdb_swucb_init(&c, NULL, &pol));
+    isdb_rng_seed(&rng, 2027);
+    for (s = 0; s < rounds; ++s) {
+        double a = 2e-4 * (double)s;
+        memset(theta, 0, sizeof theta);
+        theta[0] = (isdb_real)cos(a);
+        theta[1] = (isdb_real)sin(a);
+        theta[2] = (isdb_real)(0.5 * cos(3.0 * a));
+        theta[3] = (isdb_real)(0.5 * sin(3.0 * a));
+        for (k = 0; k < K; ++k) t_sphere_point(&rng, D, X + k * D);
+        if (isdb_policy_select(&pol.base, X, K, &arm) != ISDB_OK) break;
+        y = t_dot(D, X + arm * D, theta) + (isdb_real)0.1 * isdb_rng_normal(&rng);
+        if (isdb_policy_update(&pol.base, arm, X + arm * D, y) != ISDB_OK) break;
+        memcpy(ring_x + (s % W) * D, X + arm * D, sizeof(isdb_real) * D);
+        ring_y[s % W] = y;
+        if ((s + 1) % 997 == 0) {
+            long double V[D * D], b[D], ref[D], xl[D], u[D], norm = 0, q;
+            int rows = s + 1 < W ? (int)s + 1 : W, r;
+            for (i = 0; i < D; ++i) {
+                b[i] = 0;
+                for (j = 0; j < D; ++j) V[i * D + j] = i == j ? (long double)c.lambda : 0;
+            }
+            for (r = 0; r < rows; ++r)
+                for (i = 0; i < D; ++i) {
+                    for (j = 0; j < D; ++j) V[i * D + j] += (long double)ring_x[r * D + i] * ring_x[r * D + j];
+                    b[i] += (long double)ring_y[r] * ring_x[r * D + i];
+                }
+            CHECK(ref_spd_solve_ld(D, V, b, ref));
+            isdb_swucb_theta(&pol, est);
+            for (i = 0; i < D; ++i) norm += ref[i] * ref[i];
+            for (i = 0; i < D; ++i) worst = fmax(worst, (double)(fabsl(est[i] - ref[i]) / sqrtl(norm)));
+            for (k = 0; k < PROBES; ++k) {
+                t_sphere_point(&rng, D, x);
+                for (i = 0; i < D; ++i) xl[i] = x[i];
+                ref_spd_solve_ld(D, V, xl, u);
+                for (q = 0, i = 0; i < D; ++i) q += xl[i] * u[i];
+                CHECK_OK(isdb_swucb_explain(&pol, x, NULL, &bonus));
+                worst = fmax(worst, (double)(fabsl(bonus / isdb_swucb_beta(&pol) - sqrtl(q)) / sqrtl(q)));
+            }
+        }
+    }
+    CHECK_MSG(s == rounds, "refresh %d: stopped at round %ld", refresh, s);
+    CHECK(pol.refusals == 0); /* the window's Gram matrix is well conditioned */
+    isdb_policy_uninit(&pol.base);
+    return worst;
+}
+
+/* The downdate stays accurate over 10^5 rounds (bench/soak.c runs 10^7,
+   and 2 10^6 in float). With the periodic rebuilds (every max(w, d) =
+   100 updates) the error stays at rounding level: about 100 eps measured
+   in both precisions, checked to T_TOL(1e-12) (4500 eps). With them off,
+   the update/downdate pairs drift: each perturbs the factor by a few eps
+   of the window's norm, so N pairs by at most about N eps in this
+   well-conditioned window (the largest over a run measured 0.5 N to 0.6 N
+   eps from 10^3 to 2 10^6 rounds, in both precisions); checked over
+   2 10^4 rounds. */
+static void test_swucb_long_run(void) {
+    double rebuilt = swucb_drift(0, 100000L), raw = swucb_drift(2147483647, 20000L);
+    CHECK_MSG(rebuilt < T_TOL(1e-12), "SW-UCB with its rebuilds drifted by %.3g (%.0f eps)", rebuilt, rebuilt / T_EPS);
+    CHECK_MSG(raw < 20000 * T_EPS, "SW-UCB without rebuilds drifted by %.3g (%.0f eps) in 2e4 rounds", raw,
+              raw / T_EPS);
+    printf("SW-UCB drift from a long-double refit: %.2g (%.0f eps) over 1e5 rounds with rebuilds, "
+           "%.2g (%.0f eps) over 2e4 without\n", rebuilt, rebuilt / T_EPS, raw, raw / T_EPS);
 }
 
 /* D-LinUCB against the closed forms V = lambda I + sum gamma^(t-s) a a^T,
@@ -314,10 +402,10 @@ static void test_dlinucb_closed_form(void) {
             ref_solve(D, V, b, theta);
             radius = 2.0L * logl(1.0L / c.delta) + D * logl(1.0L + fading / (c.lambda * D * (1.0L - g * g)));
             beta = (isdb_real)(sqrtl(c.lambda) * c.S + c.sigma * sqrtl(radius));
-            if (fabs(isdb_dlinucb_beta(&pol) - beta) > 1e-12 * beta) ok = 0;
+            if (fabs(isdb_dlinucb_beta(&pol) - beta) > T_TOL(1e-12) * beta) ok = 0;
             isdb_dlinucb_theta(&pol, got);
             for (i = 0; i < D; ++i)
-                if (fabs(got[i] - theta[i]) > 1e-10 * (1.0 + fabs(theta[i]))) ok = 0;
+                if (fabs(got[i] - theta[i]) > T_TOL(1e-10) * (1.0 + fabs(theta[i]))) ok = 0;
             for (k = 0; k < K; ++k) {
                 isdb_real bonus = 0.0, q;
                 random_unit(&rng, D, X + k * D);
@@ -326,7 +414,7 @@ static void test_dlinucb_closed_form(void) {
                 q = 0.0;
                 for (i = 0; i < D; ++i)
                     for (j = 0; j < D; ++j) q += u[i] * Vt[i * D + j] * u[j];
-                if (fabs(bonus - beta * sqrt(q)) > 1e-10 * bonus) ok = 0;
+                if (fabs(bonus - beta * sqrt(q)) > T_TOL(1e-10) * bonus) ok = 0;
             }
             CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
             memcpy(hist_x + t * D, X + arm * D, sizeof(isdb_real) * D);
@@ -338,19 +426,27 @@ static void test_dlinucb_closed_form(void) {
     }
 }
 
-/* beta near gamma = 1: 1 - gamma^2 and 1 - gamma^(2n) without cancellation. */
+/* beta near gamma = 1: 1 - gamma^2 and 1 - gamma^(2n) without cancellation.
+   1 - 1e-9 rounds to 1 in float; 1 - 1e-6 is, like 1 - 1e-9 in double,
+   closer to 1 than sqrt(eps), so a plain 1 - gamma^2 would keep few
+   digits in either. */
+#if ISDB_REAL_IS_FLOAT
+#define NEAR_ONE_GAP 1e-6
+#else
+#define NEAR_ONE_GAP 1e-9
+#endif
 static void test_dlinucb_beta_near_one(void) {
     isdb_dlinucb pol;
-    isdb_dlinucb_config c = isdb_dlinucb_config_init(3, 2, 1.0 - 1e-9);
+    isdb_dlinucb_config c = isdb_dlinucb_config_init(3, 2, 1.0 - NEAR_ONE_GAP);
     isdb_real x[3] = {1, 0, 0};
     long double g = c.gamma, fading, radius;
     int t;
     CHECK_OK(isdb_dlinucb_init(&c, NULL, &pol));
     for (t = 0; t < 10; ++t) CHECK_OK(isdb_policy_update(&pol.base, 0, x, 1.0));
-    /* 1 - g^20 = 20 (1-g) + O((1-g)^2); exact in long double to ~1e-10 relative here. */
+    /* 1 - g^20 = 20 (1-g) + O((1-g)^2), from the stored g in long double. */
     fading = -expm1l(20.0L * log1pl(-(1.0L - g)));
     radius = 2.0L * logl(1.0L / c.delta) + 3 * logl(1.0L + fading / (3.0L * (1.0L - g) * (1.0L + g)));
-    CHECK_NEAR(isdb_dlinucb_beta(&pol), (isdb_real)(1.0L + sqrtl(radius)), 1e-12);
+    CHECK_NEAR(isdb_dlinucb_beta(&pol), (isdb_real)(1.0L + sqrtl(radius)), T_TOL(1e-12));
     isdb_policy_uninit(&pol.base);
 }
 
@@ -409,7 +505,7 @@ static void test_lints_distribution(void) {
         c.seed = 77;
         CHECK_OK(isdb_lints_init(&c, NULL, &pol));
         v = mode ? c.R : c.R * sqrt(24.0 / c.epsilon * D * log(1.0 / c.delta));
-        CHECK_NEAR(pol.v, v, 1e-15 * v);
+        CHECK_NEAR(pol.v, v, T_TOL(1e-15) * v);
         isdb_rng_seed(&rng, 600);
         for (t = 0; t < 30; ++t) {
             random_unit(&rng, D, hist_x + t * D);
@@ -461,7 +557,7 @@ static void test_lints_probs(void) {
     CHECK_OK(isdb_policy_probs(&pol.base, X, K, again));
     CHECK(memcmp(probs, again, sizeof probs) == 0);
     for (k = 0; k < K; ++k) sum += probs[k];
-    CHECK_NEAR(sum, 1.0, 1e-12);
+    CHECK_NEAR(sum, 1.0, T_TOL(1e-12));
     for (s = 0; s < N; ++s) {
         CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
         freq[arm] += 1.0 / N;
@@ -502,7 +598,7 @@ static void test_degenerate_inputs(void) {
     int which;
     for (which = 0; which < 4; ++which) {
         isdb_policy *p;
-        isdb_real x1[1] = {0.7}, X[3 * 5], probs[3], scores[3], big = 1e60, tiny = 1e-300;
+        isdb_real x1[1] = {0.7}, X[3 * 5], probs[3], scores[3], big = T_HUGE, tiny = T_TINY;
         int t, arm, k;
         size_t n1, n2;
         static unsigned char snap1[8192], snap2[8192];
@@ -539,8 +635,8 @@ static void test_degenerate_inputs(void) {
             CHECK(t_all_finite(scores, 3));
         }
         CHECK_OK(isdb_policy_save(p, snap1, sizeof snap1, &n1));
-        CHECK_RESULT(isdb_policy_update(p, 0, X, 1e65), ISDB_ERR_RANGE);
-        X[2] = -1e65;
+        CHECK_RESULT(isdb_policy_update(p, 0, X, T_BEYOND), ISDB_ERR_RANGE);
+        X[2] = -T_BEYOND;
         CHECK_RESULT(isdb_policy_update(p, 0, X, 1.0), ISDB_ERR_RANGE);
         CHECK_RESULT(isdb_policy_select(p, X, 3, &arm), ISDB_ERR_RANGE);
         X[2] = 0.3;
@@ -555,6 +651,7 @@ int main(void) {
     test_swucb_karmed();
     test_linucb_from_scratch();
     test_swucb_refit();
+    test_swucb_long_run();
     test_dlinucb_closed_form();
     test_dlinucb_beta_near_one();
     test_tuned_parameters();
