@@ -680,12 +680,55 @@
       version, kind, size or checksum, a config different from the
       object's own, and any state value out of range or not finite.
       The checksum catches damage, not forgery. A snapshot made to pass it
-      is still checked for everything the library indexes or samples with
+      is checked for everything the library indexes or samples with
       (sizes, counters, indices, probability vectors), so it cannot make
-      a later call read or write out of bounds; numbers that are finite
-      but inconsistent with each other (a factor that does not match its
-      sums) are not detected, and calls on such a state may return
-      ISDB_ERR_NONFINITE or store values a later load refuses.
+      a later call read or write out of bounds, and for the relations
+      between the values that the policies keep:
+      - every real finite; probabilities in [0, 1] (ISD's p-values too,
+        or -1: untestable); variances, sums of squares, counts, gaps,
+        traces and residual norms >= 0; a non-zero generator state;
+      - counts consistent with the update count t: SW-UCB's window fill
+        and head, BOB's block and position in it, Trace-UCB's samples per
+        model and stage (they sum to t), adaptive's and OAM's counts (at
+        most t), OPKB's block start and length; OAM's registered sets
+        (their arms' vector ids below the vector count, which is at most
+        the number of arms, so the next set fits);
+      - sums of products of inputs (Gram matrices, b, y^T y) at most t
+        ISDB_INPUT_MAX^2; Gram matrices stored as their lower triangle
+        (zero above) or exactly symmetric, with a diagonal of at least
+        the ridge lambda and non-negative 2 x 2 minors; a discounted
+        width matrix Vt no larger on the diagonal than V;
+      - Cholesky factors lower triangular with a positive diagonal (where
+        the policy solves with them), reciprocal diagonals 1 / L_ii, and
+        L L^T equal to the Gram sum it factors (LinUCB, LinTS, D-LinUCB,
+        adaptive with the ridge's lag between rebuilds, OAM, Trace-UCB per
+        model, ISD's residual learner; SW-UCB's right after a rebuild);
+      - stored solves: z = L^-1 b, theta = L^-T z, Trace-UCB's L l = b,
+        L^T beta = l and l.l + rho^2 = y^T y, OAM's G theta = b, ISD's
+        W_inv, U^T and gamma, and ISD's delta_pi and r_inv recomputed
+        from the fit's statistics; log-determinants that of their
+        factor; OPKB's reward sums within what t rewards make, its gaps
+        in [0, ISDB_INPUT_MAX^2];
+      - ||L^-1|| bounded: L L^T at least about sqrt(epsilon) lambda (what
+        rounding can leave of the ridge) when L's dynamic range allows,
+        and below 2^200 (double) in any case, so later solves stay finite.
+      Relations kept by rank-one steps hold to 64 sqrt(epsilon) relative
+      to the size of their terms (2^-20 in double, 2^-6 in float), far
+      above the drift of any run and far below a change that matters.
+      Not checked: that the sums are those of some sequence of inputs
+      (a forgery consistent in every relation above loads); SW-UCB's
+      factor between rebuilds and ISD's windowed residual factor against
+      their rows (downdates drift beyond any useful tolerance; the ring
+      itself is checked); z carried by rank-one steps only to what those
+      steps can round (ISDB_INPUT_MAX-sized); ISD's residual sums (its
+      residuals have no input bound), the other statistics of its fit
+      and monitor, OPKB's solver reports and last test statistic, OAM's
+      allocation and decision counts beyond their ranges. A state that
+      passes gives finite scores and probabilities on ordinary inputs;
+      with inputs near ISDB_INPUT_MAX (or in float, whose envelope is
+      looser) its calls may still return ISDB_ERR_NONFINITE, as a real
+      state can. load runs in O(d^3) per factor (O(m d^3) for Trace-UCB,
+      O(window d^2) for SW-UCB) and allocates nothing.
 
    HISTORY
       0.1.0  first release: linear algebra, joint block diagonalization,
@@ -3961,9 +4004,12 @@ ISDB__PRIVATE void isdb__ser_rng(isdb_ser *s, isdb_rng *rng) {
    2^32 sqrt(REAL_MIN) times the root of a diagonal entry; and below
    REAL_MIN every relation holds to REAL_MIN only. */
 #define ISDB__SER_UNDER (ISDB__R(4294967296.0) * isdb__sqrt(ISDB__REAL_MIN))
-/* Largest sum of products of inputs a policy can keep: 2^64 updates of
-   ISDB_INPUT_MAX^2 (1.8e147 in double, 1.8e37 in float). */
-#define ISDB__SER_SUM_MAX (ISDB_INPUT_MAX * ISDB_INPUT_MAX * ISDB__R(18446744073709551616.0))
+/* Largest sum of products of inputs k updates can make (k
+   ISDB_INPUT_MAX^2, to rounding): bounds what a policy's sums can hold
+   after the update count t of its snapshot. */
+ISDB__PRIVATE isdb_real isdb__ser_sum_cap(uint64_t k) {
+    return (isdb_real)k * ISDB_INPUT_MAX * ISDB_INPUT_MAX * (1 + ISDB__SER_TOL);
+}
 
 /* Where a run of reals lies in the input (NULL unless checking). */
 typedef struct isdb__ser_view {
@@ -4027,17 +4073,15 @@ ISDB__PRIVATE void isdb__ser_check_inv_diag(isdb_ser *s, isdb__ser_view L, isdb_
 
 /* A Gram matrix (a sum of x x^T, maybe discounted, plus a ridge): stored
    symmetric (sym, an exact copy above the diagonal) or as its lower
-   triangle (zero above); diagonal >= dmin; every 2 x 2 minor
-   non-negative (|A_ij| <= sqrt(A_ii A_jj)) to ISDB__SER_TOL; entries at
-   most ISDB__SER_SUM_MAX plus the ridge, so products of them stay
-   finite. */
+   triangle (zero above); diagonal in [dmin, dmax]; every 2 x 2 minor
+   non-negative (|A_ij| <= sqrt(A_ii A_jj)) to ISDB__SER_TOL. */
 ISDB__PRIVATE void isdb__ser_check_gram(isdb_ser *s, isdb__ser_view A, int n, int ld, int sym, isdb_real dmin,
-                                        isdb_real ridge) {
+                                        isdb_real dmax) {
     int i, j;
     if (!isdb__ser_checking(s, A, A)) return;
     for (i = 0; i < n; ++i) {
         isdb_real aii = isdb__sv(A, i * ld + i);
-        isdb__ser_require(s, aii >= dmin && aii <= ISDB__SER_SUM_MAX + ridge);
+        isdb__ser_require(s, aii >= dmin && aii <= dmax);
         for (j = 0; j < i; ++j) {
             isdb_real aij = isdb__sv(A, i * ld + j), ajj = isdb__sv(A, j * ld + j);
             isdb_real ri = isdb__sqrt(isdb__fabs(aii)), rj = isdb__sqrt(isdb__fabs(ajj));
@@ -4124,17 +4168,18 @@ ISDB__PRIVATE void isdb__ser_check_solve(isdb_ser *s, isdb__ser_view L, int n, i
    a wider range, rounding can have lost lo, and only a fixed cap applies
    (ISDB__SER_INV_CAP: with it every solve with an input, and every
    product with a sum of inputs, stays finite in double). L lower with a
-   positive diagonal (checked before); work: n of the object's scratch. */
+   positive diagonal (checked before); work: n of the object's scratch.
+   Returns the bound. */
 #if ISDB_REAL_IS_FLOAT
 #define ISDB__SER_INV_CAP 1125899906842624.0f /* 2^50 */
 #else
 #define ISDB__SER_INV_CAP 1.6069380442589903e+60 /* 2^200 */
 #endif
-ISDB__PRIVATE void isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real lo,
-                                           isdb_real *work) {
+ISDB__PRIVATE isdb_real isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real lo,
+                                                isdb_real *work) {
     isdb_real sum = 0, top = 0, bound = ISDB__SER_INV_CAP;
     int i, j, k;
-    if (!isdb__ser_checking(s, L, L)) return;
+    if (!isdb__ser_checking(s, L, L)) return bound;
     for (i = 0; i < n; ++i) {
         isdb_real unused;
         top = isdb__fmax(top, isdb__ser_llt(L, ld, i, i, &unused));
@@ -4150,6 +4195,7 @@ ISDB__PRIVATE void isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n,
         }
         isdb__ser_require(s, sum <= bound);
     }
+    return bound;
 }
 
 /* A kept log-determinant: logdet = 2 sum ln L_ii to sqrt(ISDB__SER_TOL) of
@@ -4555,14 +4601,13 @@ ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
 
 /* On CHECK: L lower with a positive diagonal and its reciprocals; the
    Gram sum V (when kept) lambda I or more on the diagonal, with L L^T =
-   V - p I, p in [0, pad]; b within what updates can sum; the
+   V - p I, p in [0, pad]; V and b within what t updates can sum; the
    log-determinant that of L; L L^T at least lo I in the sense of
    isdb__ser_check_inverse (lo: lambda, or what discounting can leave of
-   it); z = L^-1 b when z_solved (z solved from b at every update),
-   otherwise (z carried along by the rank-one steps, which can drift from
-   b far beyond b's size when its sum cancels) z within what L^-1 can make
-   of such a b. Returns the views on L and V and since_refresh (for checks
-   against data kept elsewhere). */
+   it); and L z = b, exactly to rounding when z_solved (z solved from b
+   at every update), otherwise (z carried along by the rank-one steps)
+   give or take what those steps can round away. Returns the views on L
+   and V and since_refresh (for checks against data kept elsewhere). */
 typedef struct isdb__ridge_views {
     isdb__ser_view L, V;
     int since;
@@ -4574,7 +4619,8 @@ ISDB__PRIVATE isdb__ridge_views isdb__ridge_serialize(isdb__ridge *r, isdb_ser *
     isdb__ridge_views out;
     isdb__ser_view L = isdb__ser_view_real(s, r->L, dd), b, z;
     isdb__ser_view inv = isdb__ser_view_real(s, r->inv_diag, d);
-    isdb_real logdet, zmax = ISDB__SER_SUM_MAX * isdb__sqrt((isdb_real)d * ISDB__SER_INV_CAP);
+    isdb_real logdet, cap = isdb__ser_sum_cap(s->t);
+    int i;
     isdb__ser_check_lower(s, L, d, d, 1);
     isdb__ser_check_inv_diag(s, L, inv, d, d);
     out.L = L;
@@ -4583,15 +4629,29 @@ ISDB__PRIVATE isdb__ridge_views isdb__ridge_serialize(isdb__ridge *r, isdb_ser *
         isdb__ser_gram g;
         g.A = out.V = isdb__ser_view_real(s, r->V, dd);
         g.ld = d;
-        isdb__ser_check_gram(s, g.A, d, d, 0, r->lambda * (1 - ISDB__SER_TOL), r->lambda);
+        isdb__ser_check_gram(s, g.A, d, d, 0, r->lambda * (1 - ISDB__SER_TOL), r->lambda + cap);
         isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, pad);
     }
-    b = isdb__ser_view_in(s, r->b, d, -ISDB__SER_SUM_MAX, ISDB__SER_SUM_MAX);
-    if (z_solved) {
-        z = isdb__ser_view_real(s, r->z, d);
+    b = isdb__ser_view_in(s, r->b, d, -cap, cap);
+    z = isdb__ser_view_real(s, r->z, d);
+    if (z_solved || !out.V.at) {
         isdb__ser_check_solve(s, L, d, d, 0, z, b, 0);
-    } else {
-        isdb__ser_real_range(s, r->z, d, -zmax, zmax);
+    } else if (isdb__ser_checking(s, z, b)) {
+        /* z carried by the rank-one steps: what they round away is at most
+           about sum_t |y_t x_ti| <= ISDB_INPUT_MAX sqrt(t V_ii), however
+           much b's sum cancels. */
+        isdb_real ymax = ISDB_INPUT_MAX * isdb__sqrt((isdb_real)s->t);
+        for (i = 0; i < d; ++i) {
+            isdb_real v = 0, a = 0, bi = isdb__sv(b, i);
+            int k;
+            for (k = 0; k <= i; ++k) {
+                isdb_real t = isdb__sv(L, i * d + k) * isdb__sv(z, k);
+                v += t;
+                a += isdb__fabs(t);
+            }
+            a = ISDB__SER_TOL * (a + isdb__fabs(bi) + ymax * isdb__sqrt(isdb__sv(out.V, i * d + i))) + ISDB__REAL_MIN;
+            isdb__ser_require(s, isdb__finite(a) && isdb__fabs(v - bi) <= a);
+        }
     }
     logdet = isdb__ser_real_in(s, &r->logdet, -ISDB__REAL_MAX, ISDB__REAL_MAX);
     isdb__ser_check_logdet(s, L, d, d, logdet);
@@ -5173,15 +5233,15 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const i
 ISDB__PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, isdb__ser_view Vt, int d, isdb_real lo,
                                           isdb_real lambda) {
     int i;
-    isdb__ser_check_gram(s, Vt, d, d, 0, lo, lambda);
+    isdb__ser_check_gram(s, Vt, d, d, 0, lo, lambda + isdb__ser_sum_cap(s->t));
     if (!isdb__ser_checking(s, V, Vt)) return;
     for (i = 0; i < d; ++i)
         isdb__ser_require(s, isdb__sv(Vt, i * d + i) <= (1 + ISDB__SER_TOL) * isdb__sv(V, i * d + i));
 }
 
 /* On CHECK: V and Vt Gram matrices of at least lambda I (see
-   isdb__dlinucb_check_vt), L the factor of V with its reciprocal
-   diagonal, b within what updates can sum and z = L^-1 b. */
+   isdb__dlinucb_check_vt) and b within what t updates can sum, L the
+   factor of V with its reciprocal diagonal, z = L^-1 b. */
 ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     const isdb_dlinucb_config *c = &p->cfg;
@@ -5198,14 +5258,14 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->alpha);
     g.A = isdb__ser_view_real(s, p->_V, dd);
     g.ld = d;
-    isdb__ser_check_gram(s, g.A, d, d, 0, lo, c->lambda);
+    isdb__ser_check_gram(s, g.A, d, d, 0, lo, c->lambda + isdb__ser_sum_cap(s->t));
     Vt = isdb__ser_view_real(s, p->_Vt, dd);
     isdb__dlinucb_check_vt(s, g.A, Vt, d, lo, c->lambda);
     L = isdb__ser_view_real(s, p->_L, dd);
     isdb__ser_check_lower(s, L, d, d, 1);
     isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, 0);
     isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_inv_diag, d), d, d);
-    b = isdb__ser_view_in(s, p->_b, d, -ISDB__SER_SUM_MAX, ISDB__SER_SUM_MAX);
+    b = isdb__ser_view_in(s, p->_b, d, -isdb__ser_sum_cap(s->t), isdb__ser_sum_cap(s->t));
     isdb__ser_check_solve(s, L, d, d, 0, isdb__ser_view_real(s, p->_z, d), b, 0);
     isdb__ser_check_inverse(s, L, d, d, c->lambda, p->_work);
 }
@@ -8058,21 +8118,36 @@ typedef struct isdb__isd_fit_views {
    p_inv > 0, Lbeta (p_inv x p_inv, stride p_inv) lower with a positive
    diagonal and Lbeta W_inv = U_inv^T on W_inv's first p_inv rows, the
    rest of both zero (all zero when beta_inv is known). */
-ISDB__PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, int d, int nmax, int known) {
-    int dd = d * d, i, j, k, pi;
+ISDB__PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, const isdb_isd_config *c,
+                                                    int nmax) {
+    int d = c->d, dd = d * d, i, j, k, pi, n, known = c->oracle && c->beta_inv;
+    double l0, lmax, lb, dpi, want;
     isdb__isd_fit_views out;
     isdb__ser_view Ut, Lb, W, pv;
     out.p_inv = pi = isdb__ser_int(s, &f->p_inv, 0, d);
     isdb__ser_int(s, &f->n_blocks, 0, d);
-    isdb__ser_int(s, &f->n, 0, nmax);
+    n = isdb__ser_int(s, &f->n, 0, nmax);
     out.identity = isdb__ser_int(s, &f->identity, 0, 1);
     isdb__ser_require(s, !out.identity || pi == 0);
     isdb__ser_real(s, &f->theta, 1);
-    isdb__ser_real_range(s, &f->lambda0, 1, 0.0, DBL_MAX);
-    isdb__ser_real_range(s, &f->lambda_max, 1, 0.0, DBL_MAX);
-    isdb__ser_real(s, &f->lambda_beta, 1);
-    isdb__ser_real_range(s, &f->delta_pi, 1, 0.0, DBL_MAX);
-    isdb__ser_real_range(s, &f->r_inv, 1, 0.0, DBL_MAX);
+    /* The fit's statistics, as isdb__isd_fit_post derives them: lambda0
+       = max(lambda_min, DBL_EPSILON lambda_max), normal when rows make an
+       invariant part (its width divides by it); lambda_beta not a positive
+       subnormal (its reciprocal must be finite); delta_pi and r_inv
+       recomputed. */
+    l0 = isdb__ser_real_in(s, &f->lambda0, 0.0, DBL_MAX);
+    lmax = isdb__ser_real_in(s, &f->lambda_max, 0.0, DBL_MAX);
+    isdb__ser_require(s, l0 <= lmax * (1.0 + ISDB__SER_TOL) && l0 >= DBL_EPSILON * lmax * (1.0 - ISDB__SER_TOL) &&
+                             (n == 0 || pi == 0 || l0 >= DBL_MIN));
+    lb = isdb__ser_real_in(s, &f->lambda_beta, -DBL_MAX, DBL_MAX);
+    isdb__ser_require(s, lb <= 0.0 || lb >= DBL_MIN);
+    dpi = isdb__ser_real_in(s, &f->delta_pi, 0.0, DBL_MAX);
+    want = 0.0;
+    if (!c->oracle && pi > 0 && n > 0)
+        want = c->delta_pi >= 0.0 ? c->delta_pi : sqrt(lmax * log(2.0 * (double)d / c->delta) / (double)n);
+    isdb__ser_require(s, fabs(dpi - want) <= ISDB__SER_TOL * want);
+    want = known ? 0.0 : isdb__isd_r_inv(c, pi, (double)n, l0, dpi);
+    isdb__ser_require(s, fabs(isdb__ser_real_in(s, &f->r_inv, 0.0, DBL_MAX) - want) <= ISDB__SER_TOL * want);
     isdb__ser_real_range(s, &f->s2, 1, 0.0, DBL_MAX);
     isdb__ser_int(s, &f->jbd.converged, 0, 1);
     isdb__ser_int(s, &f->jbd.iterations, 0, INT_MAX);
@@ -8188,7 +8263,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->monitor_every);
     isdb__ser_cfg_int(s, c->monitor_chunk);
     isdb__ser_cfg_real(s, c->monitor_level);
-    fit = isdb__isd_ser_fit(s, &p->_fit, d, c->n_offline + H, c->oracle && c->beta_inv);
+    fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
     q = d - fit.p_inv;
     isdb__ser_int(s, &p->hist_count, 0, H);
     isdb__ser_int(s, &p->hist_head, 0, H > 0 ? H - 1 : 0);
@@ -8226,7 +8301,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     logdet = isdb__ser_real_in(s, &p->_res.logdet, -DBL_MAX, DBL_MAX);
     isdb__ser_int(s, &p->_res.since_refresh, 0, isdb__isd_refresh(c, q));
     if (c->learner == ISDB_ISD_RES_LINUCB) {
-        isdb__ser_check_gram(s, g.A, q, q, 0, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda);
+        isdb__ser_check_gram(s, g.A, q, q, 0, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
         isdb__ser_check_factor(s, L, q, q, isdb__ser_gram_at, &g, 0.0);
         isdb__ser_check_logdet(s, L, q, q, logdet);
     }
@@ -8234,8 +8309,8 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
         isdb__ser_view Vt;
         g.A = isdb__ser_view_real(s, p->_Vd, dd);
         Vt = isdb__ser_view_real(s, p->_Vt, dd);
-        isdb__ser_check_gram(s, g.A, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda);
-        isdb__ser_check_gram(s, Vt, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda);
+        isdb__ser_check_gram(s, g.A, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
+        isdb__ser_check_gram(s, Vt, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
         isdb__ser_check_factor(s, L, q, q, isdb__ser_gram_at, &g, 0.0);
         if (isdb__ser_checking(s, g.A, Vt))
             for (i = 0; i < q; ++i)
@@ -9257,6 +9332,7 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     const isdb_opkb_config *c = &p->cfg;
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
     uint64_t start, block_start;
+    double wmax;
     isdb__ser_cfg_int(s, (int)c->kernel);
     isdb__ser_cfg_real(s, c->length_scale);
     isdb__ser_cfg_int(s, (int)c->features);
@@ -9305,10 +9381,14 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
         else
             isdb__ser_real_range(s, p->_P + k * N, N, 0.0, 1.0);
     }
-    isdb__ser_real_range(s, p->_D, J * N, 0.0, DBL_MAX); /* gaps: max R - R */
-    isdb__ser_real(s, p->_wC, (J + 1) * N);
-    isdb__ser_real(s, p->_wB, (J + 1) * N);
-    isdb__ser_real(s, p->_wR, J * (J + 1) / 2 * N);
+    /* Gaps max R - R of reward estimates (far below INPUT_MAX^2 in any
+       run: the test divides them by small thresholds); sums of at most t
+       rewards / reward_scale. */
+    isdb__ser_real_range(s, p->_D, J * N, 0.0, ISDB_INPUT_MAX * ISDB_INPUT_MAX);
+    wmax = (double)s->t * ISDB_INPUT_MAX / c->reward_scale * (1.0 + ISDB__SER_TOL);
+    isdb__ser_real_range(s, p->_wC, (J + 1) * N, -wmax, wmax);
+    isdb__ser_real_range(s, p->_wB, (J + 1) * N, -wmax, wmax);
+    isdb__ser_real_range(s, p->_wR, J * (J + 1) / 2 * N, -wmax, wmax);
     isdb__ser_real_range(s, p->_xstar, N, 0.0, 1.0);
     for (k = 0; k < J; ++k) isdb__ser_int(s, &p->_active[k], 0, 1);
 }
@@ -10329,11 +10409,12 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_oam *p = (isdb_oam *)bp;
     const isdb_oam_config *c = &p->cfg;
     int i, d = c->d, dd = d * d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
-    int tmp, factored, rank, more = 0;
+    int tmp, factored, rank, more = 0, n_vec, n_ctx, arms = 0;
+    const unsigned char *ctx_n;
     uint64_t pulls = 0;
     double logdet;
     isdb__ser_gram g;
-    isdb__ser_view L, b, theta, basis;
+    isdb__ser_view L, b, theta, basis, vec;
     isdb__ser_cfg_int(s, Mc);
     isdb__ser_cfg_u64(s, c->horizon);
     isdb__ser_cfg_real(s, c->c);
@@ -10347,9 +10428,9 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->refresh);
     g.A = isdb__ser_view_real(s, p->_G, dd);
     g.ld = d;
-    isdb__ser_check_gram(s, g.A, d, d, 0, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda);
+    isdb__ser_check_gram(s, g.A, d, d, 0, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda + isdb__ser_sum_cap(s->t));
     L = isdb__ser_view_real(s, p->_L, dd);
-    b = isdb__ser_view_in(s, p->_b, d, -ISDB__SER_SUM_MAX, ISDB__SER_SUM_MAX);
+    b = isdb__ser_view_in(s, p->_b, d, -isdb__ser_sum_cap(s->t), isdb__ser_sum_cap(s->t));
     theta = isdb__ser_view_real(s, p->_theta, d);
     basis = isdb__ser_view_real(s, p->_basis, dd);
     logdet = isdb__ser_real_in(s, &p->logdet, -DBL_MAX, DBL_MAX);
@@ -10366,22 +10447,37 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__oam_check_solution(s, g.A, L, b, theta, d, factored, logdet);
     rank = isdb__ser_int(s, &p->rank_played, 0, d);
     isdb__oam_check_basis(s, basis, d, rank);
-    isdb__ser_int(s, &p->n_vec, 0, V);
-    isdb__ser_real_range(s, p->_vec, V * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    /* The registered sets: n_ctx of 1..K arms each, their arms the first
+       n_vec distinct vectors (no more than the arms, so the next set
+       always fits), which alone have pulls; unused slots are zero. */
+    n_vec = isdb__ser_int(s, &p->n_vec, 0, V);
+    vec = isdb__ser_view_in(s, p->_vec, V * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    if (isdb__ser_checking(s, vec, vec))
+        for (i = n_vec * d; i < V * d; ++i) isdb__ser_require(s, isdb__sv(vec, i) == 0.0);
     /* Each update counts at most one pull. */
     for (i = 0; i < V; ++i) {
         uint64_t n = isdb__ser_u64(s, &p->_N[i]);
-        more |= n > s->t - pulls;
+        more |= n > s->t - pulls || (i >= n_vec && n > 0);
         if (!more) pulls += n;
     }
     isdb__ser_require(s, !more);
-    isdb__ser_int(s, &p->n_ctx, 0, Mc);
-    for (i = 0; i < Mc; ++i) isdb__ser_int(s, &p->_ctx_n[i], 0, K);
-    for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_ctx_vid[i], 0, V - 1);
-    isdb__ser_int(s, &p->pending_ctx, -1, Mc - 1);
-    isdb__ser_int(s, &p->last_ctx, -1, Mc - 1);
+    n_ctx = isdb__ser_int(s, &p->n_ctx, 0, Mc);
+    ctx_n = s->mode == ISDB__SER_CHECK ? s->in + s->pos : NULL;
+    for (i = 0; i < Mc; ++i) {
+        int k = isdb__ser_int(s, &p->_ctx_n[i], 0, K);
+        isdb__ser_require(s, i < n_ctx ? k >= 1 : k == 0);
+        arms += k;
+    }
+    isdb__ser_require(s, n_vec <= arms);
+    for (i = 0; i < V; ++i) {
+        int v = isdb__ser_int(s, &p->_ctx_vid[i], 0, V - 1);
+        if (ctx_n && !s->failed)
+            isdb__ser_require(s, i / K < n_ctx && i % K < isdb__ser_int_at(ctx_n, i / K) ? v < n_vec : v == 0);
+    }
+    isdb__ser_int(s, &p->pending_ctx, -1, n_ctx - 1);
+    isdb__ser_int(s, &p->last_ctx, -1, n_ctx - 1);
     isdb__ser_int(s, &p->has_solution, 0, 1);
-    isdb__ser_int(s, &p->n_ctx_solved, 0, Mc);
+    isdb__ser_int(s, &p->n_ctx_solved, 0, n_ctx);
     isdb__ser_real(s, &p->logdet_solved, 1);
     tmp = (int)p->solve_status;
     isdb__ser_int(s, &tmp, -1000, 1000);
@@ -10408,7 +10504,7 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->counts.wasted);
     isdb__ser_u64(s, &p->counts.solves);
     isdb__ser_real_range(s, &p->min_gap, 1, 0.0, DBL_MAX);
-    isdb__ser_int(s, &p->tau_ctx, -1, Mc - 1);
+    isdb__ser_int(s, &p->tau_ctx, -1, n_ctx - 1);
     isdb__ser_int(s, &p->tau_n, 0, K);
     isdb__ser_real_range(s, p->_tau, K, 0.0, DBL_MAX);
 }
@@ -11078,10 +11174,6 @@ typedef struct isdb__tu_views {
     isdb__ser_view L, l, rho, S, b, yy, beta, trace;
 } isdb__tu_views;
 
-/* Sums of products of k inputs (x x^T, y x, y^2) are at most k
-   ISDB_INPUT_MAX^2 (to rounding). */
-ISDB__PRIVATE double isdb__tu_sum_cap(double k) { return k * ISDB_INPUT_MAX * ISDB_INPUT_MAX * (1.0 + ISDB__SER_TOL); }
-
 /* Model i (dimension e, k samples) of a snapshot: S a Gram sum of k rows
    and b, y^T y sums of k products; [[L, 0], [l^T, rho]] the factor of
    the sums of [x; y][x; y]^T, so L L^T = S, L l = b and
@@ -11092,9 +11184,9 @@ ISDB__PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, in
     isdb__ser_view L = isdb__sv_from(v->L, i * ee), S = isdb__sv_from(v->S, i * ee);
     isdb__ser_view l = isdb__sv_from(v->l, i * e), b = isdb__sv_from(v->b, i * e), beta = isdb__sv_from(v->beta, i * e);
     isdb__ser_gram g;
-    double cap = isdb__tu_sum_cap((double)k), ll = 0.0, rho = isdb__sv(v->rho, i), yy = isdb__sv(v->yy, i);
+    double cap = isdb__ser_sum_cap((uint64_t)k), ll = 0.0, rho = isdb__sv(v->rho, i), yy = isdb__sv(v->yy, i);
     isdb__ser_check_lower(s, L, e, e, full);
-    isdb__ser_check_gram(s, S, e, e, 0, 0.0, 0.0);
+    isdb__ser_check_gram(s, S, e, e, 0, 0.0, cap);
     for (j = 0; j < e; ++j) {
         isdb__ser_require(s, isdb__sv(S, j * e + j) <= cap && fabs(isdb__sv(b, j)) <= cap);
         ll += isdb__sv(l, j) * isdb__sv(l, j);
@@ -11120,14 +11212,6 @@ ISDB__PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, in
     }
     for (j = 0; j < e; ++j) isdb__ser_require(s, isdb__sv(beta, j) == 0.0);
     isdb__ser_require(s, isdb__sv(v->trace, i) == 0.0);
-}
-
-/* M, the sum of x x^T over t updates: a lower-stored Gram sum of t rows. */
-ISDB__PRIVATE void isdb__tu_check_sums(isdb_ser *s, isdb__ser_view M, int d, uint64_t t) {
-    int j;
-    isdb__ser_check_gram(s, M, d, d, 0, 0.0, 0.0);
-    if (!isdb__ser_checking(s, M, M)) return;
-    for (j = 0; j < d; ++j) isdb__ser_require(s, isdb__sv(M, j * d + j) <= isdb__tu_sum_cap((double)t));
 }
 
 /* Sparse Trace-UCB's trace matrix (d x d, the first e x e in use, stride
@@ -11159,7 +11243,7 @@ ISDB__PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isd
 
 /* On CHECK, besides the ranges: the counts (per model, per stage, their
    sum the updates), each model's factor, solves and sums
-   (isdb__tu_check_model), M (isdb__tu_check_sums) and the sparse trace
+   (isdb__tu_check_model), M a Gram sum of t rows, and the sparse trace
    block (isdb__tu_check_block). */
 ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_traceucb *p = (isdb_traceucb *)bp;
@@ -11236,7 +11320,7 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     if (!ints || !isdb__ser_checking(s, v.L, v.trace)) return;
     for (i = 0; i < m; ++i)
         isdb__tu_check_model(s, &v, i, e, isdb__ser_int_at(ints, 3 * i), isdb__ser_int_at(ints, 3 * i + 1));
-    if (p->_M) isdb__tu_check_sums(s, M, d, s->t);
+    if (p->_M) isdb__ser_check_gram(s, M, d, d, 0, 0.0, isdb__ser_sum_cap(s->t)); /* the sum of x x^T */
     /* The trace's matrix in sparse stage 2 is A's block on the support
        (copied when stage 2 began, both grown by the same x x^T since);
        zero before. */
