@@ -4168,18 +4168,17 @@ ISDB__PRIVATE void isdb__ser_check_solve(isdb_ser *s, isdb__ser_view L, int n, i
    a wider range, rounding can have lost lo, and only a fixed cap applies
    (ISDB__SER_INV_CAP: with it every solve with an input, and every
    product with a sum of inputs, stays finite in double). L lower with a
-   positive diagonal (checked before); work: n of the object's scratch.
-   Returns the bound. */
+   positive diagonal (checked before); work: n of the object's scratch. */
 #if ISDB_REAL_IS_FLOAT
 #define ISDB__SER_INV_CAP 1125899906842624.0f /* 2^50 */
 #else
 #define ISDB__SER_INV_CAP 1.6069380442589903e+60 /* 2^200 */
 #endif
-ISDB__PRIVATE isdb_real isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real lo,
-                                                isdb_real *work) {
+ISDB__PRIVATE void isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real lo,
+                                           isdb_real *work) {
     isdb_real sum = 0, top = 0, bound = ISDB__SER_INV_CAP;
     int i, j, k;
-    if (!isdb__ser_checking(s, L, L)) return bound;
+    if (!isdb__ser_checking(s, L, L)) return;
     for (i = 0; i < n; ++i) {
         isdb_real unused;
         top = isdb__fmax(top, isdb__ser_llt(L, ld, i, i, &unused));
@@ -4195,7 +4194,6 @@ ISDB__PRIVATE isdb_real isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, i
         }
         isdb__ser_require(s, sum <= bound);
     }
-    return bound;
 }
 
 /* A kept log-determinant: logdet = 2 sum ln L_ii to sqrt(ISDB__SER_TOL) of
@@ -8112,12 +8110,12 @@ typedef struct isdb__isd_fit_views {
     isdb__ser_view U, beta;
 } isdb__isd_fit_views;
 
-/* On CHECK: counts and statistics in range (p-values in [0, 1] or -1);
-   Ut the transpose of U and U
-   exactly I when marked identity (p_inv 0); with beta_inv estimated and
-   p_inv > 0, Lbeta (p_inv x p_inv, stride p_inv) lower with a positive
-   diagonal and Lbeta W_inv = U_inv^T on W_inv's first p_inv rows, the
-   rest of both zero (all zero when beta_inv is known). */
+/* On CHECK: counts and statistics in range (p-values in [0, 1] or -1)
+   and consistent (below); Ut the transpose of U, and U exactly I when
+   marked identity (p_inv 0); with beta_inv estimated and p_inv > 0, Lbeta
+   (p_inv x p_inv, stride p_inv) lower with a positive diagonal and
+   Lbeta W_inv = U_inv^T on W_inv's first p_inv rows, the rest of both
+   zero (all zero when beta_inv is known). */
 ISDB__PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, const isdb_isd_config *c,
                                                     int nmax) {
     int d = c->d, dd = d * d, i, j, k, pi, n, known = c->oracle && c->beta_inv;
@@ -10403,8 +10401,9 @@ ISDB__PRIVATE void isdb__oam_check_basis(isdb_ser *s, isdb__ser_view B, int d, i
 
 /* On CHECK, besides the ranges: G a Gram matrix of at least lambda I, L
    its factor once factored (with its log-determinant and, lambda > 0,
-   isdb__ser_check_inverse), theta and the basis (above), the pull counts
-   no more than the updates. */
+   isdb__ser_check_inverse), theta and the basis (above), the registered
+   sets and the pull counts (no more than the updates), and context
+   indices below the number of sets. */
 ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_oam *p = (isdb_oam *)bp;
     const isdb_oam_config *c = &p->cfg;

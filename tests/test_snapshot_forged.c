@@ -164,7 +164,7 @@ static void forge_ridge(isdb_policy *p, size_t n, const isdb__ridge *r, int z_so
     if (z_solved)
         refused(p, n, z, r->z[0] + 1 + absr(r->z[0]), label, "a solve that does not match");
     else
-        refused(p, n, z, ISDB_INPUT_MAX * ISDB_INPUT_MAX * ISDB_INPUT_MAX, label, "a z beyond what the sums allow");
+        refused(p, n, z, ISDB_INPUT_MAX * ISDB_INPUT_MAX * ISDB_INPUT_MAX, label, "a z far from L^-1 b");
     refused(p, n, logdet, r->logdet + 10, label, "a log-determinant not that of the factor");
 }
 
