@@ -19,7 +19,7 @@
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
 #   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
-#   make fuzz        libFuzzer on the two fuzz targets side by side (needs
+#   make fuzz        libFuzzer on the fuzz targets side by side (needs
 #                    clang), FUZZ_SECONDS each (default 600)
 #   make valgrind    the tests under memcheck
 #   make determinism the demo and reproductions with gcc and clang at
@@ -114,7 +114,7 @@ OUT ?= out
 
 # The fuzz targets (tests/fuzz_<name>.c). `make sanitize` also replays
 # their seed corpora (tests/corpus/<name>) with $(CC), without libFuzzer.
-FUZZ_TARGETS = ops snapshot
+FUZZ_TARGETS = ops snapshot forge
 FUZZ_SECONDS ?= 600
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1 $(FP)
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h

@@ -719,12 +719,55 @@
       version, kind, size or checksum, a config different from the
       object's own, and any state value out of range or not finite.
       The checksum catches damage, not forgery. A snapshot made to pass it
-      is still checked for everything the library indexes or samples with
+      is checked for everything the library indexes or samples with
       (sizes, counters, indices, probability vectors), so it cannot make
-      a later call read or write out of bounds; numbers that are finite
-      but inconsistent with each other (a factor that does not match its
-      sums) are not detected, and calls on such a state may return
-      ISDB_ERR_NONFINITE or store values a later load refuses.
+      a later call read or write out of bounds, and for the relations
+      between the values that the policies keep:
+      - every real finite; probabilities in [0, 1] (ISD's p-values too,
+        or -1: untestable); variances, sums of squares, counts, gaps,
+        traces and residual norms >= 0; a non-zero generator state;
+      - counts consistent with the update count t: SW-UCB's window fill
+        and head, BOB's block and position in it, Trace-UCB's samples per
+        model and stage (they sum to t), adaptive's and OAM's counts (at
+        most t), OPKB's block start and length; OAM's registered sets
+        (their arms' vector ids below the vector count, which is at most
+        the number of arms, so the next set fits);
+      - sums of products of inputs (Gram matrices, b, y^T y) at most t
+        ISDB_INPUT_MAX^2; Gram matrices stored as their lower triangle
+        (zero above) or exactly symmetric, with a diagonal of at least
+        the ridge lambda and non-negative 2 x 2 minors; a discounted
+        width matrix Vt no larger on the diagonal than V;
+      - Cholesky factors lower triangular with a positive diagonal (where
+        the policy solves with them), reciprocal diagonals 1 / L_ii, and
+        L L^T equal to the Gram sum it factors (LinUCB, LinTS, D-LinUCB,
+        adaptive with the ridge's lag between rebuilds, OAM, Trace-UCB per
+        model, ISD's residual learner; SW-UCB's right after a rebuild);
+      - stored solves: z = L^-1 b, theta = L^-T z, Trace-UCB's L l = b,
+        L^T beta = l and l.l + rho^2 = y^T y, OAM's G theta = b, ISD's
+        W_inv, U^T and gamma, and ISD's delta_pi and r_inv recomputed
+        from the fit's statistics; log-determinants that of their
+        factor; OPKB's reward sums within what t rewards make, its gaps
+        in [0, ISDB_INPUT_MAX^2];
+      - ||L^-1|| bounded: L L^T at least about sqrt(epsilon) lambda (what
+        rounding can leave of the ridge) when L's dynamic range allows,
+        and below 2^200 (double) in any case, so later solves stay finite.
+      Relations kept by rank-one steps hold to 64 sqrt(epsilon) relative
+      to the size of their terms (2^-20 in double, 2^-6 in float), far
+      above the drift of any run and far below a change that matters.
+      Not checked: that the sums are those of some sequence of inputs
+      (a forgery consistent in every relation above loads); SW-UCB's
+      factor between rebuilds and ISD's windowed residual factor against
+      their rows (downdates drift beyond any useful tolerance; the ring
+      itself is checked); z carried by rank-one steps only to what those
+      steps can round (ISDB_INPUT_MAX-sized); ISD's residual sums (its
+      residuals have no input bound), the other statistics of its fit
+      and monitor, OPKB's solver reports and last test statistic, OAM's
+      allocation and decision counts beyond their ranges. A state that
+      passes gives finite scores and probabilities on ordinary inputs;
+      with inputs near ISDB_INPUT_MAX (or in float, whose envelope is
+      looser) its calls may still return ISDB_ERR_NONFINITE, as a real
+      state can. load runs in O(d^3) per factor (O(m d^3) for Trace-UCB,
+      O(window d^2) for SW-UCB) and allocates nothing.
 
    HISTORY
       0.1.0  first release: linear algebra, joint block diagonalization,
@@ -3865,7 +3908,8 @@ ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintpt
    Config values are written, and on CHECK/READ compared with the object's
    own. A layout depends on the config and on values read before it
    (which the steps return), never on the object's state, so CHECK can
-   validate a snapshot without touching the object.
+   validate a snapshot without touching the object's state (it may use
+   the object's scratch arrays, which no state depends on).
    ------------------------------------------------------------------------ */
 
 enum { ISDB__SER_SIZE, ISDB__SER_WRITE, ISDB__SER_CHECK, ISDB__SER_READ };
@@ -3876,6 +3920,7 @@ struct isdb_ser {
     const unsigned char *in;
     size_t pos, end;
     int failed;
+    uint64_t t; /* updates of the policy being walked (the stream's when checking) */
 };
 
 /* Format 1; a float build writes its reals as binary32 and marks the
@@ -4024,11 +4069,252 @@ ISDB__PRIVATE void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, 
 
 ISDB__PRIVATE void isdb__ser_cfg_real(isdb_ser *s, isdb_real v) { isdb__ser_cfg_u64(s, isdb__real_bits(v)); }
 
+ISDB__PRIVATE void isdb__ser_require(isdb_ser *s, int ok) {
+    if (s->mode >= ISDB__SER_CHECK && !ok) s->failed = 1;
+}
+
+/* The generator: an all-zero xoshiro state stays zero forever (a normal
+   draw would never end), and a Box-Muller spare is below 2^60 in
+   magnitude (|u| m with u^2 + v^2 >= 2^-106). */
 ISDB__PRIVATE void isdb__ser_rng(isdb_ser *s, isdb_rng *rng) {
+    uint64_t any = 0;
     int i;
-    for (i = 0; i < 4; ++i) isdb__ser_u64(s, &rng->s[i]);
-    isdb__ser_real(s, &rng->spare, 1);
+    for (i = 0; i < 4; ++i) any |= isdb__ser_u64(s, &rng->s[i]);
+    isdb__ser_require(s, any != 0);
+    isdb__ser_real_in(s, &rng->spare, -ISDB__R(1152921504606846976.0), ISDB__R(1152921504606846976.0));
     isdb__ser_int(s, &rng->has_spare, 0, 1);
+}
+
+/* ---- Consistency checks (CHECK mode) ----
+   A state can hold values that are each in range and still contradict
+   each other: a factor that is not the factor of its Gram sum, a vector
+   that does not solve its system. The checks below read back values the
+   walk has just passed (a view on the input) and compare them. Relations
+   the code keeps exactly (a transpose, a symmetric copy) must hold
+   exactly; a reciprocal to 16 ulps; relations that rank-one steps,
+   discounting and refits keep only up to rounding hold to ISDB__SER_TOL
+   relative to the size of their terms: 64 sqrt(epsilon), 2^-20 in
+   double and 2^-6 in float, far above the drift of a real run, far below
+   a forged change that matters. Each check runs in O(n^3) at most and
+   allocates nothing. */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__SER_TOL 0.015625f
+#define ISDB__SER_INV_SQRT_EPS 4096.0f
+#else
+#define ISDB__SER_TOL 9.5367431640625e-07
+#define ISDB__SER_INV_SQRT_EPS 67108864.0
+#endif
+/* Rounding near underflow: a square below REAL_MIN is lost while the
+   products of the same value with larger ones are not, so sums of up to
+   2^64 products can differ from what their factors' squares say by
+   2^32 sqrt(REAL_MIN) times the root of a diagonal entry; and below
+   REAL_MIN every relation holds to REAL_MIN only. */
+#define ISDB__SER_UNDER (ISDB__R(4294967296.0) * isdb__sqrt(ISDB__REAL_MIN))
+/* Largest sum of products of inputs k updates can make (k
+   ISDB_INPUT_MAX^2, to rounding): bounds what a policy's sums can hold
+   after the update count t of its snapshot. */
+ISDB__PRIVATE isdb_real isdb__ser_sum_cap(uint64_t k) {
+    return (isdb_real)k * ISDB_INPUT_MAX * ISDB_INPUT_MAX * (1 + ISDB__SER_TOL);
+}
+
+/* Where a run of reals lies in the input (NULL unless checking). */
+typedef struct isdb__ser_view {
+    const unsigned char *at;
+} isdb__ser_view;
+
+/* Walks n reals in [lo, hi] like isdb__ser_real_range and returns a view
+   on them. */
+ISDB__PRIVATE isdb__ser_view isdb__ser_view_in(isdb_ser *s, isdb_real *v, int n, isdb_real lo, isdb_real hi) {
+    isdb__ser_view w;
+    w.at = s->mode == ISDB__SER_CHECK && !s->failed ? s->in + s->pos : NULL;
+    isdb__ser_real_range(s, v, n, lo, hi);
+    if (s->failed) w.at = NULL;
+    return w;
+}
+
+ISDB__PRIVATE isdb__ser_view isdb__ser_view_real(isdb_ser *s, isdb_real *v, int n) {
+    return isdb__ser_view_in(s, v, n, -ISDB__REAL_MAX, ISDB__REAL_MAX);
+}
+
+/* Value k of a view. */
+ISDB__PRIVATE isdb_real isdb__sv(isdb__ser_view v, int k) {
+    return isdb__bits_real(isdb__get_le(v.at + (size_t)k * sizeof(isdb_real), (int)sizeof(isdb_real)));
+}
+
+/* The view from value k on. */
+ISDB__PRIVATE isdb__ser_view isdb__sv_from(isdb__ser_view v, int k) {
+    if (v.at) v.at += (size_t)k * sizeof(isdb_real);
+    return v;
+}
+
+/* The int k positions (4 bytes each) past `at` in the input. */
+ISDB__PRIVATE int isdb__ser_int_at(const unsigned char *at, int k) {
+    return (int)(int32_t)(uint32_t)isdb__get_le(at + 4 * (size_t)k, 4);
+}
+
+/* Whether checks on these views are to run (all walked, none failed). */
+ISDB__PRIVATE int isdb__ser_checking(const isdb_ser *s, isdb__ser_view a, isdb__ser_view b) {
+    return s->mode == ISDB__SER_CHECK && !s->failed && a.at && b.at;
+}
+
+/* n x n (row stride ld) lower triangular: zero above the diagonal, and a
+   diagonal > 0 (positive) or >= 0. */
+ISDB__PRIVATE void isdb__ser_check_lower(isdb_ser *s, isdb__ser_view A, int n, int ld, int positive) {
+    int i, j;
+    if (!isdb__ser_checking(s, A, A)) return;
+    for (i = 0; i < n; ++i) {
+        isdb_real a = isdb__sv(A, i * ld + i);
+        isdb__ser_require(s, positive ? a > 0 : a >= 0);
+        for (j = i + 1; j < n; ++j) isdb__ser_require(s, isdb__sv(A, i * ld + j) == 0);
+    }
+}
+
+/* inv[i] = 1 / L_ii, as the policies keep it, to 16 ulps. */
+ISDB__PRIVATE void isdb__ser_check_inv_diag(isdb_ser *s, isdb__ser_view L, isdb__ser_view inv, int n, int ld) {
+    int i;
+    if (!isdb__ser_checking(s, L, inv)) return;
+    for (i = 0; i < n; ++i)
+        isdb__ser_require(s, isdb__fabs(isdb__sv(L, i * ld + i) * isdb__sv(inv, i) - 1) <= 16 * ISDB_REAL_EPSILON);
+}
+
+/* A Gram matrix (a sum of x x^T, maybe discounted, plus a ridge): stored
+   symmetric (sym, an exact copy above the diagonal) or as its lower
+   triangle (zero above); diagonal in [dmin, dmax]; every 2 x 2 minor
+   non-negative (|A_ij| <= sqrt(A_ii A_jj)) to ISDB__SER_TOL. */
+ISDB__PRIVATE void isdb__ser_check_gram(isdb_ser *s, isdb__ser_view A, int n, int ld, int sym, isdb_real dmin,
+                                        isdb_real dmax) {
+    int i, j;
+    if (!isdb__ser_checking(s, A, A)) return;
+    for (i = 0; i < n; ++i) {
+        isdb_real aii = isdb__sv(A, i * ld + i);
+        isdb__ser_require(s, aii >= dmin && aii <= dmax);
+        for (j = 0; j < i; ++j) {
+            isdb_real aij = isdb__sv(A, i * ld + j), ajj = isdb__sv(A, j * ld + j);
+            isdb_real ri = isdb__sqrt(isdb__fabs(aii)), rj = isdb__sqrt(isdb__fabs(ajj));
+            isdb__ser_require(s, isdb__fabs(aij) <= (1 + ISDB__SER_TOL) * ri * rj + ISDB__SER_UNDER * (ri + rj));
+            isdb__ser_require(s, isdb__sv(A, j * ld + i) == (sym ? aij : 0));
+        }
+    }
+}
+
+/* Entry (i, j), j <= i, of a Gram matrix that is not stored as such. */
+typedef isdb_real (*isdb__gram_fn)(const void *ctx, int i, int j);
+
+/* A stored Gram matrix (lower triangle read) as an isdb__gram_fn. */
+typedef struct isdb__ser_gram {
+    isdb__ser_view A;
+    int ld;
+} isdb__ser_gram;
+
+ISDB__PRIVATE isdb_real isdb__ser_gram_at(const void *ctx, int i, int j) {
+    const isdb__ser_gram *g = (const isdb__ser_gram *)ctx;
+    return isdb__sv(g->A, i * g->ld + j);
+}
+
+/* (L L^T)_ij and the scale of its rounding, sum_k |L_ik L_jk|. */
+ISDB__PRIVATE isdb_real isdb__ser_llt(isdb__ser_view L, int ld, int i, int j, isdb_real *scale) {
+    isdb_real v = 0, a = 0;
+    int k;
+    for (k = 0; k <= j; ++k) {
+        isdb_real t = isdb__sv(L, i * ld + k) * isdb__sv(L, j * ld + k);
+        v += t;
+        a += isdb__fabs(t);
+    }
+    *scale = a;
+    return v;
+}
+
+/* L (lower, n x n, stride ld) is the factor of the Gram matrix G up to a
+   lag: L L^T = G - p I with p in [0, pad] (a discounted ridge's rank-one
+   steps leave out the ridge's top-up until the next rebuild; pad 0
+   elsewhere), each entry to ISDB__SER_TOL of sqrt((L L^T)_ii (L L^T)_jj)
+   + sqrt(G_ii G_jj). */
+ISDB__PRIVATE void isdb__ser_check_factor(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb__gram_fn G,
+                                          const void *ctx, isdb_real pad) {
+    int i, j;
+    if (!isdb__ser_checking(s, L, L)) return;
+    for (i = 0; i < n && !s->failed; ++i) {
+        isdb_real unused, pii = isdb__ser_llt(L, ld, i, i, &unused), gii = G(ctx, i, i);
+        for (j = 0; j <= i; ++j) {
+            isdb_real pjj = isdb__ser_llt(L, ld, j, j, &unused), gjj = G(ctx, j, j), scale;
+            isdb_real e = isdb__ser_llt(L, ld, i, j, &scale) - G(ctx, i, j);
+            isdb_real pi = isdb__sqrt(pii), pj = isdb__sqrt(pjj);
+            isdb_real gi = isdb__sqrt(isdb__fabs(gii)), gj = isdb__sqrt(isdb__fabs(gjj));
+            isdb_real tol = ISDB__SER_TOL * (pi * pj + gi * gj + scale) + ISDB__SER_UNDER * (pi + pj + gi + gj) +
+                            ISDB__REAL_MIN;
+            isdb__ser_require(s, isdb__finite(tol) && (i == j ? e >= -pad - tol && e <= tol : isdb__fabs(e) <= tol));
+        }
+    }
+}
+
+/* op(L) x = b to rounding, op(L) = L, or L^T when trans (L lower, n x n,
+   stride ld), give or take `slack` (what underflow can lose where L has
+   no ridge). */
+ISDB__PRIVATE void isdb__ser_check_solve(isdb_ser *s, isdb__ser_view L, int n, int ld, int trans, isdb__ser_view x,
+                                         isdb__ser_view b, isdb_real slack) {
+    int i, k;
+    if (!isdb__ser_checking(s, L, x) || !b.at) return;
+    for (i = 0; i < n; ++i) {
+        isdb_real v = 0, a = 0, bi = isdb__sv(b, i);
+        for (k = trans ? i : 0; k < (trans ? n : i + 1); ++k) {
+            isdb_real t = (trans ? isdb__sv(L, k * ld + i) : isdb__sv(L, i * ld + k)) * isdb__sv(x, k);
+            v += t;
+            a += isdb__fabs(t);
+        }
+        a = ISDB__SER_TOL * (a + isdb__fabs(bi)) + slack + ISDB__REAL_MIN;
+        isdb__ser_require(s, isdb__finite(a) && isdb__fabs(v - bi) <= a);
+    }
+}
+
+/* ||L^-1||_F^2 = trace((L L^T)^-1), which bounds |L^-1 x| for every x.
+   A policy's L L^T is at least lo I in exact arithmetic (lo: its ridge
+   lambda, or what discounting can leave of it); rounding keeps that to
+   within sqrt(epsilon) while L L^T's largest diagonal entry is below
+   lo / sqrt(epsilon), so there the bound is n / (sqrt(epsilon) lo). With
+   a wider range, rounding can have lost lo, and only a fixed cap applies
+   (ISDB__SER_INV_CAP: with it every solve with an input, and every
+   product with a sum of inputs, stays finite in double). L lower with a
+   positive diagonal (checked before); work: n of the object's scratch. */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__SER_INV_CAP 1125899906842624.0f /* 2^50 */
+#else
+#define ISDB__SER_INV_CAP 1.6069380442589903e+60 /* 2^200 */
+#endif
+ISDB__PRIVATE void isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real lo,
+                                           isdb_real *work) {
+    isdb_real sum = 0, top = 0, bound = ISDB__SER_INV_CAP;
+    int i, j, k;
+    if (!isdb__ser_checking(s, L, L)) return;
+    for (i = 0; i < n; ++i) {
+        isdb_real unused;
+        top = isdb__fmax(top, isdb__ser_llt(L, ld, i, i, &unused));
+    }
+    if (top <= lo * ISDB__SER_INV_SQRT_EPS) bound = isdb__fmin(bound, (isdb_real)n * ISDB__SER_INV_SQRT_EPS / lo);
+    /* Column j of L^-1, by forward substitution from e_j. */
+    for (j = 0; j < n && !s->failed; ++j) {
+        for (i = j; i < n; ++i) {
+            isdb_real v = i == j ? 1 : 0;
+            for (k = j; k < i; ++k) v -= isdb__sv(L, i * ld + k) * work[k];
+            work[i] = v / isdb__sv(L, i * ld + i);
+            sum += work[i] * work[i];
+        }
+        isdb__ser_require(s, sum <= bound);
+    }
+}
+
+/* A kept log-determinant: logdet = 2 sum ln L_ii to sqrt(ISDB__SER_TOL) of
+   the size of its terms plus n (it sums a logarithm per update, up and
+   down when discounted or windowed, between rebuilds). */
+ISDB__PRIVATE void isdb__ser_check_logdet(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real logdet) {
+    isdb_real sum = 0, size = isdb__fabs(logdet) + (isdb_real)n;
+    int i;
+    if (!isdb__ser_checking(s, L, L)) return;
+    for (i = 0; i < n; ++i) {
+        isdb_real l = 2 * isdb__log(isdb__sv(L, i * ld + i));
+        sum += l;
+        size += isdb__fabs(l);
+    }
+    isdb__ser_require(s, isdb__fabs(logdet - sum) <= isdb__sqrt(ISDB__SER_TOL) * size);
 }
 
 /* ---------------------------------------------------------------------------
@@ -4160,7 +4446,7 @@ ISDB__PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
     isdb__ser_cfg_int(s, p->d);
     isdb__ser_cfg_int(s, p->max_arms);
     isdb__ser_cfg_u64(s, p->seed);
-    isdb__ser_u64(s, &p->t);
+    s->t = isdb__ser_u64(s, &p->t);
     isdb__ser_rng(s, &p->rng);
     p->vt->serialize(p, s);
 }
@@ -4461,21 +4747,71 @@ ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
     isdb__tri_solve(r->d, r->L, r->inv_diag, 1, r->z, theta);
 }
 
-ISDB__PRIVATE void isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refresh_max) {
-    int dd = r->d * r->d;
-    isdb__ser_real(s, r->L, dd);
-    isdb__ser_real(s, r->inv_diag, r->d);
-    if (r->V) isdb__ser_real(s, r->V, dd);
-    isdb__ser_real(s, r->b, r->d);
+/* On CHECK: L lower with a positive diagonal and its reciprocals; the
+   Gram sum V (when kept) lambda I or more on the diagonal, with L L^T =
+   V - p I, p in [0, pad]; V and b within what t updates can sum; the
+   log-determinant that of L; L L^T at least lo I in the sense of
+   isdb__ser_check_inverse (lo: lambda, or what discounting can leave of
+   it); and L z = b, exactly to rounding when z_solved (z solved from b
+   at every update), otherwise (z carried along by the rank-one steps)
+   give or take what those steps can round away. Returns the views on L
+   and V and since_refresh (for checks against data kept elsewhere). */
+typedef struct isdb__ridge_views {
+    isdb__ser_view L, V;
+    int since;
+} isdb__ridge_views;
+
+ISDB__PRIVATE isdb__ridge_views isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refresh_max, isdb_real pad,
+                                                      isdb_real lo, int z_solved) {
+    int d = r->d, dd = d * d;
+    isdb__ridge_views out;
+    isdb__ser_view L = isdb__ser_view_real(s, r->L, dd), b, z;
+    isdb__ser_view inv = isdb__ser_view_real(s, r->inv_diag, d);
+    isdb_real logdet, cap = isdb__ser_sum_cap(s->t);
+    int i;
+    isdb__ser_check_lower(s, L, d, d, 1);
+    isdb__ser_check_inv_diag(s, L, inv, d, d);
+    out.L = L;
+    out.V.at = NULL;
+    if (r->V) {
+        isdb__ser_gram g;
+        g.A = out.V = isdb__ser_view_real(s, r->V, dd);
+        g.ld = d;
+        isdb__ser_check_gram(s, g.A, d, d, 0, r->lambda * (1 - ISDB__SER_TOL), r->lambda + cap);
+        isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, pad);
+    }
+    b = isdb__ser_view_in(s, r->b, d, -cap, cap);
 #if ISDB_REAL_IS_FLOAT
     if (r->V) {
         isdb__ser_real(s, r->V_lo, dd);
-        isdb__ser_real(s, r->b_lo, r->d);
+        isdb__ser_real(s, r->b_lo, d);
     }
 #endif
-    isdb__ser_real(s, r->z, r->d);
-    isdb__ser_real(s, &r->logdet, 1);
-    isdb__ser_int(s, &r->since_refresh, 0, refresh_max);
+    z = isdb__ser_view_real(s, r->z, d);
+    if (z_solved || !out.V.at) {
+        isdb__ser_check_solve(s, L, d, d, 0, z, b, 0);
+    } else if (isdb__ser_checking(s, z, b)) {
+        /* z carried by the rank-one steps: what they round away is at most
+           about sum_t |y_t x_ti| <= ISDB_INPUT_MAX sqrt(t V_ii), however
+           much b's sum cancels. */
+        isdb_real ymax = ISDB_INPUT_MAX * isdb__sqrt((isdb_real)s->t);
+        for (i = 0; i < d; ++i) {
+            isdb_real v = 0, a = 0, bi = isdb__sv(b, i);
+            int k;
+            for (k = 0; k <= i; ++k) {
+                isdb_real t = isdb__sv(L, i * d + k) * isdb__sv(z, k);
+                v += t;
+                a += isdb__fabs(t);
+            }
+            a = ISDB__SER_TOL * (a + isdb__fabs(bi) + ymax * isdb__sqrt(isdb__sv(out.V, i * d + i))) + ISDB__REAL_MIN;
+            isdb__ser_require(s, isdb__finite(a) && isdb__fabs(v - bi) <= a);
+        }
+    }
+    logdet = isdb__ser_real_in(s, &r->logdet, -ISDB__REAL_MAX, ISDB__REAL_MAX);
+    isdb__ser_check_logdet(s, L, d, d, logdet);
+    out.since = isdb__ser_int(s, &r->since_refresh, 0, refresh_max);
+    isdb__ser_check_inverse(s, L, d, d, lo, r->work);
+    return out;
 }
 
 /* The confidence width beta_n of OFUL-type policies (without alpha). */
@@ -4574,7 +4910,7 @@ ISDB__PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->alpha);
     isdb__ser_cfg_int(s, (int)c->width);
     isdb__ser_cfg_int(s, c->refresh);
-    isdb__ridge_serialize(&p->_ridge, s, c->refresh);
+    isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
 }
 
 ISDB__PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&((isdb_linucb *)p)->_ridge); }
@@ -4763,9 +5099,29 @@ ISDB__PRIVATE isdb_result isdb__swucb_update(isdb_policy *bp, int arm, const isd
     return ISDB_OK;
 }
 
+/* The Gram matrix lambda I + sum of x x^T over a ring's rows, read from
+   a snapshot. */
+typedef struct isdb__swucb_ring {
+    isdb__ser_view X, y;
+    int rows, d;
+    isdb_real lambda;
+} isdb__swucb_ring;
+
+ISDB__PRIVATE isdb_real isdb__swucb_gram(const void *ctx, int i, int j) {
+    const isdb__swucb_ring *g = (const isdb__swucb_ring *)ctx;
+    isdb_real v = i == j ? g->lambda : 0;
+    int k;
+    for (k = 0; k < g->rows; ++k) v += isdb__sv(g->X, k * g->d + i) * isdb__sv(g->X, k * g->d + j);
+    return v;
+}
+
 ISDB__PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_swucb *p = (isdb_swucb *)bp;
     const isdb_swucb_config *c = &p->cfg;
+    int w = c->window, d = c->d, count, k;
+    uint64_t t = s->t, rebuilds;
+    isdb__swucb_ring g;
+    isdb__ridge_views r;
     isdb__ser_cfg_int(s, c->window);
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_real(s, c->delta);
@@ -4775,13 +5131,27 @@ ISDB__PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->alpha);
     isdb__ser_cfg_int(s, (int)c->width);
     isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_int(s, &p->count, 0, c->window);
-    isdb__ser_int(s, &p->head, 0, c->window - 1);
-    isdb__ser_u64(s, &p->rebuilds);
-    isdb__ser_u64(s, &p->refusals);
-    isdb__ridge_serialize(&p->_ridge, s, c->refresh);
-    isdb__ser_real(s, p->_ring_x, c->window * c->d);
-    isdb__ser_real(s, p->_ring_y, c->window);
+    /* The ring fills from slot 0; once full, head is the oldest slot. */
+    count = isdb__ser_int(s, &p->count, 0, w);
+    isdb__ser_require(s, (uint64_t)count == (t < (uint64_t)w ? t : (uint64_t)w));
+    isdb__ser_require(s, isdb__ser_int(s, &p->head, 0, w - 1) == (t < (uint64_t)w ? 0 : (int)(t % (uint64_t)w)));
+    rebuilds = isdb__ser_u64(s, &p->rebuilds);
+    isdb__ser_require(s, rebuilds <= t && isdb__ser_u64(s, &p->refusals) <= rebuilds);
+    r = isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 1);
+    /* The rows are inputs; slots not filled yet are zero. */
+    g.X = isdb__ser_view_in(s, p->_ring_x, w * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    g.y = isdb__ser_view_in(s, p->_ring_y, w, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    if (!isdb__ser_checking(s, g.X, g.y)) return;
+    for (k = count * d; k < w * d; ++k) isdb__ser_require(s, isdb__sv(g.X, k) == 0);
+    for (k = count; k < w; ++k) isdb__ser_require(s, isdb__sv(g.y, k) == 0);
+    /* Just after a rebuild, the factor is that of lambda I plus the rows
+       in the window. The downdates in between can drift from that sum by
+       much more than its size where it cancels, so they are not
+       compared. */
+    g.rows = count;
+    g.d = d;
+    g.lambda = c->lambda;
+    if (r.since == 0) isdb__ser_check_factor(s, r.L, d, d, isdb__swucb_gram, &g, 0);
 }
 
 ISDB__PRIVATE void isdb__swucb_reset(isdb_policy *bp) {
@@ -5024,10 +5394,28 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const i
     return ISDB_OK;
 }
 
+/* The widths' Gram matrix Vt (discounted by gamma^2, so at most V, which
+   is discounted by gamma): a lower-stored Gram matrix whose diagonal is
+   V's or less. */
+ISDB__PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, isdb__ser_view Vt, int d, isdb_real lo,
+                                          isdb_real lambda) {
+    int i;
+    isdb__ser_check_gram(s, Vt, d, d, 0, lo, lambda + isdb__ser_sum_cap(s->t));
+    if (!isdb__ser_checking(s, V, Vt)) return;
+    for (i = 0; i < d; ++i)
+        isdb__ser_require(s, isdb__sv(Vt, i * d + i) <= (1 + ISDB__SER_TOL) * isdb__sv(V, i * d + i));
+}
+
+/* On CHECK: V and Vt Gram matrices of at least lambda I (see
+   isdb__dlinucb_check_vt) and b within what t updates can sum, L the
+   factor of V with its reciprocal diagonal, z = L^-1 b. */
 ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     const isdb_dlinucb_config *c = &p->cfg;
-    int dd = c->d * c->d;
+    int d = c->d, dd = d * d;
+    isdb_real lo = c->lambda * (1 - ISDB__SER_TOL);
+    isdb__ser_gram g;
+    isdb__ser_view Vt, L, b;
     isdb__ser_cfg_real(s, c->gamma);
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_real(s, c->delta);
@@ -5035,12 +5423,18 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->S);
     isdb__ser_cfg_real(s, c->L);
     isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_real(s, p->_V, dd);
-    isdb__ser_real(s, p->_Vt, dd);
-    isdb__ser_real(s, p->_L, dd);
-    isdb__ser_real(s, p->_inv_diag, c->d);
-    isdb__ser_real(s, p->_b, c->d);
-    isdb__ser_real(s, p->_z, c->d);
+    g.A = isdb__ser_view_real(s, p->_V, dd);
+    g.ld = d;
+    isdb__ser_check_gram(s, g.A, d, d, 0, lo, c->lambda + isdb__ser_sum_cap(s->t));
+    Vt = isdb__ser_view_real(s, p->_Vt, dd);
+    isdb__dlinucb_check_vt(s, g.A, Vt, d, lo, c->lambda);
+    L = isdb__ser_view_real(s, p->_L, dd);
+    isdb__ser_check_lower(s, L, d, d, 1);
+    isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, 0);
+    isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_inv_diag, d), d, d);
+    b = isdb__ser_view_in(s, p->_b, d, -isdb__ser_sum_cap(s->t), isdb__ser_sum_cap(s->t));
+    isdb__ser_check_solve(s, L, d, d, 0, isdb__ser_view_real(s, p->_z, d), b, 0);
+    isdb__ser_check_inverse(s, L, d, d, c->lambda, p->_work);
 }
 
 ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
@@ -5219,7 +5613,7 @@ ISDB__PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->delta);
     isdb__ser_cfg_int(s, c->mc_samples);
     isdb__ser_cfg_int(s, c->refresh);
-    isdb__ridge_serialize(&p->_ridge, s, c->refresh);
+    isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
     isdb__ser_real(s, p->_sample, c->d);
 }
 
@@ -5507,9 +5901,10 @@ ISDB__PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_bob *p = (isdb_bob *)bp;
     const isdb_bob_config *c = &p->cfg;
     int n = p->par.n_windows, len, in_block, j;
-    uint64_t block;
-    isdb_real bound;
+    uint64_t block, t = s->t, H = (uint64_t)p->par.H, blocks = p->par.blocks;
+    isdb_real bound, top = -ISDB__REAL_MAX;
     isdb_swucb_config sc;
+    isdb__ser_view logw;
     isdb__ser_cfg_u64(s, c->T);
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_real(s, c->R);
@@ -5522,25 +5917,41 @@ ISDB__PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     block = isdb__ser_u64(s, &p->block);
     len = isdb__bob_block_len(p, block);
     in_block = isdb__ser_int(s, &p->in_block, 0, len - 1);
+    /* The rounds played are those of the blocks before this one (H each,
+       the last before the horizon shorter) plus in_block. */
+    if (block < blocks)
+        isdb__ser_require(s, block <= t / H && t - block * H == (uint64_t)in_block);
+    else
+        isdb__ser_require(s, t >= c->T && block - blocks <= (t - c->T) / H &&
+                                 t - c->T - (block - blocks) * H == (uint64_t)in_block);
     /* A block with updates has drawn its window. */
     isdb__ser_int(s, &p->drawn, in_block > 0, 1);
     j = isdb__ser_int(s, &p->j, 0, n - 1);
     bound = (isdb_real)len * ISDB_INPUT_MAX;
     isdb__ser_real_range(s, &p->block_sum, 1, -bound, bound);
-    isdb__ser_real_range(s, p->_logw, n, -ISDB__REAL_MAX, 0);
+    /* Log-weights are kept shifted so that the largest is 0. */
+    logw = isdb__ser_view_in(s, p->_logw, n, -ISDB__REAL_MAX, 0);
+    if (isdb__ser_checking(s, logw, logw)) {
+        int k;
+        for (k = 0; k < n; ++k) top = isdb__fmax(top, isdb__sv(logw, k));
+        isdb__ser_require(s, top == 0);
+    }
     sc = isdb__bob_sw_config(c, p->par.windows[j]);
     if (s->mode == ISDB__SER_CHECK) {
-        /* Checked against the layout of the snapshot's window; the object
-           is not touched (the probe only reads the heap). */
+        /* Checked against the layout of the snapshot's window. The probe
+           reads the heap and uses only the SW-UCB's scratch, which every
+           window's layout puts in the same place. */
         isdb_swucb probe = p->sw;
         probe.cfg = sc;
         isdb__swucb_layout(&sc, &probe, p->_sw_heap);
-        isdb__ser_u64(s, &probe.base.t);
+        /* The block's SW-UCB started with the block. */
+        s->t = isdb__ser_u64(s, &probe.base.t);
+        isdb__ser_require(s, s->t == (uint64_t)in_block);
         isdb__swucb_serialize(&probe.base, s);
         return;
     }
     if (isdb__ser_storing(s)) isdb__bob_fresh(p); /* lays the SW-UCB out for window j */
-    isdb__ser_u64(s, &p->sw.base.t);
+    s->t = isdb__ser_u64(s, &p->sw.base.t);
     isdb__swucb_serialize(&p->sw.base, s);
     if (isdb__ser_storing(s)) {
         p->block_len = len;
@@ -5817,6 +6228,8 @@ ISDB__PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
     const isdb_adaptive_config *c = &p->cfg;
     int k, n = p->n_est;
+    isdb_real lo = c->lambda;
+    isdb__ser_view sum, sq;
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_real(s, c->R);
     isdb__ser_cfg_real(s, c->delta);
@@ -5829,16 +6242,28 @@ ISDB__PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->play_threshold);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ser_int(s, &p->played, 0, n - 1);
-    isdb__ser_u64(s, &p->changes);
+    isdb__ser_require(s, isdb__ser_u64(s, &p->changes) <= s->t);
+    /* Between rebuilds a discounted factor lags its Gram sum by up to
+       lambda I; a cut hands an estimator's factor to longer memories, so
+       the factor of any estimator is at least lambda times the decay of
+       every estimator over its rebuild period. */
+    for (k = 0; k < n; ++k) lo *= isdb__pow(p->_est[k].gamma, (isdb_real)p->_est[k].ridge.refresh);
     for (k = 0; k < n; ++k) {
         isdb__adaptive_est *e = &p->_est[k];
-        isdb__ser_int(s, &e->count, 0, INT_MAX);
-        isdb__ridge_serialize(&e->ridge, s, e->ridge.refresh);
-        if (e->Vt) isdb__ser_real(s, e->Vt, c->d * c->d);
+        isdb__ridge_views r;
+        isdb__ser_require(s, (uint64_t)isdb__ser_int(s, &e->count, 0, INT_MAX) <= s->t);
+        r = isdb__ridge_serialize(&e->ridge, s, e->ridge.refresh, c->lambda, lo, 0);
+        if (e->Vt)
+            isdb__dlinucb_check_vt(s, r.V, isdb__ser_view_real(s, e->Vt, c->d * c->d), c->d,
+                                   c->lambda * (1 - ISDB__SER_TOL), c->lambda);
     }
     isdb__ser_real(s, p->_pred, n);
-    isdb__ser_real(s, p->_sum, n * n);
-    isdb__ser_real_range(s, p->_sq, n * n, 0, ISDB__REAL_MAX);
+    /* The test's sums are kept for pairs i < j only. */
+    sum = isdb__ser_view_real(s, p->_sum, n * n);
+    sq = isdb__ser_view_in(s, p->_sq, n * n, 0, ISDB__REAL_MAX);
+    if (!isdb__ser_checking(s, sum, sq)) return;
+    for (k = 0; k < n * n; ++k)
+        if (k % n <= k / n) isdb__ser_require(s, isdb__sv(sum, k) == 0 && isdb__sv(sq, k) == 0);
 }
 
 ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
@@ -7864,19 +8289,50 @@ ISDB__PRIVATE isdb_result isdb__isd_update(isdb_policy *bp, int arm, const doubl
     return ISDB_OK;
 }
 
-ISDB__PRIVATE void isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, int d, int nmax) {
-    int dd = d * d, i;
-    isdb__ser_int(s, &f->p_inv, 0, d);
+/* Views on the parts of a snapshot's fit that the residual learner's
+   checks need. */
+typedef struct isdb__isd_fit_views {
+    int p_inv, identity;
+    isdb__ser_view U, beta;
+} isdb__isd_fit_views;
+
+/* On CHECK: counts and statistics in range (p-values in [0, 1] or -1)
+   and consistent (below); Ut the transpose of U, and U exactly I when
+   marked identity (p_inv 0); with beta_inv estimated and p_inv > 0, Lbeta
+   (p_inv x p_inv, stride p_inv) lower with a positive diagonal and
+   Lbeta W_inv = U_inv^T on W_inv's first p_inv rows, the rest of both
+   zero (all zero when beta_inv is known). */
+ISDB__PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, const isdb_isd_config *c,
+                                                    int nmax) {
+    int d = c->d, dd = d * d, i, j, k, pi, n, known = c->oracle && c->beta_inv;
+    double l0, lmax, lb, dpi, want;
+    isdb__isd_fit_views out;
+    isdb__ser_view Ut, Lb, W, pv;
+    out.p_inv = pi = isdb__ser_int(s, &f->p_inv, 0, d);
     isdb__ser_int(s, &f->n_blocks, 0, d);
-    isdb__ser_int(s, &f->n, 0, nmax);
-    isdb__ser_int(s, &f->identity, 0, 1);
+    n = isdb__ser_int(s, &f->n, 0, nmax);
+    out.identity = isdb__ser_int(s, &f->identity, 0, 1);
+    isdb__ser_require(s, !out.identity || pi == 0);
     isdb__ser_real(s, &f->theta, 1);
-    isdb__ser_real(s, &f->lambda0, 1);
-    isdb__ser_real(s, &f->lambda_max, 1);
-    isdb__ser_real(s, &f->lambda_beta, 1);
-    isdb__ser_real(s, &f->delta_pi, 1);
-    isdb__ser_real(s, &f->r_inv, 1);
-    isdb__ser_real(s, &f->s2, 1);
+    /* The fit's statistics, as isdb__isd_fit_post derives them: lambda0
+       = max(lambda_min, DBL_EPSILON lambda_max), normal when rows make an
+       invariant part (its width divides by it); lambda_beta not a positive
+       subnormal (its reciprocal must be finite); delta_pi and r_inv
+       recomputed. */
+    l0 = isdb__ser_real_in(s, &f->lambda0, 0.0, DBL_MAX);
+    lmax = isdb__ser_real_in(s, &f->lambda_max, 0.0, DBL_MAX);
+    isdb__ser_require(s, l0 <= lmax * (1.0 + ISDB__SER_TOL) && l0 >= DBL_EPSILON * lmax * (1.0 - ISDB__SER_TOL) &&
+                             (n == 0 || pi == 0 || l0 >= DBL_MIN));
+    lb = isdb__ser_real_in(s, &f->lambda_beta, -DBL_MAX, DBL_MAX);
+    isdb__ser_require(s, lb <= 0.0 || lb >= DBL_MIN);
+    dpi = isdb__ser_real_in(s, &f->delta_pi, 0.0, DBL_MAX);
+    want = 0.0;
+    if (!c->oracle && pi > 0 && n > 0)
+        want = c->delta_pi >= 0.0 ? c->delta_pi : sqrt(lmax * log(2.0 * (double)d / c->delta) / (double)n);
+    isdb__ser_require(s, fabs(dpi - want) <= ISDB__SER_TOL * want);
+    want = known ? 0.0 : isdb__isd_r_inv(c, pi, (double)n, l0, dpi);
+    isdb__ser_require(s, fabs(isdb__ser_real_in(s, &f->r_inv, 0.0, DBL_MAX) - want) <= ISDB__SER_TOL * want);
+    isdb__ser_real_range(s, &f->s2, 1, 0.0, DBL_MAX);
     isdb__ser_int(s, &f->jbd.converged, 0, 1);
     isdb__ser_int(s, &f->jbd.iterations, 0, INT_MAX);
     isdb__ser_int(s, &f->jbd.n_blocks, 0, d);
@@ -7884,22 +8340,72 @@ ISDB__PRIVATE void isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, int d, int n
     isdb__ser_real(s, &f->jbd.criterion, 1);
     isdb__ser_real(s, &f->jbd.offdiag, 1);
     isdb__ser_real(s, &f->jbd.offblock, 1);
-    isdb__ser_real(s, f->U, dd);
-    isdb__ser_real(s, f->Ut, dd);
-    isdb__ser_real(s, f->beta, d);
-    isdb__ser_real(s, f->Lbeta, dd);
-    isdb__ser_real(s, f->Winv, dd);
+    out.U = isdb__ser_view_real(s, f->U, dd);
+    Ut = isdb__ser_view_real(s, f->Ut, dd);
+    out.beta = isdb__ser_view_real(s, f->beta, d);
+    Lb = isdb__ser_view_real(s, f->Lbeta, dd);
+    W = isdb__ser_view_real(s, f->Winv, dd);
     isdb__ser_real(s, f->stat, d);
-    isdb__ser_real(s, f->pvalue, d);
+    pv = isdb__ser_view_in(s, f->pvalue, d, -1.0, 1.0); /* -1: untestable */
     for (i = 0; i < d; ++i) isdb__ser_int(s, &f->sizes[i], 0, d);
     for (i = 0; i < d; ++i) isdb__ser_int(s, &f->invariant[i], 0, 1);
+    if (!isdb__ser_checking(s, out.U, Ut) || !isdb__ser_checking(s, Lb, W) || !pv.at) return out;
+    for (i = 0; i < d; ++i) isdb__ser_require(s, isdb__sv(pv, i) >= 0.0 || isdb__sv(pv, i) == -1.0);
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) {
+            isdb_real u = isdb__sv(out.U, i * d + j);
+            isdb__ser_require(s, isdb__sv(Ut, j * d + i) == u && (!out.identity || u == (i == j ? 1.0 : 0.0)));
+        }
+    if (known) pi = 0; /* no Lbeta, no W_inv */
+    isdb__ser_check_lower(s, Lb, pi, pi, 1);
+    for (i = pi * pi; i < dd; ++i) isdb__ser_require(s, isdb__sv(Lb, i) == 0.0);
+    for (i = pi * d; i < dd; ++i) isdb__ser_require(s, isdb__sv(W, i) == 0.0);
+    for (i = 0; i < pi; ++i)
+        for (j = 0; j < d; ++j) {
+            double v = 0.0, a = 0.0, u = isdb__sv(Ut, i * d + j);
+            for (k = 0; k <= i; ++k) {
+                double t = isdb__sv(Lb, i * pi + k) * isdb__sv(W, k * d + j);
+                v += t;
+                a += fabs(t);
+            }
+            a = ISDB__SER_TOL * (a + fabs(u)) + DBL_MIN;
+            isdb__ser_require(s, isdb__finite(a) && fabs(v - u) <= a);
+        }
+    return out;
+}
+
+/* gamma = beta_inv + U_res theta (theta itself with U = I), to rounding. */
+ISDB__PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_views *f, isdb__ser_view theta,
+                                         isdb__ser_view gamma, int d) {
+    int i, j, pi = f->p_inv;
+    if (!isdb__ser_checking(s, theta, gamma) || !isdb__ser_checking(s, f->U, f->beta)) return;
+    for (i = 0; i < d; ++i) {
+        double v, a, g = isdb__sv(gamma, i);
+        if (f->identity) {
+            isdb__ser_require(s, g == isdb__sv(theta, i));
+            continue;
+        }
+        v = isdb__sv(f->beta, i);
+        a = fabs(v);
+        for (j = 0; j < d - pi; ++j) {
+            double t = isdb__sv(f->U, i * d + pi + j) * isdb__sv(theta, j);
+            v += t;
+            a += fabs(t);
+        }
+        a = ISDB__SER_TOL * (a + fabs(g)) + DBL_MIN;
+        isdb__ser_require(s, isdb__finite(a) && fabs(v - g) <= a);
+    }
 }
 
 ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_isd *p = (isdb_isd *)bp;
     const isdb_isd_config *c = &p->cfg;
     const isdb_isd_options *e = &c->est;
-    int d = c->d, dd = d * d, H = c->history;
+    int d = c->d, dd = d * d, H = c->history, q, i;
+    double logdet;
+    isdb__isd_fit_views fit;
+    isdb__ser_gram g;
+    isdb__ser_view L, b, z, theta;
     isdb__ser_cfg_int(s, c->n_offline);
     isdb__ser_cfg_u64(s, p->data_hash);
     isdb__ser_cfg_int(s, c->oracle);
@@ -7941,7 +8447,8 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->monitor_every);
     isdb__ser_cfg_int(s, c->monitor_chunk);
     isdb__ser_cfg_real(s, c->monitor_level);
-    isdb__isd_ser_fit(s, &p->_fit, d, c->n_offline + H);
+    fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
+    q = d - fit.p_inv;
     isdb__ser_int(s, &p->hist_count, 0, H);
     isdb__ser_int(s, &p->hist_head, 0, H > 0 ? H - 1 : 0);
     isdb__ser_int(s, &p->since_recompute, 0, c->recompute_every);
@@ -7954,25 +8461,48 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->demotions);
     isdb__ser_u64(s, &p->mon_count);
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
-    isdb__ser_real(s, &p->monitor_stat, 1);
-    isdb__ser_real(s, &p->monitor_pvalue, 1);
-    isdb__ser_real(s, p->_hist_x, H * d);
-    isdb__ser_real(s, p->_hist_y, H);
-    isdb__ser_real(s, p->_res.L, dd);
-    isdb__ser_real(s, p->_res.inv_diag, d);
-    isdb__ser_real(s, p->_res.V, dd);
-    isdb__ser_real(s, p->_res.b, d);
-    isdb__ser_real(s, p->_res.z, d);
-    isdb__ser_real(s, p->_res_theta, d);
-    isdb__ser_real(s, &p->_res.logdet, 1);
-    isdb__ser_int(s, &p->_res.since_refresh, 0, INT_MAX);
-    if (c->learner == ISDB_ISD_RES_DISCOUNT) {
-        isdb__ser_real(s, p->_Vd, dd);
-        isdb__ser_real(s, p->_Vt, dd);
+    isdb__ser_real_range(s, &p->monitor_stat, 1, 0.0, DBL_MAX);
+    isdb__ser_real_range(s, &p->monitor_pvalue, 1, 0.0, 1.0);
+    /* The history holds inputs. */
+    isdb__ser_real_range(s, p->_hist_x, H * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    isdb__ser_real_range(s, p->_hist_y, H, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    /* The residual learner, in dimension q = d - p_inv (stride q): the
+       ridge's checks (isdb__ridge_serialize) against the Gram sum it keeps
+       (LINUCB: V; DISCOUNT: Vd, with Vt at most Vd; WINDOW: rows the fit
+       maps, not rebuilt here), and its estimate theta = L^-T z. */
+    L = isdb__ser_view_real(s, p->_res.L, dd);
+    isdb__ser_check_lower(s, L, q, q, 1);
+    isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_res.inv_diag, d), q, q);
+    g.A = isdb__ser_view_real(s, p->_res.V, dd);
+    g.ld = q;
+    b = isdb__ser_view_real(s, p->_res.b, d);
+    z = isdb__ser_view_real(s, p->_res.z, d);
+    /* LINUCB carries z along its rank-one steps (see isdb__ridge_serialize);
+       the others solve it from b at every update. */
+    if (c->learner != ISDB_ISD_RES_LINUCB) isdb__ser_check_solve(s, L, q, q, 0, z, b, 0);
+    theta = isdb__ser_view_real(s, p->_res_theta, d);
+    isdb__ser_check_solve(s, L, q, q, 1, theta, z, 0);
+    logdet = isdb__ser_real_in(s, &p->_res.logdet, -DBL_MAX, DBL_MAX);
+    isdb__ser_int(s, &p->_res.since_refresh, 0, isdb__isd_refresh(c, q));
+    if (c->learner == ISDB_ISD_RES_LINUCB) {
+        isdb__ser_check_gram(s, g.A, q, q, 0, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
+        isdb__ser_check_factor(s, L, q, q, isdb__ser_gram_at, &g, 0.0);
+        isdb__ser_check_logdet(s, L, q, q, logdet);
     }
-    isdb__ser_real(s, p->_gamma, d);
+    if (c->learner == ISDB_ISD_RES_DISCOUNT) {
+        isdb__ser_view Vt;
+        g.A = isdb__ser_view_real(s, p->_Vd, dd);
+        Vt = isdb__ser_view_real(s, p->_Vt, dd);
+        isdb__ser_check_gram(s, g.A, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
+        isdb__ser_check_gram(s, Vt, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
+        isdb__ser_check_factor(s, L, q, q, isdb__ser_gram_at, &g, 0.0);
+        if (isdb__ser_checking(s, g.A, Vt))
+            for (i = 0; i < q; ++i)
+                isdb__ser_require(s, isdb__sv(Vt, i * q + i) <= (1.0 + ISDB__SER_TOL) * isdb__sv(g.A, i * q + i));
+    }
+    isdb__ser_check_inverse(s, L, q, q, c->lambda, p->_res.work);
+    isdb__isd_check_gamma(s, &fit, theta, isdb__ser_view_real(s, p->_gamma, d), d);
     if (isdb__ser_storing(s)) {
-        int q = d - p->_fit.p_inv;
         p->_res.d = q;
         p->_res.refresh = isdb__isd_refresh(c, q);
         isdb__isd_fit_quad(d, &p->_fit);
@@ -8985,6 +9515,8 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_opkb *p = (isdb_opkb *)bp;
     const isdb_opkb_config *c = &p->cfg;
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
+    uint64_t start, block_start;
+    double wmax;
     isdb__ser_cfg_int(s, (int)c->kernel);
     isdb__ser_cfg_real(s, c->length_scale);
     isdb__ser_cfg_int(s, (int)c->features);
@@ -9015,11 +9547,13 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_int(s, &p->epoch, 1, INT_MAX);
     block = isdb__ser_int(s, &p->block, 0, p->j_max);
     isdb__ser_int(s, &p->m_cur, 0, block);
-    isdb__ser_u64(s, &p->epoch_start);
-    isdb__ser_u64(s, &p->block_start);
-    isdb__ser_u64(s, &p->block_len);
+    /* The epoch, then the block, began at or before now; blocks double. */
+    start = isdb__ser_u64(s, &p->epoch_start);
+    block_start = isdb__ser_u64(s, &p->block_start);
+    isdb__ser_require(s, start <= block_start && block_start <= s->t);
+    isdb__ser_require(s, isdb__ser_u64(s, &p->block_len) == isdb__opkb_len(p, block));
     isdb__ser_u64(s, &p->tests);
-    isdb__ser_u64(s, &p->last_restart);
+    isdb__ser_require(s, isdb__ser_u64(s, &p->last_restart) <= s->t);
     isdb__ser_real(s, &p->last_stat, 1);
     isdb__opkb_ser_info(s, &p->op_info);
     isdb__opkb_ser_info(s, &p->set_info);
@@ -9031,10 +9565,14 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
         else
             isdb__ser_real_range(s, p->_P + k * N, N, 0.0, 1.0);
     }
-    isdb__ser_real(s, p->_D, J * N);
-    isdb__ser_real(s, p->_wC, (J + 1) * N);
-    isdb__ser_real(s, p->_wB, (J + 1) * N);
-    isdb__ser_real(s, p->_wR, J * (J + 1) / 2 * N);
+    /* Gaps max R - R of reward estimates (far below INPUT_MAX^2 in any
+       run: the test divides them by small thresholds); sums of at most t
+       rewards / reward_scale. */
+    isdb__ser_real_range(s, p->_D, J * N, 0.0, ISDB_INPUT_MAX * ISDB_INPUT_MAX);
+    wmax = (double)s->t * ISDB_INPUT_MAX / c->reward_scale * (1.0 + ISDB__SER_TOL);
+    isdb__ser_real_range(s, p->_wC, (J + 1) * N, -wmax, wmax);
+    isdb__ser_real_range(s, p->_wB, (J + 1) * N, -wmax, wmax);
+    isdb__ser_real_range(s, p->_wR, J * (J + 1) / 2 * N, -wmax, wmax);
     isdb__ser_real_range(s, p->_xstar, N, 0.0, 1.0);
     for (k = 0; k < J; ++k) isdb__ser_int(s, &p->_active[k], 0, 1);
 }
@@ -10006,11 +10544,62 @@ ISDB__PRIVATE isdb_result isdb__oam_update(isdb_policy *bp, int arm, const doubl
     return ISDB_OK;
 }
 
+/* theta solves G theta = b once G is factored (to the rounding of the
+   factor's drift from G), and is zero before; an unfactored L is zero,
+   as is its log-determinant. */
+ISDB__PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, isdb__ser_view L, isdb__ser_view b,
+                                            isdb__ser_view theta, int d, int factored, double logdet) {
+    int i, j;
+    if (!isdb__ser_checking(s, G, L) || !isdb__ser_checking(s, b, theta)) return;
+    if (!factored) {
+        for (i = 0; i < d * d; ++i) isdb__ser_require(s, isdb__sv(L, i) == 0.0);
+        for (i = 0; i < d; ++i) isdb__ser_require(s, isdb__sv(theta, i) == 0.0);
+        isdb__ser_require(s, logdet == 0.0);
+        return;
+    }
+    /* Scaled by sqrt(G_ii G_jj) |theta_j|, which bounds the drift of L L^T
+       from G whatever G_ij's sum cancelled. */
+    for (i = 0; i < d; ++i) {
+        double v = 0.0, a = 0.0, bi = isdb__sv(b, i), ri = sqrt(isdb__sv(G, i * d + i));
+        for (j = 0; j < d; ++j) {
+            double th = isdb__sv(theta, j);
+            v += isdb__sv(G, j <= i ? i * d + j : j * d + i) * th;
+            a += ri * sqrt(isdb__sv(G, j * d + j)) * fabs(th);
+        }
+        a = ISDB__SER_TOL * (a + fabs(bi)) + DBL_MIN;
+        isdb__ser_require(s, isdb__finite(a) && fabs(v - bi) <= a);
+    }
+}
+
+/* The first `rank` rows of the basis are orthonormal (Gram-Schmidt with a
+   second pass), the others zero. */
+ISDB__PRIVATE void isdb__oam_check_basis(isdb_ser *s, isdb__ser_view B, int d, int rank) {
+    int i, j, k;
+    if (!isdb__ser_checking(s, B, B)) return;
+    for (i = rank * d; i < d * d; ++i) isdb__ser_require(s, isdb__sv(B, i) == 0.0);
+    for (i = 0; i < rank; ++i)
+        for (j = 0; j <= i; ++j) {
+            double v = 0.0;
+            for (k = 0; k < d; ++k) v += isdb__sv(B, i * d + k) * isdb__sv(B, j * d + k);
+            isdb__ser_require(s, fabs(v - (i == j ? 1.0 : 0.0)) <= ISDB__SER_TOL);
+        }
+}
+
+/* On CHECK, besides the ranges: G a Gram matrix of at least lambda I, L
+   its factor once factored (with its log-determinant and, lambda > 0,
+   isdb__ser_check_inverse), theta and the basis (above), the registered
+   sets and the pull counts (no more than the updates), and context
+   indices below the number of sets. */
 ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_oam *p = (isdb_oam *)bp;
     const isdb_oam_config *c = &p->cfg;
     int i, d = c->d, dd = d * d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
-    int tmp;
+    int tmp, factored, rank, more = 0, n_vec, n_ctx, arms = 0;
+    const unsigned char *ctx_n;
+    uint64_t pulls = 0;
+    double logdet;
+    isdb__ser_gram g;
+    isdb__ser_view L, b, theta, basis, vec;
     isdb__ser_cfg_int(s, Mc);
     isdb__ser_cfg_u64(s, c->horizon);
     isdb__ser_cfg_real(s, c->c);
@@ -10022,25 +10611,58 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->solver_tol);
     isdb__ser_cfg_int(s, c->solver_max_iter);
     isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_real(s, p->_G, dd);
-    isdb__ser_real(s, p->_L, dd);
-    isdb__ser_real(s, p->_b, d);
-    isdb__ser_real(s, p->_theta, d);
-    isdb__ser_real(s, p->_basis, dd);
-    isdb__ser_real(s, &p->logdet, 1);
-    isdb__ser_int(s, &p->factored, 0, 1);
+    g.A = isdb__ser_view_real(s, p->_G, dd);
+    g.ld = d;
+    isdb__ser_check_gram(s, g.A, d, d, 0, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda + isdb__ser_sum_cap(s->t));
+    L = isdb__ser_view_real(s, p->_L, dd);
+    b = isdb__ser_view_in(s, p->_b, d, -isdb__ser_sum_cap(s->t), isdb__ser_sum_cap(s->t));
+    theta = isdb__ser_view_real(s, p->_theta, d);
+    basis = isdb__ser_view_real(s, p->_basis, dd);
+    logdet = isdb__ser_real_in(s, &p->logdet, -DBL_MAX, DBL_MAX);
+    /* G = lambda I + sum x x^T is factored from the start when lambda > 0,
+       else once it is positive definite; until then L is zero. */
+    factored = isdb__ser_int(s, &p->factored, c->lambda > 0.0, 1);
     isdb__ser_int(s, &p->since_refresh, 0, c->refresh);
-    isdb__ser_int(s, &p->rank_played, 0, d);
-    isdb__ser_int(s, &p->n_vec, 0, V);
-    isdb__ser_real(s, p->_vec, V * d);
-    for (i = 0; i < V; ++i) isdb__ser_u64(s, &p->_N[i]);
-    isdb__ser_int(s, &p->n_ctx, 0, Mc);
-    for (i = 0; i < Mc; ++i) isdb__ser_int(s, &p->_ctx_n[i], 0, K);
-    for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_ctx_vid[i], 0, V - 1);
-    isdb__ser_int(s, &p->pending_ctx, -1, Mc - 1);
-    isdb__ser_int(s, &p->last_ctx, -1, Mc - 1);
+    if (factored) {
+        isdb__ser_check_lower(s, L, d, d, 1);
+        isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, 0.0);
+        isdb__ser_check_logdet(s, L, d, d, logdet);
+        if (c->lambda > 0.0) isdb__ser_check_inverse(s, L, d, d, c->lambda, p->_work);
+    }
+    isdb__oam_check_solution(s, g.A, L, b, theta, d, factored, logdet);
+    rank = isdb__ser_int(s, &p->rank_played, 0, d);
+    isdb__oam_check_basis(s, basis, d, rank);
+    /* The registered sets: n_ctx of 1..K arms each, their arms the first
+       n_vec distinct vectors (no more than the arms, so the next set
+       always fits), which alone have pulls; unused slots are zero. */
+    n_vec = isdb__ser_int(s, &p->n_vec, 0, V);
+    vec = isdb__ser_view_in(s, p->_vec, V * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    if (isdb__ser_checking(s, vec, vec))
+        for (i = n_vec * d; i < V * d; ++i) isdb__ser_require(s, isdb__sv(vec, i) == 0.0);
+    /* Each update counts at most one pull. */
+    for (i = 0; i < V; ++i) {
+        uint64_t n = isdb__ser_u64(s, &p->_N[i]);
+        more |= n > s->t - pulls || (i >= n_vec && n > 0);
+        if (!more) pulls += n;
+    }
+    isdb__ser_require(s, !more);
+    n_ctx = isdb__ser_int(s, &p->n_ctx, 0, Mc);
+    ctx_n = s->mode == ISDB__SER_CHECK ? s->in + s->pos : NULL;
+    for (i = 0; i < Mc; ++i) {
+        int k = isdb__ser_int(s, &p->_ctx_n[i], 0, K);
+        isdb__ser_require(s, i < n_ctx ? k >= 1 : k == 0);
+        arms += k;
+    }
+    isdb__ser_require(s, n_vec <= arms);
+    for (i = 0; i < V; ++i) {
+        int v = isdb__ser_int(s, &p->_ctx_vid[i], 0, V - 1);
+        if (ctx_n && !s->failed)
+            isdb__ser_require(s, i / K < n_ctx && i % K < isdb__ser_int_at(ctx_n, i / K) ? v < n_vec : v == 0);
+    }
+    isdb__ser_int(s, &p->pending_ctx, -1, n_ctx - 1);
+    isdb__ser_int(s, &p->last_ctx, -1, n_ctx - 1);
     isdb__ser_int(s, &p->has_solution, 0, 1);
-    isdb__ser_int(s, &p->n_ctx_solved, 0, Mc);
+    isdb__ser_int(s, &p->n_ctx_solved, 0, n_ctx);
     isdb__ser_real(s, &p->logdet_solved, 1);
     tmp = (int)p->solve_status;
     isdb__ser_int(s, &tmp, -1000, 1000);
@@ -10055,7 +10677,7 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_int(s, &p->solve_info.iterations, 0, INT_MAX);
     isdb__ser_real(s, &p->solve_info.value, 1);
     isdb__ser_real(s, &p->solve_info.gap_bound, 1);
-    isdb__ser_real(s, p->_T, V);
+    isdb__ser_real_range(s, p->_T, V, 0.0, ISDB__OAM_T_MAX);
     for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_T_zero[i], 0, 1);
     tmp = (int)p->decision;
     isdb__ser_int(s, &tmp, ISDB_OAM_NONE, ISDB_OAM_WASTED);
@@ -10066,10 +10688,10 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_u64(s, &p->counts.forced);
     isdb__ser_u64(s, &p->counts.wasted);
     isdb__ser_u64(s, &p->counts.solves);
-    isdb__ser_real(s, &p->min_gap, 1);
-    isdb__ser_int(s, &p->tau_ctx, -1, Mc - 1);
+    isdb__ser_real_range(s, &p->min_gap, 1, 0.0, DBL_MAX);
+    isdb__ser_int(s, &p->tau_ctx, -1, n_ctx - 1);
     isdb__ser_int(s, &p->tau_n, 0, K);
-    isdb__ser_real(s, p->_tau, K);
+    isdb__ser_real_range(s, p->_tau, K, 0.0, DBL_MAX);
 }
 
 ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
@@ -10732,10 +11354,91 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     return ISDB_OK;
 }
 
+/* Views on the per-model state of a Trace-UCB snapshot. */
+typedef struct isdb__tu_views {
+    isdb__ser_view L, l, rho, S, b, yy, beta, trace;
+} isdb__tu_views;
+
+/* Model i (dimension e, k samples) of a snapshot: S a Gram sum of k rows
+   and b, y^T y sums of k products; [[L, 0], [l^T, rho]] the factor of
+   the sums of [x; y][x; y]^T, so L L^T = S, L l = b and
+   l.l + rho^2 = y^T y; a full-rank model's L has a positive diagonal
+   and L^T beta = l; any other has no estimate and no trace yet. */
+ISDB__PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, int i, int e, int k, int full) {
+    int ee = e * e, j;
+    isdb__ser_view L = isdb__sv_from(v->L, i * ee), S = isdb__sv_from(v->S, i * ee);
+    isdb__ser_view l = isdb__sv_from(v->l, i * e), b = isdb__sv_from(v->b, i * e), beta = isdb__sv_from(v->beta, i * e);
+    isdb__ser_gram g;
+    double cap = isdb__ser_sum_cap((uint64_t)k), ll = 0.0, rho = isdb__sv(v->rho, i), yy = isdb__sv(v->yy, i);
+    isdb__ser_check_lower(s, L, e, e, full);
+    isdb__ser_check_gram(s, S, e, e, 0, 0.0, cap);
+    for (j = 0; j < e; ++j) {
+        isdb__ser_require(s, isdb__sv(S, j * e + j) <= cap && fabs(isdb__sv(b, j)) <= cap);
+        ll += isdb__sv(l, j) * isdb__sv(l, j);
+    }
+    isdb__ser_require(s, yy <= cap && isdb__finite(ll + rho * rho) &&
+                             fabs(ll + rho * rho - yy) <=
+                                 ISDB__SER_TOL * (ll + rho * rho + yy) + ISDB__SER_UNDER * ISDB__SER_UNDER);
+    g.A = S;
+    g.ld = e;
+    isdb__ser_check_factor(s, L, e, e, isdb__ser_gram_at, &g, 0.0);
+    /* L l = b: l is carried by the rotations and b summed, both to the
+       rounding of sum |y x_j| <= sqrt(y^T y S_jj), however much b cancels. */
+    for (j = 0; j < e; ++j) {
+        double lj = 0.0, a, bj = isdb__sv(b, j), ry = sqrt(yy);
+        int r;
+        for (r = 0; r <= j; ++r) lj += isdb__sv(L, j * e + r) * isdb__sv(l, r);
+        a = ISDB__SER_TOL * (fabs(bj) + ry * sqrt(isdb__sv(S, j * e + j))) + ISDB__SER_UNDER * ry + DBL_MIN;
+        isdb__ser_require(s, isdb__finite(a) && fabs(lj - bj) <= a);
+    }
+    if (full) {
+        isdb__ser_check_solve(s, L, e, e, 1, beta, l, 0);
+        return;
+    }
+    for (j = 0; j < e; ++j) isdb__ser_require(s, isdb__sv(beta, j) == 0.0);
+    isdb__ser_require(s, isdb__sv(v->trace, i) == 0.0);
+}
+
+/* Sparse Trace-UCB's trace matrix (d x d, the first e x e in use, stride
+   e; e = 0 in stage 1): the lower triangle of Sigma's (or M's, read from
+   the snapshot) block on the support `sup`, zero elsewhere. */
+ISDB__PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isdb__ser_view Ab,
+                                        const unsigned char *sup, int e, isdb__ser_view M) {
+    int d = p->cfg.d, a, j;
+    if (!sup || !isdb__ser_checking(s, Ab, Ab) || (!p->_Sigma && !M.at)) return;
+    for (a = 0; a < d * d; ++a)
+        if (a >= e * e || a % e > a / e) isdb__ser_require(s, isdb__sv(Ab, a) == 0.0);
+    for (a = 0; a < e; ++a)
+        for (j = 0; j <= a; ++j) {
+            int sa = isdb__ser_int_at(sup, a), sj = isdb__ser_int_at(sup, j);
+            double src, saa, sjj;
+            if (p->_Sigma) {
+                src = p->_Sigma[sa * d + sj];
+                saa = p->_Sigma[sa * d + sa];
+                sjj = p->_Sigma[sj * d + sj];
+            } else {
+                src = isdb__sv(M, sa * d + sj);
+                saa = isdb__sv(M, sa * d + sa);
+                sjj = isdb__sv(M, sj * d + sj);
+            }
+            isdb__ser_require(s, fabs(isdb__sv(Ab, a * e + j) - src) <=
+                                     ISDB__SER_TOL * (fabs(src) + sqrt(fabs(saa)) * sqrt(fabs(sjj))) + DBL_MIN);
+        }
+}
+
+/* On CHECK, besides the ranges: the counts (per model, per stage, their
+   sum the updates), each model's factor, solves and sums
+   (isdb__tu_check_model), M a Gram sum of t rows, and the sparse trace
+   block (isdb__tu_check_block). */
 ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_traceucb *p = (isdb_traceucb *)bp;
     const isdb_traceucb_config *c = &p->cfg;
-    int i, d = c->d, m = c->m, dd = d * d;
+    int i, d = c->d, m = c->m, dd = d * d, e = d, stage = 0;
+    uint64_t updates = 0;
+    const unsigned char *ints, *sup = NULL;
+    isdb__tu_views v;
+    isdb__ser_view M, Ab;
+    Ab.at = NULL;
     isdb__ser_cfg_int(s, (int)c->mode);
     isdb__ser_cfg_int(s, (int)c->width);
     isdb__ser_cfg_int(s, (int)c->objective);
@@ -10754,30 +11457,59 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->sparse_s);
     isdb__ser_cfg_int(s, c->sparse_L);
     if (c->sparse_s > 0) {
-        int L = c->sparse_L;
-        isdb__ser_int(s, &p->stage, 1, 2);
-        if (isdb__ser_storing(s)) p->de = p->stage == 2 ? c->sparse_s : d;
-        for (i = 0; i < m; ++i) isdb__ser_int(s, &p->_k1[i], 0, L);
-        for (i = 0; i < c->sparse_s; ++i) isdb__ser_int(s, &p->_support[i], 0, d - 1);
-        isdb__ser_real(s, p->_stage1, m * L * (d + 1));
-        isdb__ser_real(s, p->_Ablock, dd);
+        int L = c->sparse_L, all = 1, prev = -1;
+        stage = isdb__ser_int(s, &p->stage, 1, 2);
+        if (stage == 2) e = c->sparse_s;
+        if (isdb__ser_storing(s)) p->de = e;
+        for (i = 0; i < m; ++i) {
+            int k1 = isdb__ser_int(s, &p->_k1[i], 0, L);
+            updates += (uint64_t)k1;
+            all &= k1 == L;
+        }
+        /* Stage 2 begins as the last model gets its L-th sample; the
+           support is stored ascending. */
+        isdb__ser_require(s, all == (stage == 2));
+        sup = s->mode == ISDB__SER_CHECK ? s->in + s->pos : NULL;
+        for (i = 0; i < c->sparse_s; ++i) {
+            int j = isdb__ser_int(s, &p->_support[i], 0, d - 1);
+            isdb__ser_require(s, j > prev);
+            prev = j;
+        }
+        isdb__ser_real_range(s, p->_stage1, m * L * (d + 1), -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+        Ab = isdb__ser_view_real(s, p->_Ablock, dd);
     }
-    isdb__ser_u64(s, &p->n_contexts);
-    isdb__ser_u64(s, &p->rebuilds);
+    isdb__ser_require(s, isdb__ser_u64(s, &p->n_contexts) == (p->_M ? s->t : 0));
+    isdb__ser_require(s, isdb__ser_u64(s, &p->rebuilds) <= s->t);
+    ints = s->mode == ISDB__SER_CHECK ? s->in + s->pos : NULL;
     for (i = 0; i < m; ++i) {
-        isdb__ser_int(s, &p->_k[i], 0, INT_MAX);
-        isdb__ser_int(s, &p->_full[i], 0, 1);
-        isdb__ser_int(s, &p->_since[i], 0, c->refresh);
+        int k = isdb__ser_int(s, &p->_k[i], 0, INT_MAX);
+        int full = isdb__ser_int(s, &p->_full[i], 0, 1);
+        int since = isdb__ser_int(s, &p->_since[i], 0, c->refresh);
+        /* Full rank needs more samples than dimensions; the rebuild count
+           runs once full; sparse stage 1 feeds no model. */
+        isdb__ser_require(s, (!full || k > e) && (since == 0 || full) && (stage != 1 || k == 0));
+        updates += (uint64_t)k;
     }
-    isdb__ser_real(s, p->_L, m * dd);
-    isdb__ser_real(s, p->_l, m * d);
-    isdb__ser_real(s, p->_rho, m);
-    isdb__ser_real(s, p->_S, m * dd);
-    isdb__ser_real(s, p->_b, m * d);
-    isdb__ser_real(s, p->_yy, m);
-    isdb__ser_real(s, p->_beta, m * d);
-    isdb__ser_real(s, p->_trace, m);
-    if (p->_M) isdb__ser_real(s, p->_M, dd);
+    /* Every update added one sample to one model. */
+    isdb__ser_require(s, updates == s->t);
+    v.L = isdb__ser_view_real(s, p->_L, m * dd);
+    v.l = isdb__ser_view_real(s, p->_l, m * d);
+    v.rho = isdb__ser_view_in(s, p->_rho, m, 0, ISDB__REAL_MAX);
+    v.S = isdb__ser_view_real(s, p->_S, m * dd);
+    v.b = isdb__ser_view_real(s, p->_b, m * d);
+    v.yy = isdb__ser_view_in(s, p->_yy, m, 0, ISDB__REAL_MAX);
+    v.beta = isdb__ser_view_real(s, p->_beta, m * d);
+    v.trace = isdb__ser_view_in(s, p->_trace, m, 0, ISDB__REAL_MAX);
+    M.at = NULL;
+    if (p->_M) M = isdb__ser_view_real(s, p->_M, dd);
+    if (!ints || !isdb__ser_checking(s, v.L, v.trace)) return;
+    for (i = 0; i < m; ++i)
+        isdb__tu_check_model(s, &v, i, e, isdb__ser_int_at(ints, 3 * i), isdb__ser_int_at(ints, 3 * i + 1));
+    if (p->_M) isdb__ser_check_gram(s, M, d, d, 0, 0.0, isdb__ser_sum_cap(s->t)); /* the sum of x x^T */
+    /* The trace's matrix in sparse stage 2 is A's block on the support
+       (copied when stage 2 began, both grown by the same x x^T since);
+       zero before. */
+    if (Ab.at) isdb__tu_check_block(s, p, Ab, sup, stage == 2 ? e : 0, M);
 }
 
 ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {

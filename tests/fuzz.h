@@ -1,4 +1,4 @@
-/* fuzz.h - what the two fuzz targets share (`make fuzz`, clang's
+/* fuzz.h - what the fuzz targets share (`make fuzz`, clang's
    libFuzzer; tests/fuzz_replay.c replays the corpus without it):
    - a counting allocator that refuses blocks above FUZZ_HEAP_LIMIT (so a
      huge but valid size ends in ISDB_ERR_OUT_OF_MEMORY instead of the

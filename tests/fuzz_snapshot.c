@@ -14,9 +14,8 @@
    - an accepted load gives a policy that still works: select, update,
      scores and probs either succeed (probs a distribution, the arm in
      range) or refuse without changing the state, and the sanitizers see
-     no bad access. A forged snapshot may hold finite but inconsistent
-     numbers (see SNAPSHOT FORMAT in the header), so whether the state
-     it leads to saves and loads again is not checked here;
+     no bad access. Whether the state an accepted forgery leads to saves
+     and loads again, and gives finite scores, is fuzz_forge.c's check;
    - nothing allocates after init.
    The baseline is loaded back after each policy's turn.
    Build and run: make fuzz. */

@@ -494,7 +494,7 @@ static void test_save_load_boundary(void) {
    bytes; then block (8), in_block (4), drawn (4), j (4), block_sum (8),
    the log-weights. Forged values (checksum recomputed) are rejected when
    out of range and accepted when valid. */
-enum { OFF_BLOCK = 24 + 32 + 44 + 72, OFF_IN = OFF_BLOCK + 8, OFF_DRAWN = OFF_IN + 4, OFF_J = OFF_DRAWN + 4,
+enum { OFF_T = 24 + 24, OFF_BLOCK = 24 + 32 + 44 + 72, OFF_IN = OFF_BLOCK + 8, OFF_DRAWN = OFF_IN + 4, OFF_J = OFF_DRAWN + 4,
        OFF_SUM = OFF_J + 4, OFF_LOGW = OFF_SUM + 8 };
 
 #if !ISDB_REAL_IS_FLOAT /* the offsets above are those of the double format */
@@ -543,8 +543,11 @@ static void test_forged_snapshots(void) {
     nb = 0;
     CHECK_OK(isdb_policy_save(&b.base, snap2, sizeof snap2, &nb));
     CHECK(memcmp(snap2, before, nb) == 0);
-    /* Valid forgeries load: another block index, a log-weight below 0. */
-    CHECK_OK(load_forged(&b, snap[0], n, OFF_BLOCK, 7, 8));
+    /* Valid forgeries load: another block index with the round count to
+       match (7 blocks of 35, then 12), a log-weight below 0. */
+    memcpy(snap2, snap[0], n);
+    t_put_le(snap2 + OFF_T, 7 * 35 + 12, 8);
+    CHECK_OK(load_forged(&b, snap2, n, OFF_BLOCK, 7, 8));
     CHECK(b.block == 7 && b.in_block == 12 && b.block_len == 35);
     CHECK_OK(load_forged(&b, snap[0], n, OFF_LOGW, f64_bits(-2.0), 8));
     CHECK(b._logw[0] == -2.0);
