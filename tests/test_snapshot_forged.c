@@ -145,8 +145,9 @@ static void forge_gram(isdb_policy *p, size_t n, size_t at, const isdb_real *G, 
     if (d >= 2) refused(p, n, at + (size_t)d * R, 4 * (G[0] + G[d + 1]) + 1, label, "a Gram matrix that is not PSD");
 }
 
-/* The ridge core: L, 1 / diag L, V (if kept), b, z, log det, in that
-   order in the snapshot. */
+/* The ridge core: L, 1 / diag L, V (if kept), b, in a float build the
+   rounding errors of V and b (if V is kept), z, log det, in that order in
+   the snapshot. */
 static void forge_ridge(isdb_policy *p, size_t n, const isdb__ridge *r, int z_solved, const char *label) {
     int d = r->d;
     size_t dd = (size_t)d * (size_t)d, at = find_reals(snap, n, r->L, d * d, label), inv, V, b, z, logdet;
@@ -155,6 +156,7 @@ static void forge_ridge(isdb_policy *p, size_t n, const isdb__ridge *r, int z_so
     V = inv + (size_t)d * R;
     b = r->V ? V + dd * R : V;
     z = b + (size_t)d * R;
+    if (ISDB_REAL_IS_FLOAT && r->V) z += (dd + (size_t)d) * R;
     logdet = z + (size_t)d * R;
     CHECK_MSG(get_real(snap + z) == r->z[0] && get_real(snap + logdet) == r->logdet, "%s: ridge layout", label);
     forge_factor(p, n, at, r->L, d, label);
