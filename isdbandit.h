@@ -6158,15 +6158,25 @@ ISDB__PRIVATE int isdb__adaptive_beats(const isdb_adaptive *p, int i, int j, isd
 /* Folds the new observation's prediction errors into the test's sums;
    S and Q are discounted by the shorter memory's gamma, so they cover the
    last ~memory_i rounds. Returns the longest memory i that beats some
-   longer one at the cut threshold, or -1. */
+   longer one at the cut threshold, or -1. A memory that has forgotten a
+   direction can predict far beyond any reward (ISDB_INPUT_MAX times a
+   coefficient as large): squared errors are capped at ISDB__SQRT_HUGE and
+   Q at half the largest real, so the sums stay finite and the snapshot
+   loads. In double the cap is far beyond any reward's square; in float it
+   is ISDB_INPUT_MAX squared. */
 ISDB__PRIVATE int isdb__adaptive_test(isdb_adaptive *p, isdb_real y) {
     int i, j, n = p->n_est, found = -1;
+    isdb_real err2[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    for (i = 0; i < n; ++i) {
+        isdb_real e = y - p->_pred[i];
+        err2[i] = e * e < ISDB__SQRT_HUGE ? e * e : ISDB__SQRT_HUGE;
+    }
     for (i = 0; i + 1 < n; ++i) {
-        isdb_real g = p->_est[i].gamma, ei = y - p->_pred[i];
+        isdb_real g = p->_est[i].gamma;
         for (j = i + 1; j < n; ++j) {
-            isdb_real ej = y - p->_pred[j], delta = ej * ej - ei * ei;
+            isdb_real delta = err2[j] - err2[i], q = g * g * p->_sq[i * n + j] + delta * delta;
             p->_sum[i * n + j] = g * p->_sum[i * n + j] + delta;
-            p->_sq[i * n + j] = g * g * p->_sq[i * n + j] + delta * delta;
+            p->_sq[i * n + j] = q < ISDB__REAL_MAX / 2 ? q : ISDB__REAL_MAX / 2;
             if (isdb__adaptive_beats(p, i, j, p->cfg.threshold)) found = i;
         }
     }

@@ -2,8 +2,8 @@
    features and rewards at ISDB_INPUT_MAX and subnormal, a window holding a
    vector that makes its Gram matrix numerically singular, one arm and one
    dimension. Each works, or returns the documented error and changes
-   nothing. The first tests cover LinUCB, SW-UCB, D-LinUCB and LinTS; the
-   table at the end covers the other five policies. */
+   nothing. The first tests cover LinUCB, SW-UCB, D-LinUCB, LinTS and
+   adaptive; the table at the end covers the other five policies. */
 #include "../isdbandit.h"
 #include "test.h"
 
@@ -16,7 +16,9 @@ typedef union any_policy {
     isdb_swucb b;
     isdb_dlinucb c;
     isdb_lints e;
+    isdb_adaptive f;
 } any_policy;
+enum { N_LINEAR = 5 };
 
 static isdb_policy *make(int which, int d, int K, int window, any_policy *mem) {
     isdb_result r;
@@ -29,10 +31,13 @@ static isdb_policy *make(int which, int d, int K, int window, any_policy *mem) {
     } else if (which == 2) {
         isdb_dlinucb_config c = isdb_dlinucb_config_init(d, K, 0.95);
         r = isdb_dlinucb_init(&c, NULL, &mem->c);
-    } else {
+    } else if (which == 3) {
         isdb_lints_config c = isdb_lints_config_init(d, K);
         c.mc_samples = 200;
         r = isdb_lints_init(&c, NULL, &mem->e);
+    } else {
+        isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+        r = isdb_adaptive_init(&c, NULL, &mem->f);
     }
     CHECK_OK(r);
     return r == ISDB_OK ? (isdb_policy *)mem : NULL;
@@ -45,7 +50,7 @@ static void test_large_sizes(void) {
     isdb_rng rng;
     int which, t, i, arm;
     isdb_rng_seed(&rng, 1);
-    for (which = 0; which < 4; ++which) {
+    for (which = 0; which < N_LINEAR; ++which) {
         isdb_policy *p = make(which, 256, 4, 300, &mem);
         if (!p) continue;
         for (t = 0; t < 12; ++t) {
@@ -106,26 +111,45 @@ static void test_window_longer_than_run(void) {
     isdb_policy_uninit(&sw.base);
 }
 
-/* Inputs at the edges of the accepted range. */
+/* Inputs at the edges of the accepted range, long enough for the
+   adaptive test's sums of squared errors to reach the top of the range:
+   everything stays finite and the policy's own snapshot loads back. */
 static void test_input_limits(void) {
-    static any_policy mem;
+    static any_policy mem, copy;
+    static unsigned char snap[1 << 16];
     int which;
-    for (which = 0; which < 4; ++which) {
-        isdb_real X[2 * 2] = {ISDB_INPUT_MAX, 0.0, T_SUBNORMAL, -T_SUBNORMAL}, out[2], theta[2];
-        int t, arm;
-        isdb_policy *p = make(which, 2, 2, 3, &mem);
+    for (which = 0; which < N_LINEAR; ++which) {
+        /* Arm 2 (0, 1) earns ISDB_INPUT_MAX, so theta's second entry is
+           about as large, and arm 3 (0, ISDB_INPUT_MAX), played every
+           50th round for nothing, is predicted at its square by the
+           memories that have forgotten it. */
+        isdb_real X[4 * 2] = {ISDB_INPUT_MAX, 0.0, T_SUBNORMAL, -T_SUBNORMAL, 0.0, 1.0, 0.0, ISDB_INPUT_MAX};
+        isdb_real out[4], theta[2];
+        int t, arm, finite = 1;
+        size_t n = 0;
+        isdb_policy *p = make(which, 2, 4, 3, &mem);
         if (!p) continue;
-        for (t = 0; t < 10; ++t) {
-            CHECK_OK(isdb_policy_select(p, X, 2, &arm));
-            CHECK_OK(isdb_policy_update(p, t % 2, X + (t % 2) * 2, t % 3 ? ISDB_INPUT_MAX : -T_SUBNORMAL));
-            CHECK_OK(isdb_policy_scores(p, X, 2, out));
-            CHECK(t_all_finite(out, 2));
+        for (t = 0; t < 1000; ++t) {
+            int a = t % 50 == 49 ? 3 : t % 3;
+            isdb_real y = a == 2 ? ISDB_INPUT_MAX : a == 3 || t % 4 == 0 ? -T_SUBNORMAL : ISDB_INPUT_MAX;
+            CHECK_OK(isdb_policy_select(p, X, 4, &arm));
+            CHECK_OK(isdb_policy_update(p, a, X + a * 2, y));
+            CHECK_OK(isdb_policy_scores(p, X, 4, out));
+            finite &= t_all_finite(out, 4);
         }
+        CHECK_MSG(finite, "%s: scores not finite", isdb_policy_name(p));
         if (which == 0) isdb_linucb_theta(&mem.a, theta);
         if (which == 1) isdb_swucb_theta(&mem.b, theta);
         if (which == 2) isdb_dlinucb_theta(&mem.c, theta);
         if (which == 3) isdb_lints_theta(&mem.e, theta);
+        if (which == 4) isdb_adaptive_theta(&mem.f, theta);
         CHECK(t_all_finite(theta, 2));
+        CHECK_OK(isdb_policy_save(p, snap, sizeof snap, &n));
+        if (make(which, 2, 4, 3, &copy)) {
+            CHECK_MSG(isdb_policy_load((isdb_policy *)&copy, snap, n) == ISDB_OK, "%s: its own snapshot is refused",
+                      isdb_policy_name(p));
+            isdb_policy_uninit((isdb_policy *)&copy);
+        }
         CHECK_RESULT(isdb_policy_update(p, 0, X, -2.0 * ISDB_INPUT_MAX), ISDB_ERR_RANGE);
         CHECK_RESULT(isdb_policy_update(p, 0, X, T_REAL_MAX), ISDB_ERR_RANGE);
         isdb_policy_uninit(p);
