@@ -1163,6 +1163,86 @@ static void test_monitor_demotes(void) {
     CHECK_MSG(right >= 2, "the decomposition [3, 2 invariant; 1 residual] in %d of 3 seeds", right);
 }
 
+/* Confirmation (monitor_confirm, the default): on a stationary stream,
+   with the level raised to 1e-3 so that false alarms come within 10^4
+   rounds, acting on the first alarm demotes in some of 20 runs, while
+   waiting for a test on later rows to agree demotes in none (under the
+   null the second test alarms with probability 1e-3). A snapshot taken
+   while an alarm is pending continues bit for bit. The change tests
+   above run with confirmation on: it still catches a real change. */
+static void test_monitor_confirm(void) {
+    static const int sizes[2] = {4, 2}, res[2] = {0, 1};
+    static unsigned char snap[1 << 20], snap2[1 << 20];
+    int d = 6, K = 5, T = 10000, seed, confirm, demoted[2] = {0, 0}, pending_seen = 0, alarmed[2] = {0, 0};
+    for (seed = 1; seed <= 20; ++seed) {
+        isdb_isd_env A;
+        isdb_isd_env_config ca = isdb_isd_env_config_init(d, K, 2, sizes, res);
+        ca.seed = 300 + (uint64_t)seed;
+        ca.basis_seed = 400 + (uint64_t)seed;
+        ca.cov_period = 250;
+        CHECK_OK(isdb_isd_env_init(&ca, NULL, &A));
+        isdb_isd_env_invariant_basis(&A, Uinv);
+        for (confirm = 0; confirm <= 1; ++confirm) {
+            isdb_isd pol, copy;
+            isdb_isd_info info;
+            isdb_isd_config c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+            int t, arm, arm_copy, saved = 0, same = 1, since = 0;
+            double y;
+            size_t n = 0, n2 = 0;
+            c.oracle = 1;
+            c.p_inv = 4;
+            c.U_inv = Uinv;
+            c.beta_inv = A.beta_inv;
+            c.learner = ISDB_ISD_RES_WINDOW;
+            c.window = 100;
+            c.monitor_level = 1e-3;
+            c.monitor_confirm = confirm;
+            CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+            isdb_env_reset(&A.base);
+            for (t = 0; t < T; ++t) {
+                CHECK_OK(isdb_env_next(&A.base));
+                CHECK_OK(isdb_policy_select(&pol.base, A.base.X, K, &arm));
+                CHECK_OK(isdb_env_reward(&A.base, arm, &y));
+                CHECK_OK(isdb_policy_update(&pol.base, arm, A.base.X + arm * d, y));
+                if (saved == 1) {
+                    /* the copy sees the same rounds (played by pol's arms) */
+                    CHECK_OK(isdb_policy_select(&copy.base, A.base.X, K, &arm_copy));
+                    same &= arm_copy == arm;
+                    CHECK_OK(isdb_policy_update(&copy.base, arm, A.base.X + arm * d, y));
+                    if (++since == 500) {
+                        CHECK_OK(isdb_policy_save(&pol.base, snap, sizeof snap, &n));
+                        CHECK_OK(isdb_policy_save(&copy.base, snap2, sizeof snap2, &n2));
+                        CHECK_MSG(same && n == n2 && memcmp(snap, snap2, n) == 0,
+                                  "seed %d: a snapshot with an alarm pending did not continue bit for bit", seed);
+                        isdb_policy_uninit(&copy.base);
+                        saved = 2;
+                    }
+                }
+                isdb_isd_get_info(&pol, &info);
+                if (info.alarm_pending && saved == 0) {
+                    saved = 1;
+                    ++pending_seen;
+                    CHECK_OK(isdb_policy_save(&pol.base, snap, sizeof snap, &n));
+                    CHECK_OK(isdb_isd_init(&c, NULL, &copy));
+                    CHECK_OK(isdb_policy_load(&copy.base, snap, n));
+                }
+            }
+            if (saved == 1) isdb_policy_uninit(&copy.base);
+            isdb_isd_get_info(&pol, &info);
+            alarmed[confirm] += info.alarms > 0;
+            demoted[confirm] += info.demotions > 0;
+            isdb_policy_uninit(&pol.base);
+        }
+        isdb_env_uninit(&A.base);
+    }
+    printf("monitor confirm: stationary, level 1e-3, 20 runs of 10^4 rounds: alarmed %d / %d, demoted %d (first "
+           "alarm) / %d (confirmed)\n",
+           alarmed[0], alarmed[1], demoted[0], demoted[1]);
+    CHECK(demoted[0] >= 2);
+    CHECK(demoted[1] == 0);
+    CHECK(pending_seen >= 1);
+}
+
 /* The monitor's statistic against explicit least squares: oracle subspace
    and beta (no offline error), d = 6, p_inv = 4, pieces of 12 rows. The
    first test that has enough degrees of freedom runs at update 18 on the
@@ -1307,6 +1387,7 @@ int main(void) {
     test_monitor();
     test_block_test();
     test_monitor_demotes();
+    test_monitor_confirm();
     test_monitor_reference();
     test_batched_scores();
     test_oracle_known_beta();
