@@ -12,7 +12,8 @@
 #   make test-full   the same tests over the whole matrix: also gcc C11,
 #                    clang C99, clang++, clang in float, ISDB_STATIC at
 #                    -O2, and the examples built at -O2 (CI runs both)
-#   make sanitize    the tests under AddressSanitizer and UBSan
+#   make sanitize    the tests under AddressSanitizer and UBSan, in double
+#                    and float
 #   make bench       speed of each policy beside naive references (bench/),
 #                    then in double and float side by side
 #   make soak        long runs checked against exact refits (double, float)
@@ -117,7 +118,7 @@ TEST_BINS += $(BUILD)/clangxx/test_cpp
 endif
 endif
 TEST_BINS += $(FLOAT_BINS)
-SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES))
+SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES)) $(addprefix $(BUILD)/asan-float/,$(FLOAT_NAMES))
 
 EXAMPLE_SRC = $(wildcard examples/*.c)
 EXAMPLE_BINS = $(addprefix $(BUILD)/examples/,$(notdir $(EXAMPLE_SRC:.c=)))
@@ -262,7 +263,8 @@ $(BUILD)/cxx-float/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 	$(Q)$(CXX) -std=c++11 -DISDB_REAL=float $(CXXWARN) -Wdouble-promotion $(OPT) $< -o $@ $(LIBS)
 
 $(eval $(call test_variant,asan,$(CC),-std=c99 $(WARN) $(SAN)))
-$(addprefix $(BUILD)/asan/,$(TEST_NAMES)) $(BUILD)/asan/impl.o: | $(BUILD)/asan/.probe
+$(eval $(call test_variant,asan-float,$(CC),-std=c99 -DISDB_REAL=float $(WARN) $(SAN) $$(if $$(filter %impl.o,$$@),,-Wno-double-promotion)))
+$(SAN_BINS) $(BUILD)/asan/impl.o $(BUILD)/asan-float/impl.o: | $(BUILD)/asan/.probe
 
 # The sanitizer runtimes ship with gcc on most systems, but not all.
 $(BUILD)/asan/.probe:
