@@ -1505,7 +1505,7 @@ typedef struct isdb_adaptive {
     int n_est;                /* estimators, shortest memory first, the unbounded one last */
     int played;               /* the estimator select plays */
     uint64_t changes;         /* times the change test cut the memory */
-    isdb__adaptive_est _est[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    isdb__adaptive_est *_est;  /* n_est, on the heap (a small struct, a small heap_size frame) */
     isdb_real *_pred;            /* n_est predictions of the observation being learned */
     isdb_real *_sum, *_sq;       /* n_est x n_est: the test's discounted sums (pairs i < j) */
 } isdb_adaptive;
@@ -6109,13 +6109,15 @@ ISDB__PRIVATE int isdb__adaptive_config_ok(const isdb_adaptive_config *cfg) {
    lambda e^-1/2 for memories of at least 2 d) at O(d^2) amortised cost. */
 ISDB__PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, isdb_adaptive *p, void *heap) {
     isdb__arena a;
+    isdb__adaptive_est sizing; /* without a heap, where each estimator's layout is counted */
     int memories[ISDB_ADAPTIVE_MAX_ESTIMATORS], k, n = isdb__adaptive_memories(c, memories);
     a.base = (unsigned char *)heap;
     a.used = 0;
     a.overflow = 0;
     p->n_est = n;
+    p->_est = (isdb__adaptive_est *)isdb__take(&a, n, sizeof(isdb__adaptive_est));
     for (k = 0; k < n; ++k) {
-        isdb__adaptive_est *e = &p->_est[k];
+        isdb__adaptive_est *e = heap ? &p->_est[k] : &sizing;
         e->memory = memories[k];
         e->gamma = e->memory ? 1 - 1 / (isdb_real)e->memory : 1;
         isdb__ridge_layout(&e->ridge, &a, c->d, 1);
