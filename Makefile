@@ -130,6 +130,9 @@ EXAMPLE_CHECKS = $(EXAMPLE_BINS)
 else
 EXAMPLE_CHECKS = $(addsuffix .ok,$(addprefix $(BUILD)/check/,$(notdir $(EXAMPLE_SRC:.c=))))
 endif
+# The examples whose policies build in single precision are checked in it.
+FLOAT_EXAMPLES = basic delayed drift no_malloc save_restore
+EXAMPLE_CHECKS += $(addsuffix .ok,$(addprefix $(BUILD)/check-float/,$(FLOAT_EXAMPLES)))
 BENCH_SRC = $(wildcard bench/bench_*.c)
 BENCH_BINS = $(addprefix $(BUILD)/bench/,$(notdir $(BENCH_SRC:.c=)))
 REPRO_SRC = $(wildcard bench/repro_*.c)
@@ -296,6 +299,10 @@ $(BUILD)/examples/%: examples/%.c $(HEADER)
 $(BUILD)/check/%.ok: examples/%.c $(HEADER)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c99 $(WARN) -fsyntax-only $<
+	@touch $@
+$(BUILD)/check-float/%.ok: examples/%.c $(HEADER)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c99 -DISDB_REAL=float $(WARN) -Wno-double-promotion -fsyntax-only $<
 	@touch $@
 
 $(BUILD)/bench/%: bench/%.c $(BENCH_DEPS)

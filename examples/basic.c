@@ -11,8 +11,8 @@
 #define K 5
 
 int main(void) {
-    static const double theta_true[D] = {0.8, -0.4, 0.2};
-    double X[K * D], theta[D], mean, bonus;
+    static const isdb_real theta_true[D] = {0.8, -0.4, 0.2};
+    isdb_real X[K * D], theta[D], mean, bonus;
     isdb_linucb pol;
     isdb_linucb_config cfg = isdb_linucb_config_init(D, K);
     isdb_rng rng;
@@ -25,7 +25,7 @@ int main(void) {
     }
     isdb_rng_seed(&rng, 7);
     for (t = 0; t < 2000; ++t) {
-        double reward;
+        isdb_real reward;
         for (i = 0; i < K * D; ++i) X[i] = isdb_rng_normal(&rng);
         isdb_policy_select(&pol.base, X, K, &arm);
         reward = theta_true[0] * X[arm * D] + theta_true[1] * X[arm * D + 1] + theta_true[2] * X[arm * D + 2] +

@@ -13,24 +13,24 @@
 #define T 3000
 
 int main(void) {
-    static double pending_x[DELAY][D], pending_y[DELAY];
+    static isdb_real pending_x[DELAY][D], pending_y[DELAY];
     static int pending_arm[DELAY];
     isdb_dlinucb pol;
     isdb_dlinucb_config cfg = isdb_dlinucb_config_init(D, K, 0.99);
     isdb_rng rng;
-    double X[K * D], regret = 0.0;
+    isdb_real X[K * D], regret = 0.0;
     int t, k, arm;
     if (isdb_dlinucb_init(&cfg, NULL, &pol) != ISDB_OK) return 1;
     isdb_rng_seed(&rng, 5);
     for (t = 0; t < T; ++t) {
-        double theta[D] = {t < T / 2 ? 1.0 : -1.0, 0.3}, best = -1e9, mean;
+        isdb_real theta[D] = {t < T / 2 ? 1.0 : -1.0, 0.3}, best = -1e9, mean;
         int slot = t % DELAY;
         if (t >= DELAY) /* the reward of round t - DELAY arrives now */
             isdb_policy_update(&pol.base, pending_arm[slot], pending_x[slot], pending_y[slot]);
         for (k = 0; k < K * D; ++k) X[k] = 2.0 * isdb_rng_uniform(&rng) - 1.0;
         isdb_policy_select(&pol.base, X, K, &arm);
         for (k = 0; k < K; ++k) {
-            double m = theta[0] * X[k * D] + theta[1] * X[k * D + 1];
+            isdb_real m = theta[0] * X[k * D] + theta[1] * X[k * D + 1];
             if (m > best) best = m;
         }
         mean = theta[0] * X[arm * D] + theta[1] * X[arm * D + 1];

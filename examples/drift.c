@@ -16,9 +16,9 @@
 /* theta_t: (1, 0, 0) until round 5000, then (-1, 0, 0), and from round
    10000 on turning in the first two coordinates, a quarter turn per 5000
    rounds. */
-static void true_theta(int t, double *theta) {
-    double a = t < 10000 ? 0.0 : 1.5707963267948966 * (t - 10000) / 5000.0;
-    double s = t < 5000 ? 1.0 : -1.0;
+static void true_theta(int t, isdb_real *theta) {
+    isdb_real a = t < 10000 ? 0.0 : 1.5707963267948966 * (t - 10000) / 5000.0;
+    isdb_real s = t < 5000 ? 1.0 : -1.0;
     theta[0] = s * cos(a);
     theta[1] = s * sin(a);
     theta[2] = 0.0;
@@ -30,7 +30,7 @@ int main(void) {
     isdb_adaptive_config cfg = isdb_adaptive_config_init(D, K);
     isdb_linucb_config lcfg = isdb_linucb_config_init(D, K);
     isdb_policy *pols[2];
-    double X[K * D], means[K], regret[2] = {0.0, 0.0};
+    isdb_real X[K * D], means[K], regret[2] = {0.0, 0.0};
     isdb_rng arms, noise;
     int t, i, k, p;
     cfg.R = lcfg.R = 0.5; /* the noise scale, as for LinUCB */
@@ -44,10 +44,10 @@ int main(void) {
     isdb_rng_seed(&noise, 2);
     printf("%6s %12s %12s %8s %8s\n", "round", "adaptive", "linucb", "memory", "changes");
     for (t = 0; t < T; ++t) {
-        double theta[D], best = -1e300;
+        isdb_real theta[D], best = -1e300;
         true_theta(t, theta);
         for (k = 0; k < K; ++k) { /* K random unit arms */
-            double *x = X + k * D, n = 0.0;
+            isdb_real *x = X + k * D, n = 0.0;
             for (i = 0; i < D; ++i) {
                 x[i] = isdb_rng_normal(&arms);
                 n += x[i] * x[i];
@@ -61,7 +61,7 @@ int main(void) {
         }
         for (p = 0; p < 2; ++p) {
             int arm;
-            double y;
+            isdb_real y;
             if (isdb_policy_select(pols[p], X, K, &arm) != ISDB_OK) return 1;
             y = means[arm] + 0.5 * isdb_rng_normal(&noise);
             regret[p] += best - means[arm];

@@ -17,7 +17,7 @@ static union {
 } heap;
 
 int main(void) {
-    static const double X[K * D] = {1, 0, 0, 0, 0, 1, 0, 0, 0.5, 0.5, 0.5, 0.5};
+    static const isdb_real X[K * D] = {1, 0, 0, 0, 0, 1, 0, 0, 0.5, 0.5, 0.5, 0.5};
     isdb_swucb pol;
     isdb_swucb_config cfg = isdb_swucb_config_init(D, K, WINDOW);
     size_t need;

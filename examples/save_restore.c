@@ -12,7 +12,7 @@
 #define D 3
 #define K 4
 
-static void round_features(int t, double *X) {
+static void round_features(int t, isdb_real *X) {
     isdb_rng rng;
     int i;
     isdb_rng_seed(&rng, (uint64_t)t); /* round t's arms, reproducible */
@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "lints.snapshot";
     isdb_lints a, b;
     isdb_lints_config cfg = isdb_lints_config_init(D, K);
-    double X[K * D];
+    isdb_real X[K * D];
     unsigned char *buf;
     size_t size;
     FILE *f;
