@@ -6,8 +6,10 @@
      allocates after init and nothing leaks;
    - snapshot helpers: the state of a policy as bytes, to assert that a
      refused call left it exactly as it was.
+   - the policies of tests/cases.h made on that allocator and warmed up,
+     with their snapshots as the baseline the snapshot targets edit.
    A broken invariant calls fuzz_fail, which aborts: libFuzzer keeps the
-   input that did it. Include after isdbandit.h. */
+   input that did it. Include after isdbandit.h and tests/cases.h. */
 #ifndef ISDB_FUZZ_H
 #define ISDB_FUZZ_H
 
@@ -92,6 +94,33 @@ static void fuzz_fix_snapshot(unsigned char *b, size_t n) {
     if (n < 32) return;
     fuzz_put_le(b + 16, (uint64_t)n, 8);
     fuzz_put_le(b + n - 8, fuzz_fnv1a(b, n - 8), 8);
+}
+
+/* Makes every case of cases.h on the heap, plays `warmup` rounds (seeded
+   seed + the case's index) and saves its snapshot in baseline. Inline, so
+   that fuzz_ops.c, which has no baseline, does not warn. */
+static inline void fuzz_warm_up(storage *policies, fuzz_snap *baseline, fuzz_heap *heap, uint64_t seed, int warmup) {
+    static double X[64 * 8];
+    isdb_allocator alloc;
+    int i, t;
+    alloc.alloc_fn = fuzz_alloc;
+    alloc.free_fn = fuzz_free;
+    alloc.user = heap;
+    for (i = 0; i < N_CASES; ++i) {
+        const policy_case *pc = &cases[i];
+        isdb_policy *p = (isdb_policy *)&policies[i];
+        isdb_rng rng;
+        if (pc->make(&alloc, pc->d, pc->max_arms, &policies[i]) != ISDB_OK) fuzz_fail("init", pc->label);
+        isdb_rng_seed(&rng, seed + (uint64_t)i);
+        for (t = 0; t < warmup; ++t) {
+            int n_arms, arm;
+            case_round(&rng, pc, pc->d, pc->max_arms, &n_arms, X);
+            if (isdb_policy_select(p, X, n_arms, &arm) != ISDB_OK ||
+                isdb_policy_update(p, arm, X + arm * pc->d, X[arm * pc->d]) != ISDB_OK)
+                fuzz_fail("warm-up step", pc->label);
+        }
+        fuzz_save(p, &baseline[i], pc->label);
+    }
 }
 
 /* ---- outputs ---- */

@@ -14,8 +14,8 @@
    Build and run: make fuzz. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
-#include "fuzz.h"
 #include "cases.h"
+#include "fuzz.h"
 
 #define MAX_D 8
 #define MAX_K 16

@@ -21,8 +21,8 @@
    Build and run: make fuzz. */
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
-#include "fuzz.h"
 #include "cases.h"
+#include "fuzz.h"
 
 #define WARMUP 12
 
@@ -35,25 +35,7 @@ static double X[64 * 8], out[64];
 static isdb_policy *policy(int i) { return (isdb_policy *)&policies[i]; }
 
 static void setup(void) {
-    isdb_allocator alloc;
-    int i, t;
-    alloc.alloc_fn = fuzz_alloc;
-    alloc.free_fn = fuzz_free;
-    alloc.user = &heap;
-    for (i = 0; i < N_CASES; ++i) {
-        const policy_case *pc = &cases[i];
-        isdb_rng rng;
-        if (pc->make(&alloc, pc->d, pc->max_arms, &policies[i]) != ISDB_OK) fuzz_fail("init", pc->label);
-        isdb_rng_seed(&rng, (uint64_t)i);
-        for (t = 0; t < WARMUP; ++t) {
-            int n_arms, arm;
-            case_round(&rng, pc, pc->d, pc->max_arms, &n_arms, X);
-            if (isdb_policy_select(policy(i), X, n_arms, &arm) != ISDB_OK ||
-                isdb_policy_update(policy(i), arm, X + arm * pc->d, X[arm * pc->d]) != ISDB_OK)
-                fuzz_fail("warm-up step", pc->label);
-        }
-        fuzz_save(policy(i), &baseline[i], pc->label);
-    }
+    fuzz_warm_up(policies, baseline, &heap, 0, WARMUP);
     allocs_after_init = heap.allocs;
 }
 
