@@ -299,6 +299,20 @@ static int set_int(int *x, int v) {
     return changed;
 }
 
+/* The fields the ridge-style policies share (width NULL: D-LinUCB has none);
+   returns whether the variant changed any. */
+static int set_ridge_fields(const variant *va, int *width, double *alpha, double *lambda, double *delta) {
+    int changed = 0, j;
+    for (j = 0; va && j < 2 && va->field[j] != F_NONE; ++j) {
+        double x = va->value[j];
+        if (va->field[j] == F_WIDTH && width) changed |= set_int(width, (int)x);
+        if (va->field[j] == F_ALPHA) changed |= set_real(alpha, x);
+        if (va->field[j] == F_LAMBDA) changed |= set_real(lambda, x);
+        if (va->field[j] == F_DELTA) changed |= set_real(delta, x);
+    }
+    return changed;
+}
+
 typedef union any_policy {
     isdb_policy base;
     isdb_linucb linucb;
@@ -335,41 +349,21 @@ static int make_policy(int p, int v, const told *tl, any_policy *out) {
     case P_LINUCB: {
         isdb_linucb_config c = isdb_linucb_config_init(tl->d, tl->K);
         c.R = tl->noise;
-        for (j = 0; va && j < 2 && va->field[j] != F_NONE; ++j) {
-            double x = va->value[j];
-            if (va->field[j] == F_WIDTH) changed |= set_int((int *)&c.width, (int)x);
-            if (va->field[j] == F_ALPHA) changed |= set_real(&c.alpha, x);
-            if (va->field[j] == F_LAMBDA) changed |= set_real(&c.lambda, x);
-            if (va->field[j] == F_DELTA) changed |= set_real(&c.delta, x);
-        }
-        if (va && !changed) return 1;
+        if (va && !set_ridge_fields(va, (int *)&c.width, &c.alpha, &c.lambda, &c.delta)) return 1;
         r = isdb_linucb_init(&c, NULL, &out->linucb);
         break;
     }
     case P_SWUCB: {
         isdb_swucb_config c = isdb_swucb_config_init(tl->d, tl->K, tl->window);
         c.R = tl->noise;
-        for (j = 0; va && j < 2 && va->field[j] != F_NONE; ++j) {
-            double x = va->value[j];
-            if (va->field[j] == F_WIDTH) changed |= set_int((int *)&c.width, (int)x);
-            if (va->field[j] == F_ALPHA) changed |= set_real(&c.alpha, x);
-            if (va->field[j] == F_LAMBDA) changed |= set_real(&c.lambda, x);
-            if (va->field[j] == F_DELTA) changed |= set_real(&c.delta, x);
-        }
-        if (va && !changed) return 1;
+        if (va && !set_ridge_fields(va, (int *)&c.width, &c.alpha, &c.lambda, &c.delta)) return 1;
         r = isdb_swucb_init(&c, NULL, &out->swucb);
         break;
     }
     case P_DLINUCB: {
         isdb_dlinucb_config c = isdb_dlinucb_config_init(tl->d, tl->K, 1.0 - 1.0 / tl->window);
         c.sigma = tl->noise;
-        for (j = 0; va && j < 2 && va->field[j] != F_NONE; ++j) {
-            double x = va->value[j];
-            if (va->field[j] == F_ALPHA) changed |= set_real(&c.alpha, x);
-            if (va->field[j] == F_LAMBDA) changed |= set_real(&c.lambda, x);
-            if (va->field[j] == F_DELTA) changed |= set_real(&c.delta, x);
-        }
-        if (va && !changed) return 1;
+        if (va && !set_ridge_fields(va, NULL, &c.alpha, &c.lambda, &c.delta)) return 1;
         r = isdb_dlinucb_init(&c, NULL, &out->dlinucb);
         break;
     }
