@@ -7709,72 +7709,52 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
     }
 }
 
-/* ||W_inv x||^2 (the invariant width's norm, squared) of m <= 4 arms (rows
-   of X, d apart) into out: x^T Wq x from the packed triangle when `quad`,
-   else the p_inv dot products. The arms are interleaved (each entry loaded
-   once for all of them) but every arm gets the operations, in the order,
-   it gets alone (m = 1), so the bits do not depend on the grouping. */
-ISDB__PRIVATE void isdb__isd_inv_norms(const isdb__isd_fit *f, int d, const double *X, int m, double *out) {
-    int pi = f->p_inv, i, j, a;
-    double s[4] = {0.0, 0.0, 0.0, 0.0};
-    const double *x[4];
-    for (a = 0; a < 4; ++a) x[a] = X + (a < m ? a : 0) * d;
+/* B[j * 4 + a] = x_a[j] for m <= 4 arms (rows of X, d apart); lanes past
+   m repeat the last arm. With the arms interleaved, each step below is
+   one operation on four lanes, which the compiler vectorizes, and every
+   arm gets the operations, in the order, it gets alone: the bits do not
+   depend on the grouping. */
+ISDB__PRIVATE void isdb__isd_interleave(int d, const double *X, int m, double *ISDB__RESTRICT B) {
+    int j, a;
+    for (j = 0; j < d; ++j)
+        for (a = 0; a < 4; ++a) B[j * 4 + a] = X[(a < m ? a : m - 1) * d + j];
+}
+
+/* out[a] = w . x_a for the four interleaved arms (isdb__dot's order). */
+ISDB__PRIVATE void isdb__isd_lanes_dot(int d, const double *ISDB__RESTRICT B, const double *ISDB__RESTRICT w, double *out) {
+    double o[4] = {0.0, 0.0, 0.0, 0.0};
+    int j, a;
+    for (j = 0; j < d; ++j)
+        for (a = 0; a < 4; ++a) o[a] += w[j] * B[j * 4 + a];
+    for (a = 0; a < 4; ++a) out[a] = o[a];
+}
+
+/* ||W_inv x||^2 (the invariant width's norm, squared) of the four
+   interleaved arms: x^T Wq x from the packed triangle when `quad`, else
+   the p_inv dot products. */
+ISDB__PRIVATE void isdb__isd_inv_norms(const isdb__isd_fit *f, int d, const double *ISDB__RESTRICT B, double *out) {
+    int i, j, a;
+    double s[4] = {0.0, 0.0, 0.0, 0.0}, o[4];
     if (f->quad) {
-        const double *qr = f->Wq;
-        if (m == 4) {
-            for (i = 0; i < d; ++i) {
-                double o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0, qi = qr[i];
-                for (j = 0; j < i; ++j) {
-                    double q = qr[j];
-                    o0 += q * x[0][j];
-                    o1 += q * x[1][j];
-                    o2 += q * x[2][j];
-                    o3 += q * x[3][j];
-                }
-                s[0] += x[0][i] * (qi * x[0][i] + 2.0 * o0);
-                s[1] += x[1][i] * (qi * x[1][i] + 2.0 * o1);
-                s[2] += x[2][i] * (qi * x[2][i] + 2.0 * o2);
-                s[3] += x[3][i] * (qi * x[3][i] + 2.0 * o3);
-                qr += i + 1;
+        const double *ISDB__RESTRICT qr = f->Wq;
+        for (i = 0; i < d; ++i) {
+            const double qi = qr[i], *bi = B + i * 4;
+            for (a = 0; a < 4; ++a) o[a] = 0.0;
+            for (j = 0; j < i; ++j) {
+                const double q = qr[j], *bj = B + j * 4;
+                for (a = 0; a < 4; ++a) o[a] += q * bj[a];
             }
-        } else {
-            for (a = 0; a < m; ++a) {
-                const double *qa = f->Wq, *xa = x[a];
-                for (i = 0; i < d; ++i) {
-                    double o = 0.0;
-                    for (j = 0; j < i; ++j) o += qa[j] * xa[j];
-                    s[a] += xa[i] * (qa[i] * xa[i] + 2.0 * o);
-                    qa += i + 1;
-                }
-            }
+            for (a = 0; a < 4; ++a) s[a] += bi[a] * (qi * bi[a] + 2.0 * o[a]);
+            qr += i + 1;
         }
-        for (a = 0; a < m; ++a) out[a] = s[a] > 0.0 ? s[a] : 0.0;
+        for (a = 0; a < 4; ++a) out[a] = s[a] > 0.0 ? s[a] : 0.0;
         return;
     }
-    if (m == 4) {
-        for (i = 0; i < pi; ++i) {
-            const double *w = f->Winv + i * d;
-            double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0;
-            for (j = 0; j < d; ++j) {
-                double wj = w[j];
-                v0 += wj * x[0][j];
-                v1 += wj * x[1][j];
-                v2 += wj * x[2][j];
-                v3 += wj * x[3][j];
-            }
-            s[0] += v0 * v0;
-            s[1] += v1 * v1;
-            s[2] += v2 * v2;
-            s[3] += v3 * v3;
-        }
-    } else {
-        for (a = 0; a < m; ++a)
-            for (i = 0; i < pi; ++i) {
-                double v = isdb__dot(d, f->Winv + i * d, x[a]);
-                s[a] += v * v;
-            }
+    for (i = 0; i < f->p_inv; ++i) {
+        isdb__isd_lanes_dot(d, B, f->Winv + i * d, o);
+        for (a = 0; a < 4; ++a) s[a] += o[a] * o[a];
     }
-    for (a = 0; a < m; ++a) out[a] = s[a];
+    for (a = 0; a < 4; ++a) out[a] = s[a];
 }
 
 /* The rest of x's score given ni2 = ||W_inv x||^2 (0 when the invariant
@@ -7814,7 +7794,12 @@ ISDB__PRIVATE double isdb__isd_res_part(isdb_isd *p, const double *x, double *nr
 /* The parts of x's score: the mean, *ni2 and *nr2 (see above). */
 ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, double *nr2) {
     *ni2 = 0.0;
-    if (isdb__isd_inv_active(p)) isdb__isd_inv_norms(&p->_fit, p->cfg.d, x, 1, ni2);
+    if (isdb__isd_inv_active(p)) {
+        double *B = p->_work + 8 * p->cfg.d, n4[4];
+        isdb__isd_interleave(p->cfg.d, x, 1, B);
+        isdb__isd_inv_norms(&p->_fit, p->cfg.d, B, n4);
+        *ni2 = n4[0];
+    }
     return isdb__isd_res_part(p, x, nr2);
 }
 
@@ -7826,37 +7811,39 @@ ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni
 /* Every arm's score (into out, if not NULL), four arms at a time: the
    invariant width (isdb__isd_inv_norms) and, except when discounting, the
    residual forward solves (isdb__lanes_fwd_solve, the same bits as one
-   arm's isdb__tri_solve); returns the first best arm. Scratch: 8 d of
+   arm's isdb__tri_solve); returns the first best arm. Scratch: 12 d of
    _work. */
 ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, double *out) {
     const isdb__isd_fit *f = &p->_fit;
     const isdb__ridge *r = &p->_res;
     int d = p->cfg.d, q = d - f->p_inv, k, a, j, m, best = 0, active = isdb__isd_inv_active(p);
     int batch = q > 0 && p->cfg.learner != ISDB_ISD_RES_DISCOUNT;
-    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0}, wz[ISDB__LANES], ww[ISDB__LANES];
-    double *Z = p->_work, *W = p->_work + 4 * d;
+    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0}, wz[ISDB__LANES], ww[ISDB__LANES], xb[4], o[4];
+    double *Z = p->_work, *W = p->_work + 4 * d, *B = p->_work + 8 * d;
     const double *rows[ISDB__LANES];
     isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
     for (k = 0; k < n_arms; k += m) {
         m = n_arms - k < 4 ? n_arms - k : 4;
-        if (active) isdb__isd_inv_norms(f, d, X + k * d, m, ni);
+        isdb__isd_interleave(d, X + k * d, m, B);
+        if (active) isdb__isd_inv_norms(f, d, B, ni);
         if (batch) {
-            for (a = 0; a < m; ++a) {
-                const double *x = X + (k + a) * d;
-                if (f->identity)
-                    isdb__copy(d, x, Z + a * q);
-                else
-                    for (j = 0; j < q; ++j) Z[a * q + j] = isdb__dot(d, f->Ut + (f->p_inv + j) * d, x);
+            isdb__isd_lanes_dot(d, B, f->beta, xb);
+            if (f->identity) {
+                isdb__lanes_rows(X, d, n_arms, k, rows);
+            } else {
+                for (j = 0; j < q; ++j) {
+                    isdb__isd_lanes_dot(d, B, f->Ut + (f->p_inv + j) * d, o);
+                    for (a = 0; a < m; ++a) Z[a * q + j] = o[a];
+                }
+                isdb__lanes_rows(Z, q, m, 0, rows);
             }
-            isdb__lanes_rows(Z, q, m, 0, rows);
             isdb__lanes_fwd_solve(q, r->L, r->inv_diag, rows, W);
             isdb__lanes_dots(q, W, r->z, wz, ww);
         }
         for (a = 0; a < m; ++a) {
             double nr2, mean, v;
             if (batch) {
-                mean = isdb__dot(d, X + (k + a) * d, f->beta);
-                mean += wz[a];
+                mean = xb[a] + wz[a];
                 nr2 = ww[a];
             } else {
                 mean = isdb__isd_res_part(p, X + (k + a) * d, &nr2);
