@@ -23,6 +23,9 @@
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
 #   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
+#   make opkb-calibration  ADA-OPKB's calibrated change test beside the
+#                    paper's constant at several scales on 10 problems
+#                    (bench/calib_opkb.c; about 10 minutes on 2 cores)
 #   make fuzz        libFuzzer on the fuzz targets side by side (needs
 #                    clang), FUZZ_SECONDS each (default 600)
 #   make valgrind    the tests under memcheck
@@ -148,7 +151,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all demo test test-full test-run sanitize sanitize-build valgrind determinism bench soak agnostic defaults reproduce fuzz examples install clean
+.PHONY: all demo test test-full test-run sanitize sanitize-build valgrind determinism bench soak agnostic defaults reproduce opkb-calibration fuzz examples install clean
 .SECONDARY:
 
 all: test
@@ -352,6 +355,9 @@ agnostic: $(BUILD)/bench/agnostic
 defaults: $(BUILD)/bench/defaults
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/defaults --out $(OUT) $(if $(POLICY),--policy $(POLICY))
+
+opkb-calibration: $(BUILD)/bench/calib_opkb
+	./$(BUILD)/bench/calib_opkb --jobs $(NPROC)
 
 reproduce: $(REPRO_BINS) $(BUILD)/bench/agnostic
 	@mkdir -p $(OUT)

@@ -227,7 +227,7 @@ static isdb_result make_opkb_ada(const isdb_allocator *alloc, int d, int max_arm
     c.length_scale = 0.5;
     c.adaptive = 1;
     c.j_star = 1;
-    c.c0_scale = 0.001;
+    c.test_z = 0.01;
     c.seed = 8;
     return isdb_opkb_init(&c, alloc, (isdb_opkb *)mem);
 }

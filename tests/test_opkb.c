@@ -539,7 +539,7 @@ static void test_replay_schedule(void) {
     c.arms = X;
     c.adaptive = 1;
     c.j_star = 2;
-    c.c0_scale = 1e6; /* no restarts: one long epoch */
+    c.test_z = 1e6; /* no restarts: one long epoch */
     c.seed = 9;
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
     for (t = 0; t < T; ++t) {
@@ -563,11 +563,12 @@ static void test_replay_schedule(void) {
     isdb_policy_uninit(&pol.base);
 }
 
-/* Runs ADA-OPKB (tuned preset, the given c0_scale) on `seeds` GP reward
-   streams of Env 1's kind, small (30 arms of the 5-sphere, RBF 0.2,
-   T = 5000): stationary, or with the reward's sign switching at T / 2.
-   Returns how many runs restarted at least once. */
-static int restarting_runs(double c0_scale, int with_switch, int seeds) {
+/* Runs ADA-OPKB (tuned preset; the test's threshold c0_scale for
+   CONSTANT, test_z for CALIBRATED) on `seeds` GP reward streams of Env
+   1's kind, small (30 arms of the 5-sphere, RBF 0.2, T = 5000):
+   stationary, or with the reward's sign switching at T / 2. Returns how
+   many runs restarted at least once. */
+static int restarting_runs(isdb_opkb_test test, double threshold, int with_switch, int seeds) {
     enum { N = 30, D = 5, T = 5000 };
     int s, restarted = 0;
     for (s = 0; s < seeds; ++s) {
@@ -588,7 +589,11 @@ static int restarting_runs(double c0_scale, int with_switch, int seeds) {
         c.kernel = ISDB_KERNEL_RBF;
         c.length_scale = 0.2;
         c.adaptive = 1;
-        c.c0_scale = c0_scale;
+        c.test = test;
+        if (test == ISDB_OPKB_TEST_CONSTANT)
+            c.c0_scale = threshold;
+        else
+            c.test_z = threshold;
         c.seed = 200 + (uint64_t)s;
         CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
         CHECK_OK(isdb_sim_run(&pol.base, &env.base, T, NULL, &res));
@@ -599,22 +604,42 @@ static int restarting_runs(double c0_scale, int with_switch, int seeds) {
     return restarted;
 }
 
-/* Test (8) must tell a stream that should restart (the reward switches)
-   from one that should not (stationary), and its scale must matter. At
+/* Test (8) with the paper's constant threshold must tell a stream that
+   should restart (the reward switches) from one that should not
+   (stationary), and its scale must matter. At
    c0_scale 0.02 it does both; ten times lower it restarts without a
    change, ten times higher it misses the switch. Measured over 30 seeds
    when written: c0_scale 0.002: 12 false, 30 detected; 0.005 (the
    authors'): 10 false, 30 detected; 0.02: 0 false, 30 detected; 0.2: 0
    false, 0 detected. (The theory preset's threshold, about 180 against
    gaps of at most 2, cannot fire at all, so it is not tested here.) */
-static void test_restart_calibration(void) {
+static void test_restart_constant(void) {
     enum { SEEDS = 30 };
-    int false_02 = restarting_runs(0.02, 0, SEEDS), hit_02 = restarting_runs(0.02, 1, SEEDS);
-    int false_low = restarting_runs(0.002, 0, SEEDS), hit_high = restarting_runs(0.2, 1, SEEDS);
+    const isdb_opkb_test T = ISDB_OPKB_TEST_CONSTANT;
+    int false_02 = restarting_runs(T, 0.02, 0, SEEDS), hit_02 = restarting_runs(T, 0.02, 1, SEEDS);
+    int false_low = restarting_runs(T, 0.002, 0, SEEDS), hit_high = restarting_runs(T, 0.2, 1, SEEDS);
     CHECK_MSG(false_02 <= 3, "c0_scale 0.02: %d of %d stationary runs restarted", false_02, SEEDS);
     CHECK_MSG(hit_02 >= 27, "c0_scale 0.02: the switch restarted %d of %d runs", hit_02, SEEDS);
     CHECK_MSG(false_low >= 5, "c0_scale 0.002: only %d of %d stationary runs restarted", false_low, SEEDS);
     CHECK_MSG(hit_high <= 15, "c0_scale 0.2: the switch still restarted %d of %d runs", hit_high, SEEDS);
+}
+
+/* The calibrated test (the default), on the same streams: at the default
+   test_z no false restart and the switch detected; the threshold counts,
+   so z = 1 restarts without a change and z = 60 misses the switch.
+   Measured over 30 seeds when written: z 1: 11 false, 30 detected; 2: 5
+   false; 3.5 (default): 0 false, 30 detected; 20: 0 false, 29 detected;
+   30: 22 detected; 40: 11; 60: 0. */
+static void test_restart_calibrated(void) {
+    enum { SEEDS = 30 };
+    const isdb_opkb_test T = ISDB_OPKB_TEST_CALIBRATED;
+    double z = isdb_opkb_config_init(1, 2, 10.0).test_z;
+    int false_z = restarting_runs(T, z, 0, SEEDS), hit_z = restarting_runs(T, z, 1, SEEDS);
+    int false_low = restarting_runs(T, 1.0, 0, SEEDS), hit_high = restarting_runs(T, 60.0, 1, SEEDS);
+    CHECK_MSG(false_z <= 1, "test_z %g: %d of %d stationary runs restarted", z, false_z, SEEDS);
+    CHECK_MSG(hit_z >= 27, "test_z %g: the switch restarted %d of %d runs", z, hit_z, SEEDS);
+    CHECK_MSG(false_low >= 3, "test_z 1: only %d of %d stationary runs restarted", false_low, SEEDS);
+    CHECK_MSG(hit_high <= 15, "test_z 60: the switch still restarted %d of %d runs", hit_high, SEEDS);
 }
 
 /* The constants of Algorithm 2 from the config: gamma from a long-double
@@ -678,7 +703,7 @@ static void test_policy_api(void) {
     c.arms = X;
     c.adaptive = 1;
     c.j_star = 0;
-    c.c0_scale = 1e-3; /* restarts at every test ... */
+    c.test_z = 1e-3; /* restarts at every test ... */
     c.max_restarts = 0; /* ... but detections are ignored */
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
     for (t = 0; t < 1500; ++t) {
@@ -886,7 +911,8 @@ int main(void) {
     test_opkb_blocks();
     test_invariance();
     test_replay_schedule();
-    test_restart_calibration();
+    test_restart_constant();
+    test_restart_calibrated();
     test_constants();
     test_policy_api();
     test_kernel_env();
