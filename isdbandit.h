@@ -3148,6 +3148,90 @@ ISDB__PRIVATE int isdb__chol_downdate(int n, isdb_real *L, const isdb_real *x, i
     return 1;
 }
 
+/* The sliding window's step in two sweeps: dst = factor of
+   src src^T + x x^T - v v^T (v NULL: the update alone). isdb__chol_update_ex
+   and isdb__chol_downdate do the same with each column's square root and
+   division waiting on the previous column's, and at small n that chain,
+   not the arithmetic, is the whole cost (about 50 cycles a column). Here
+   no square root or division is on a chain from column to column:
+   - the update: with p = src^-1 x, src src^T + x x^T = src T T^T src^T,
+     T the factor of I + p p^T, known in closed form from the running
+     sums s_k = 1 + p_0^2 + ... + p_{k-1}^2 (Gill, Golub, Murray and
+     Saunders 1974): T_kk = sqrt(s_{k+1} / s_k), T_jk = p_j p_k /
+     sqrt(s_k s_{k+1}) (j > k). Column k of dst = src T is then
+     T_kk src[:, k] + p_k / sqrt(s_k s_{k+1}) w, with w = x - src[:, 0..k]
+     p[0..k] the residual of the forward solve, which the same sweep
+     carries: p_k = w_k / src_kk. Column to column that is a multiply and
+     a subtraction;
+   - the downdate's q = dst^-1 v, solved column by column in the same
+     sweep as dst's columns are finished;
+   - the LINPACK rotations of isdb__chol_downdate, whose radii
+     alpha_k = sqrt(r + q_k^2 + ... + q_{n-1}^2) (r = 1 - q.q) come from
+     a running sum instead of from the previous radius.
+   Every entry of dst is written column by column as in the one-step
+   routines; the results agree with them to rounding, not bit for bit.
+   inv_src[k] = 1 / src_kk; dst != src; work: 2n. Returns 0 (dst then
+   holds no factor) when the downdate is refused, as isdb__chol_downdate
+   refuses it (1 - q.q <= sqrt(eps)); otherwise 1, with *up and *down the
+   update's and the downdate's det(new) / det(old) (*down = 1 without v). */
+ISDB__PRIVATE int isdb__chol_slide(int n, const isdb_real *ISDB__RESTRICT src, const isdb_real *ISDB__RESTRICT inv_src,
+                                   isdb_real *ISDB__RESTRICT dst, const isdb_real *x, const isdb_real *v,
+                                   isdb_real *ISDB__RESTRICT work, isdb_real *up, isdb_real *down) {
+    isdb_real *ISDB__RESTRICT w = work, *ISDB__RESTRICT q = work + n;
+    isdb_real s = 1, root = 1, qq = 0, r, root_r;
+    int i, k;
+    isdb__copy(n, x, w);
+    if (v) isdb__copy(n, v, q);
+    for (i = 0; i < n; ++i)
+        for (k = i + 1; k < n; ++k) dst[i * n + k] = 0;
+    for (k = 0; k < n; ++k) {
+        const isdb_real pk = w[k] * inv_src[k], next = s + pk * pk, root_next = isdb__sqrt(next);
+        const isdb_real inv = 1 / (root * root_next), a = next * inv, b = pk * inv, dkk = a * src[k * n + k];
+        dst[k * n + k] = dkk;
+        s = next;
+        root = root_next;
+        if (v) {
+            const isdb_real qk = q[k] * (1 / dkk);
+            q[k] = qk;
+            qq += qk * qk;
+            for (i = k + 1; i < n; ++i) {
+                const isdb_real l = src[i * n + k], wi = w[i] - l * pk, lik = a * l + b * wi;
+                w[i] = wi;
+                dst[i * n + k] = lik;
+                q[i] -= lik * qk;
+            }
+        } else {
+            for (i = k + 1; i < n; ++i) {
+                const isdb_real l = src[i * n + k], wi = w[i] - l * pk;
+                w[i] = wi;
+                dst[i * n + k] = a * l + b * wi;
+            }
+        }
+    }
+    *up = s;
+    *down = 1;
+    if (!v) return 1;
+    r = 1 - qq;
+    if (!(r > isdb__sqrt(ISDB__EPS))) return 0;
+    *down = r;
+    /* The rotations, last column first; w carries the v of isdb__chol_downdate. */
+    isdb__zero(n, w);
+    s = r;
+    root_r = isdb__sqrt(r);
+    for (k = n - 1; k >= 0; --k) {
+        const isdb_real qk = q[k], next = s + qk * qk, root_next = isdb__sqrt(next), inv = 1 / root_next;
+        const isdb_real c = root_r * inv, sn = qk * inv;
+        s = next;
+        root_r = root_next;
+        for (i = k; i < n; ++i) {
+            const isdb_real l = dst[i * n + k];
+            dst[i * n + k] = c * l - sn * w[i];
+            w[i] = sn * l + c * w[i];
+        }
+    }
+    return 1;
+}
+
 ISDB__PRIVATE int isdb__diag_finite_positive(int n, const isdb_real *L) {
     int i;
     for (i = 0; i < n; ++i)
@@ -5077,10 +5161,8 @@ ISDB__PRIVATE int isdb__window_step(isdb__ridge *r, const isdb_real *ring_x, con
     int i, d = r->d, full = count == window, outcome = r->since_refresh + 1 >= refresh;
     const isdb_real *z = ring_x + oldest * d;
     isdb_real ratio = 1, down = 1;
-    if (!outcome) {
-        ratio = isdb__chol_update_to(d, r->L, r->L_next, x, r->work);
-        if (full && !isdb__chol_downdate(d, r->L_next, z, r->work, &down)) outcome = 2;
-    }
+    if (!outcome && !isdb__chol_slide(d, r->L, r->inv_diag, r->L_next, x, full ? z : NULL, r->work, &ratio, &down))
+        outcome = 2;
     if (outcome) {
         isdb__window_refit(r, ring_x, ring_y, cap, full ? (oldest + 1) % cap : oldest, full ? count - 1 : count, x,
                            y);
