@@ -3148,88 +3148,75 @@ ISDB__PRIVATE int isdb__chol_downdate(int n, isdb_real *L, const isdb_real *x, i
     return 1;
 }
 
-/* The sliding window's step in two sweeps: dst = factor of
+/* The sliding window's step in one sweep: dst = factor of
    src src^T + x x^T - v v^T (v NULL: the update alone). isdb__chol_update_ex
    and isdb__chol_downdate do the same with each column's square root and
    division waiting on the previous column's, and at small n that chain,
    not the arithmetic, is the whole cost (about 50 cycles a column). Here
-   no square root or division is on a chain from column to column:
-   - the update: with p = src^-1 x, src src^T + x x^T = src T T^T src^T,
-     T the factor of I + p p^T, known in closed form from the running
-     sums s_k = 1 + p_0^2 + ... + p_{k-1}^2 (Gill, Golub, Murray and
-     Saunders 1974): T_kk = sqrt(s_{k+1} / s_k), T_jk = p_j p_k /
-     sqrt(s_k s_{k+1}) (j > k). Column k of dst = src T is then
-     T_kk src[:, k] + p_k / sqrt(s_k s_{k+1}) w, with w = x - src[:, 0..k]
-     p[0..k] the residual of the forward solve, which the same sweep
-     carries: p_k = w_k / src_kk. Column to column that is a multiply and
-     a subtraction;
-   - the downdate's q = dst^-1 v, solved column by column in the same
-     sweep as dst's columns are finished;
-   - the LINPACK rotations of isdb__chol_downdate, whose radii
-     alpha_k = sqrt(r + q_k^2 + ... + q_{n-1}^2) (r = 1 - q.q) come from
-     a running sum instead of from the previous radius.
-   Every entry of dst is written column by column as in the one-step
-   routines; the results agree with them to rounding, not bit for bit.
-   inv_src[k] = 1 / src_kk; dst != src; work: 2n. Returns 0 (dst then
-   holds no factor) when the downdate is refused, as isdb__chol_downdate
-   refuses it (1 - q.q <= sqrt(eps)); otherwise 1, with *up and *down the
-   update's and the downdate's det(new) / det(old) (*down = 1 without v). */
+   no square root or division is on a chain from column to column. With
+   p = src^-1 x, src src^T + x x^T = src T T^T src^T, T the factor of
+   I + p p^T, known in closed form from the running sums
+   s_k = 1 + p_0^2 + ... + p_{k-1}^2 (Gill, Golub, Murray and Saunders
+   1974): T_kk = sqrt(s_{k+1} / s_k), T_jk = p_j p_k / sqrt(s_k s_{k+1})
+   (j > k). Column k of the updated factor U = src T is then
+   T_kk src[:, k] + p_k / sqrt(s_k s_{k+1}) w, w = x - src[:, 0..k] p[0..k]
+   the residual of the forward solve for p, which the sweep carries
+   (p_k = w_k / src_kk). The downdate is the same with I - q q^T,
+   q = U^-1 v, t_k = 1 - q_0^2 - ... - q_{k-1}^2 and the signs turned:
+   column k of dst is sqrt(t_{k+1} / t_k) U[:, k] - q_k / sqrt(t_k t_{k+1}) u,
+   u = v - U[:, 0..k] q[0..k], and q_k = u_k / U_kk. Column k of U is
+   finished before column k of dst needs it, so one sweep does both; from
+   column to column only a multiply and a subtraction chain. The results
+   agree with the Givens update and the LINPACK downdate to rounding, not
+   bit for bit (tests/test_private.c checks the backward error on a badly
+   scaled window). inv_src[k] = 1 / src_kk; dst != src; work: 2n.
+   Returns 0 (dst then holds no factor) when the downdate is refused,
+   t_n = 1 - q.q <= sqrt(eps) as in isdb__chol_downdate; otherwise 1,
+   with *up = s_n and *down = t_n, the update's and the downdate's
+   det(new) / det(old) (*down = 1 without v). */
 ISDB__PRIVATE int isdb__chol_slide(int n, const isdb_real *ISDB__RESTRICT src, const isdb_real *ISDB__RESTRICT inv_src,
                                    isdb_real *ISDB__RESTRICT dst, const isdb_real *x, const isdb_real *v,
                                    isdb_real *ISDB__RESTRICT work, isdb_real *up, isdb_real *down) {
-    isdb_real *ISDB__RESTRICT w = work, *ISDB__RESTRICT q = work + n;
-    isdb_real s = 1, root = 1, qq = 0, r, root_r;
+    isdb_real *ISDB__RESTRICT w = work, *ISDB__RESTRICT u = work + n;
+    isdb_real s = 1, root = 1, t = 1, root_t = 1;
     int i, k;
     isdb__copy(n, x, w);
-    if (v) isdb__copy(n, v, q);
-    for (i = 0; i < n; ++i)
-        for (k = i + 1; k < n; ++k) dst[i * n + k] = 0;
+    if (v) isdb__copy(n, v, u);
+    /* Row k's strictly upper part is zeroed in column k's loop: one store
+       each, where a separate pass became n small memset calls. */
     for (k = 0; k < n; ++k) {
+        /* a = T_kk = sqrt(next / s) = next * inv, and 1 / a = s * inv. */
         const isdb_real pk = w[k] * inv_src[k], next = s + pk * pk, root_next = isdb__sqrt(next);
-        const isdb_real inv = 1 / (root * root_next), a = next * inv, b = pk * inv, dkk = a * src[k * n + k];
-        dst[k * n + k] = dkk;
-        s = next;
-        root = root_next;
+        const isdb_real inv = 1 / (root * root_next), a = next * inv, b = pk * inv, ukk = a * src[k * n + k];
         if (v) {
-            const isdb_real qk = q[k] * (1 / dkk);
-            q[k] = qk;
-            qq += qk * qk;
+            const isdb_real qk = u[k] * (inv_src[k] * (s * inv)), tn = t - qk * qk, root_tn = isdb__sqrt(tn);
+            const isdb_real inv_t = 1 / (root_t * root_tn), a_t = tn * inv_t, b_t = qk * inv_t;
+            dst[k * n + k] = a_t * ukk;
             for (i = k + 1; i < n; ++i) {
-                const isdb_real l = src[i * n + k], wi = w[i] - l * pk, lik = a * l + b * wi;
+                const isdb_real l = src[i * n + k], wi = w[i] - l * pk, uik = a * l + b * wi, ui = u[i] - uik * qk;
                 w[i] = wi;
-                dst[i * n + k] = lik;
-                q[i] -= lik * qk;
+                u[i] = ui;
+                dst[i * n + k] = a_t * uik - b_t * ui;
+                dst[k * n + i] = 0;
             }
+            t = tn;
+            root_t = root_tn;
         } else {
+            dst[k * n + k] = ukk;
             for (i = k + 1; i < n; ++i) {
                 const isdb_real l = src[i * n + k], wi = w[i] - l * pk;
                 w[i] = wi;
                 dst[i * n + k] = a * l + b * wi;
+                dst[k * n + i] = 0;
             }
         }
+        s = next;
+        root = root_next;
     }
     *up = s;
-    *down = 1;
-    if (!v) return 1;
-    r = 1 - qq;
-    if (!(r > isdb__sqrt(ISDB__EPS))) return 0;
-    *down = r;
-    /* The rotations, last column first; w carries the v of isdb__chol_downdate. */
-    isdb__zero(n, w);
-    s = r;
-    root_r = isdb__sqrt(r);
-    for (k = n - 1; k >= 0; --k) {
-        const isdb_real qk = q[k], next = s + qk * qk, root_next = isdb__sqrt(next), inv = 1 / root_next;
-        const isdb_real c = root_r * inv, sn = qk * inv;
-        s = next;
-        root_r = root_next;
-        for (i = k; i < n; ++i) {
-            const isdb_real l = dst[i * n + k];
-            dst[i * n + k] = c * l - sn * w[i];
-            w[i] = sn * l + c * w[i];
-        }
-    }
-    return 1;
+    *down = t;
+    /* t only falls: t_n > sqrt(eps) means every t_k was positive. */
+    return !v || t > isdb__sqrt(ISDB__EPS);
 }
 
 ISDB__PRIVATE int isdb__diag_finite_positive(int n, const isdb_real *L) {
