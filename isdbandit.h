@@ -5133,6 +5133,39 @@ ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const isdb_real *X,
     return ISDB_OK;
 }
 
+/* G += v v^T over the n rows v of V (d apart), lower triangle. Each entry
+   sums its n terms in row order, as n separate rank-one additions would
+   (the same bits), but four entries of a row at a time in named scalars,
+   which the compiler vectorizes, instead of loading and storing G once
+   per term. */
+ISDB__PRIVATE void isdb__gram_add(int d, isdb_real *ISDB__RESTRICT G, const isdb_real *ISDB__RESTRICT V, int n) {
+    int i, j, k;
+    for (i = 0; i < d && n > 0; ++i) {
+        isdb_real *Gi = G + (size_t)i * (size_t)d;
+        for (j = 0; j + 4 <= i + 1; j += 4) {
+            isdb_real g0 = Gi[j], g1 = Gi[j + 1], g2 = Gi[j + 2], g3 = Gi[j + 3];
+            const isdb_real *v = V;
+            for (k = 0; k < n; ++k, v += d) {
+                const isdb_real vi = v[i];
+                g0 += vi * v[j];
+                g1 += vi * v[j + 1];
+                g2 += vi * v[j + 2];
+                g3 += vi * v[j + 3];
+            }
+            Gi[j] = g0;
+            Gi[j + 1] = g1;
+            Gi[j + 2] = g2;
+            Gi[j + 3] = g3;
+        }
+        for (; j <= i; ++j) {
+            isdb_real g = Gi[j];
+            const isdb_real *v = V;
+            for (k = 0; k < n; ++k, v += d) g += v[i] * v[j];
+            Gi[j] = g;
+        }
+    }
+}
+
 /* Factor (into L_next) and b (into work) of lambda I plus the `kept` ring
    rows from slot `first` on (a ring of `cap` slots), plus (x, y) when x is
    not NULL. Sums run from the oldest observation to the newest. The ring
@@ -5142,7 +5175,7 @@ ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const isdb_real *X,
    which cannot fail, so a window always moves on. */
 ISDB__PRIVATE void isdb__window_refit(isdb__ridge *r, const isdb_real *ring_x, const isdb_real *ring_y, int cap, int first,
                                       int kept, const isdb_real *x, isdb_real y) {
-    int d = r->d, i, j, k, pass, rows = x ? kept + 1 : kept;
+    int d = r->d, i, k, pass, rows = x ? kept + 1 : kept, head = isdb__min_int(kept, cap - first);
     isdb_real *G = r->L_next, *b = r->work;
     for (pass = 0; pass < 2; ++pass) {
         isdb__identity(d, G, pass ? isdb__sqrt(r->lambda) : r->lambda);
@@ -5152,11 +5185,14 @@ ISDB__PRIVATE void isdb__window_refit(isdb__ridge *r, const isdb_real *ring_x, c
             const isdb_real *v = k < kept ? ring_x + slot * d : x;
             isdb_real yv = k < kept ? ring_y[slot] : y;
             for (i = 0; i < d; ++i) b[i] += yv * v[i];
-            if (pass)
-                isdb__chol_update_to(d, G, G, v, r->block);
-            else
-                for (i = 0; i < d; ++i)
-                    for (j = 0; j <= i; ++j) G[i * d + j] += v[i] * v[j];
+            if (pass) isdb__chol_update_to(d, G, G, v, r->block);
+        }
+        if (!pass) {
+            /* The ring's rows from `first` to its end, those from its
+               start, then x: the oldest to the newest, as above. */
+            isdb__gram_add(d, G, ring_x + first * d, head);
+            isdb__gram_add(d, G, ring_x, kept - head);
+            if (x) isdb__gram_add(d, G, x, 1);
         }
         if (pass || isdb_chol(d, G) == ISDB_OK) return;
     }
