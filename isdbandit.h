@@ -1228,7 +1228,7 @@ typedef struct isdb__ridge {
 #endif
     isdb_real *z;        /* L^-1 b: theta = L^-T z, and x.theta = (L^-1 x).z */
     isdb_real *work;     /* 2 d scratch */
-    isdb_real *block;    /* 4 d scratch: four arms' lanes (L^-1 x, ...) */
+    isdb_real *block;    /* 8 d scratch: four or eight arms' lanes (L^-1 x, ...) */
     isdb_real logdet;    /* ln det V */
 } isdb__ridge;
 
@@ -3005,12 +3005,17 @@ ISDB__PRIVATE void isdb__tri_solve(int n, const isdb_real *L, const isdb_real *i
 #define ISDB__RESTRICT restrict
 #endif
 
-/* rows[a] = arm k + a of X (n_arms x n), repeating the last arm where
-   fewer than four remain; returns how many are real. */
-ISDB__PRIVATE int isdb__lanes_rows(const isdb_real *X, int n, int n_arms, int k, const isdb_real **rows) {
-    int a, m = n_arms - k < ISDB__LANES ? n_arms - k : ISDB__LANES;
-    for (a = 0; a < ISDB__LANES; ++a) rows[a] = X + (size_t)(k + (a < m ? a : m - 1)) * (size_t)n;
+/* rows[a] = arm k + a of X (n_arms x n) for a < lanes, repeating the last
+   arm where fewer remain; returns how many are real. */
+ISDB__PRIVATE int isdb__lanes_rows_n(const isdb_real *X, int n, int n_arms, int k, int lanes, const isdb_real **rows) {
+    int a, m = n_arms - k < lanes ? n_arms - k : lanes;
+    for (a = 0; a < lanes; ++a) rows[a] = X + (size_t)(k + (a < m ? a : m - 1)) * (size_t)n;
     return m;
+}
+
+/* The same for four lanes. */
+ISDB__PRIVATE int isdb__lanes_rows(const isdb_real *X, int n, int n_arms, int k, const isdb_real **rows) {
+    return isdb__lanes_rows_n(X, n, n_arms, k, ISDB__LANES, rows);
 }
 
 /* The lanes' running sums are four named scalars, not an array: gcc keeps
@@ -3083,6 +3088,88 @@ ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *
         norm2[2] = q2;
         norm2[3] = q3;
     }
+}
+
+/* Eight arms at a time, for the selects whose arms need only the forward
+   solve and two dots (the ridge policies): lane a of the block at
+   W[i * 8 + a]. The per-row chain of subtractions, not the arithmetic,
+   bounds the four-lane solve (about 4 cycles a step); two independent
+   groups of four in one pass halve that (1.4x faster in double, 1.9x in
+   float at d = 50). Each lane's operations are still the one-arm
+   routines', in order: the same bits. As an array of eight, gcc spilled
+   the sums; as named scalars they stay in registers. */
+#define ISDB__LANES8 8
+
+ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                          const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = 0; i < n; ++i) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n;
+        isdb_real s0 = rows[0][i], s1 = rows[1][i], s2 = rows[2][i], s3 = rows[3][i];
+        isdb_real t0 = rows[4][i], t1 = rows[5][i], t2 = rows[6][i], t3 = rows[7][i], r = inv_diag[i];
+        isdb_real *ISDB__RESTRICT out = W + i * ISDB__LANES8;
+        for (k = 0; k < i; ++k) {
+            const isdb_real l = Li[k], *w = W + k * ISDB__LANES8;
+            s0 -= l * w[0];
+            s1 -= l * w[1];
+            s2 -= l * w[2];
+            s3 -= l * w[3];
+            t0 -= l * w[4];
+            t1 -= l * w[5];
+            t2 -= l * w[6];
+            t3 -= l * w[7];
+        }
+        out[0] = s0 * r;
+        out[1] = s1 * r;
+        out[2] = s2 * r;
+        out[3] = s3 * r;
+        out[4] = t0 * r;
+        out[5] = t1 * r;
+        out[6] = t2 * r;
+        out[7] = t3 * r;
+    }
+}
+
+/* out[a] = w_a . z and norm2[a] = w_a . w_a for the eight lanes. */
+ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) {
+    isdb_real s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    isdb_real q0 = 0, q1 = 0, q2 = 0, q3 = 0, q4 = 0, q5 = 0, q6 = 0, q7 = 0;
+    int i;
+    for (i = 0; i < n; ++i) {
+        const isdb_real *w = W + i * ISDB__LANES8, zi = z[i];
+        s0 += w[0] * zi;
+        s1 += w[1] * zi;
+        s2 += w[2] * zi;
+        s3 += w[3] * zi;
+        s4 += w[4] * zi;
+        s5 += w[5] * zi;
+        s6 += w[6] * zi;
+        s7 += w[7] * zi;
+        q0 += w[0] * w[0];
+        q1 += w[1] * w[1];
+        q2 += w[2] * w[2];
+        q3 += w[3] * w[3];
+        q4 += w[4] * w[4];
+        q5 += w[5] * w[5];
+        q6 += w[6] * w[6];
+        q7 += w[7] * w[7];
+    }
+    out[0] = s0;
+    out[1] = s1;
+    out[2] = s2;
+    out[3] = s3;
+    out[4] = s4;
+    out[5] = s5;
+    out[6] = s6;
+    out[7] = s7;
+    norm2[0] = q0;
+    norm2[1] = q1;
+    norm2[2] = q2;
+    norm2[3] = q3;
+    norm2[4] = q4;
+    norm2[5] = q5;
+    norm2[6] = q6;
+    norm2[7] = q7;
 }
 
 void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
@@ -4679,7 +4766,7 @@ ISDB__PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d, int
 #endif
     r->z = isdb__take_f64(a, d);
     r->work = isdb__take_f64(a, 2 * d);
-    r->block = isdb__take_f64(a, 4 * d);
+    r->block = isdb__take_f64(a, ISDB__LANES8 * d);
 }
 
 ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
@@ -4697,7 +4784,7 @@ ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
 #endif
     isdb__zero(d, r->z);
     isdb__zero(2 * d, r->work);
-    isdb__zero(4 * d, r->block);
+    isdb__zero(ISDB__LANES8 * d, r->block);
     r->logdet = (isdb_real)d * isdb__log(r->lambda);
     r->since_refresh = 0;
 }
@@ -4829,12 +4916,19 @@ ISDB__PRIVATE isdb_real isdb__ridge_norm2(isdb__ridge *r, const isdb_real *x) {
    and returns the first arm of largest UCB: select and scores share it. */
 ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_arms, isdb_real beta, isdb_real *out) {
     int k, a, m, d = r->d, best = 0;
-    isdb_real best_value = 0, mean[ISDB__LANES], norm2[ISDB__LANES];
-    const isdb_real *rows[ISDB__LANES];
+    isdb_real best_value = 0, mean[ISDB__LANES8], norm2[ISDB__LANES8];
+    const isdb_real *rows[ISDB__LANES8];
+    /* Eight arms a pass while more than four remain, then four. */
     for (k = 0; k < n_arms; k += m) {
-        m = isdb__lanes_rows(X, d, n_arms, k, rows);
-        isdb__lanes_fwd_solve(d, r->L, r->inv_diag, rows, r->block);
-        isdb__lanes_dots(d, r->block, r->z, mean, norm2);
+        if (n_arms - k > ISDB__LANES) {
+            m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
+            isdb__lanes8_fwd_solve(d, r->L, r->inv_diag, rows, r->block);
+            isdb__lanes8_dots(d, r->block, r->z, mean, norm2);
+        } else {
+            m = isdb__lanes_rows(X, d, n_arms, k, rows);
+            isdb__lanes_fwd_solve(d, r->L, r->inv_diag, rows, r->block);
+            isdb__lanes_dots(d, r->block, r->z, mean, norm2);
+        }
         for (a = 0; a < m; ++a) {
             isdb_real v = mean[a] + beta * isdb__sqrt(norm2[a]);
             if (out) out[k + a] = v;
