@@ -1339,7 +1339,7 @@ typedef struct isdb_dlinucb {
     isdb_real *_inv_diag;       /* 1 / L_ii */
     isdb_real *_b, *_b_next;
     isdb_real *_z;              /* L^-1 b */
-    isdb_real *_work;           /* 4 d: four arms' lanes (select), or L^-1 x and V^-1 x (explain) */
+    isdb_real *_work;           /* 8 d: four or eight arms' lanes (select), or L^-1 x and V^-1 x (explain) */
 } isdb_dlinucb;
 
 ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma);
@@ -3170,6 +3170,68 @@ ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real 
     norm2[5] = q5;
     norm2[6] = q6;
     norm2[7] = q7;
+}
+
+/* W = L^-T W in place for the eight lanes. */
+ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                           isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = n - 1; i >= 0; --i) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n;
+        isdb_real *wi = W + i * ISDB__LANES8, r = inv_diag[i];
+        const isdb_real x0 = wi[0] *= r, x1 = wi[1] *= r, x2 = wi[2] *= r, x3 = wi[3] *= r;
+        const isdb_real x4 = wi[4] *= r, x5 = wi[5] *= r, x6 = wi[6] *= r, x7 = wi[7] *= r;
+        for (k = 0; k < i; ++k) {
+            isdb_real *w = W + k * ISDB__LANES8, l = Li[k];
+            w[0] -= l * x0;
+            w[1] -= l * x1;
+            w[2] -= l * x2;
+            w[3] -= l * x3;
+            w[4] -= l * x4;
+            w[5] -= l * x5;
+            w[6] -= l * x6;
+            w[7] -= l * x7;
+        }
+    }
+}
+
+/* q[a] = u_a^T Vt u_a for the eight lanes of U (Vt symmetric, its lower
+   triangle read), with isdb__discounted_width's operations per lane. */
+ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
+                                         isdb_real *q) {
+    isdb_real q0 = 0, q1 = 0, q2 = 0, q3 = 0, q4 = 0, q5 = 0, q6 = 0, q7 = 0;
+    int i, j;
+    for (i = 0; i < n; ++i) {
+        const isdb_real *Vti = Vt + (size_t)i * (size_t)n, *ui = U + i * ISDB__LANES8, vii = Vti[i];
+        isdb_real o0 = 0, o1 = 0, o2 = 0, o3 = 0, o4 = 0, o5 = 0, o6 = 0, o7 = 0;
+        for (j = 0; j < i; ++j) {
+            const isdb_real v = Vti[j], *uj = U + j * ISDB__LANES8;
+            o0 += v * uj[0];
+            o1 += v * uj[1];
+            o2 += v * uj[2];
+            o3 += v * uj[3];
+            o4 += v * uj[4];
+            o5 += v * uj[5];
+            o6 += v * uj[6];
+            o7 += v * uj[7];
+        }
+        q0 += ui[0] * (vii * ui[0] + 2 * o0);
+        q1 += ui[1] * (vii * ui[1] + 2 * o1);
+        q2 += ui[2] * (vii * ui[2] + 2 * o2);
+        q3 += ui[3] * (vii * ui[3] + 2 * o3);
+        q4 += ui[4] * (vii * ui[4] + 2 * o4);
+        q5 += ui[5] * (vii * ui[5] + 2 * o5);
+        q6 += ui[6] * (vii * ui[6] + 2 * o6);
+        q7 += ui[7] * (vii * ui[7] + 2 * o7);
+    }
+    q[0] = q0;
+    q[1] = q1;
+    q[2] = q2;
+    q[3] = q3;
+    q[4] = q4;
+    q[5] = q5;
+    q[6] = q6;
+    q[7] = q7;
 }
 
 void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
@@ -5523,7 +5585,7 @@ ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dli
     p->_b = isdb__take_f64(&a, d);
     p->_b_next = isdb__take_f64(&a, d);
     p->_z = isdb__take_f64(&a, d);
-    p->_work = isdb__take_f64(&a, 4 * d);
+    p->_work = isdb__take_f64(&a, ISDB__LANES8 * d);
     return a.overflow ? 0 : a.used;
 }
 
@@ -5559,30 +5621,38 @@ ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const 
     return isdb__sqrt(q > 0 ? q : 0);
 }
 
-/* UCB w.z + beta ||V^-1 x||_Vt of every arm (w = L^-1 x), four arms at
-   a time in block (4 d scratch), with isdb__discounted_width's operations
-   per arm; out[k] if out is not NULL; returns the first arm of largest
-   UCB. */
+/* UCB w.z + beta ||V^-1 x||_Vt of every arm (w = L^-1 x), eight arms at
+   a time while more than four remain, then four, in block (8 d scratch),
+   with isdb__discounted_width's operations per arm; out[k] if out is not
+   NULL; returns the first arm of largest UCB. */
 ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *z,
                                            const isdb_real *Vt, isdb_real *block, const isdb_real *X, int n_arms,
                                            isdb_real beta, isdb_real *out) {
     int k, a, m, i, j, best = 0;
-    isdb_real best_value = 0, mean[ISDB__LANES];
-    const isdb_real *rows[ISDB__LANES];
+    isdb_real best_value = 0, mean[ISDB__LANES8], norm2[ISDB__LANES8];
+    const isdb_real *rows[ISDB__LANES8];
     for (k = 0; k < n_arms; k += m) {
-        isdb_real q[ISDB__LANES] = {0};
-        m = isdb__lanes_rows(X, d, n_arms, k, rows);
-        isdb__lanes_fwd_solve(d, L, inv_diag, rows, block);
-        isdb__lanes_dots(d, block, z, mean, NULL);
-        isdb__lanes_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
-        for (i = 0; i < d; ++i) {
-            const isdb_real *Vti = Vt + (size_t)i * (size_t)d, *ui = block + i * ISDB__LANES;
-            isdb_real off[ISDB__LANES] = {0};
-            for (j = 0; j < i; ++j) {
-                const isdb_real v = Vti[j], *uj = block + j * ISDB__LANES;
-                for (a = 0; a < ISDB__LANES; ++a) off[a] += v * uj[a];
+        isdb_real q[ISDB__LANES8] = {0};
+        if (n_arms - k > ISDB__LANES) {
+            m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
+            isdb__lanes8_fwd_solve(d, L, inv_diag, rows, block);
+            isdb__lanes8_dots(d, block, z, mean, norm2);
+            isdb__lanes8_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
+            isdb__lanes8_sym_form(d, Vt, block, q);
+        } else {
+            m = isdb__lanes_rows(X, d, n_arms, k, rows);
+            isdb__lanes_fwd_solve(d, L, inv_diag, rows, block);
+            isdb__lanes_dots(d, block, z, mean, NULL);
+            isdb__lanes_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
+            for (i = 0; i < d; ++i) {
+                const isdb_real *Vti = Vt + (size_t)i * (size_t)d, *ui = block + i * ISDB__LANES;
+                isdb_real off[ISDB__LANES] = {0};
+                for (j = 0; j < i; ++j) {
+                    const isdb_real v = Vti[j], *uj = block + j * ISDB__LANES;
+                    for (a = 0; a < ISDB__LANES; ++a) off[a] += v * uj[a];
+                }
+                for (a = 0; a < ISDB__LANES; ++a) q[a] += ui[a] * (Vti[i] * ui[a] + 2 * off[a]);
             }
-            for (a = 0; a < ISDB__LANES; ++a) q[a] += ui[a] * (Vti[i] * ui[a] + 2 * off[a]);
         }
         for (a = 0; a < m; ++a) {
             isdb_real v = mean[a] + beta * isdb__sqrt(q[a] > 0 ? q[a] : 0);
@@ -5697,7 +5767,7 @@ ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb__zero(d, p->_b);
     isdb__zero(d, p->_b_next);
     isdb__zero(d, p->_z);
-    isdb__zero(4 * d, p->_work);
+    isdb__zero(ISDB__LANES8 * d, p->_work);
 }
 
 static const isdb_policy_vtable isdb__dlinucb_vt = {
