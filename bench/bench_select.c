@@ -6,8 +6,9 @@
      multiply-adds) as column sweeps, bench_policies' floor kernel, which
      the issue's targets are stated against. gcc 12 -O2 does not
      vectorize it (its loops' trip counts are unknown), so it is a scalar
-     floor, and on a Skylake-type core its speed moves by 1.5x with where
-     its loop lands (the jump-alignment erratum);
+     floor, and on the Skylake-type Xeon of 2026-11-25 its time moved by
+     1.5x between builds that changed nothing but the binary's layout
+     (padding jumps off 32-byte boundaries did not cure it);
    - floor vec: the same products, each y_k[i] summed over j in the same
      order, four rows of y at a time in named scalars, which gcc -O2
      vectorizes (SSE2: 2 doubles or 4 floats an instruction, no FMA):
