@@ -3090,9 +3090,9 @@ ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *
     }
 }
 
-/* Eight arms at a time, for the selects whose arms need only the forward
-   solve and two dots (the ridge policies): lane a of the block at
-   W[i * 8 + a]. The per-row chain of subtractions, not the arithmetic,
+/* Eight arms at a time, for the ridge policies' selects (forward solve
+   and two dots) and D-LinUCB's (also the back solve and the V-tilde
+   form): lane a of the block at W[i * 8 + a]. The per-row chain of subtractions, not the arithmetic,
    bounds the four-lane solve (about 4 cycles a step); two independent
    groups of four in one pass halve that (1.4x faster in double, 1.9x in
    float at d = 50). Each lane's operations are still the one-arm
