@@ -15,7 +15,8 @@
 #   make sanitize    the tests under AddressSanitizer and UBSan, in double
 #                    and float
 #   make bench       speed of each policy beside naive references (bench/),
-#                    then in double and float side by side
+#                    then in double and float side by side; select beside
+#                    the machine (bench_select) in both precisions
 #   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 13 drifting problems (bench/agnostic.c)
@@ -319,6 +320,10 @@ $(BUILD)/bench/bench_select: bench/bench_select.c $(BENCH_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(FP) $(if $(HAVE_OPENBLAS),-DISDB_BENCH_BLAS) $< -o $@ \
 	  $(if $(HAVE_OPENBLAS),-lopenblas) $(LIBS)
+$(BUILD)/bench/bench_select-float: bench/bench_select.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $(if $(HAVE_OPENBLAS),-DISDB_BENCH_BLAS) \
+	  $< -o $@ $(if $(HAVE_OPENBLAS),-lopenblas) $(LIBS)
 
 examples: $(EXAMPLE_BINS)
 
@@ -328,8 +333,9 @@ embedded:
 	@CC="$(CC)" WARN="$(WARN)" FP="$(FP)" sh embedded/run.sh $(BUILD)/embedded
 
 # Every bench, then the policies' steps in double and float side by side.
-bench: $(BENCH_BINS) $(BUILD)/bench/bench_policies-float
+bench: $(BENCH_BINS) $(BUILD)/bench/bench_policies-float $(BUILD)/bench/bench_select-float
 	@set -e; for b in $(BENCH_BINS); do ./$$b; done
+	./$(BUILD)/bench/bench_select-float
 	./$(BUILD)/bench/bench_policies --precision ./$(BUILD)/bench/bench_policies-float
 
 $(BUILD)/bench/bench_policies-float: bench/bench_policies.c $(BENCH_DEPS)

@@ -25,7 +25,69 @@ static void test_f_quantile(void) {
         CHECK_NEAR(isdb__lgamma(k / 2.0), (double)ref_lgamma_half(k), 1e-13 * fmax(1.0, k));
 }
 
+/* isdb__chol_slide, SW-UCB's window step (update and downdate in one
+   sweep, then the rotations), over a stream as test_linalg's
+   update/downdate sequence: every step adds one vector and removes the
+   oldest of a window of 12, and the factor is compared with the Gram
+   matrix of lambda I + the window. Pass 1 is badly scaled (features 1 to
+   1e4, lambda 1e-3, condition numbers near 1e12), where a downdate may be
+   refused and the caller refactorises; the update alone (v NULL) must
+   never be. The backward error bounds are those of the one-step routines,
+   and the returned determinant ratios must match the factors'. */
+#define SLIDE_MAXN 64
+static void test_chol_slide(void) {
+    static double ring[12 * SLIDE_MAXN], L[SLIDE_MAXN * SLIDE_MAXN], L_next[SLIDE_MAXN * SLIDE_MAXN],
+        A[SLIDE_MAXN * SLIDE_MAXN], inv_diag[SLIDE_MAXN], x[SLIDE_MAXN], work[2 * SLIDE_MAXN];
+    static const int dims[] = {1, 2, 3, 8, 20, 64};
+    isdb_rng rng;
+    int di, pass, refused_badly_scaled = 0;
+    isdb_rng_seed(&rng, 21);
+    for (pass = 0; pass < 2; ++pass)
+        for (di = 0; di < 6; ++di) {
+            int n = dims[di], w = 12, steps = 300, t, i, j, k, refused = 0;
+            double lambda = pass ? 1e-3 : 1.0, worst = 0.0, worst_det = 0.0;
+            memset(L, 0, sizeof L);
+            for (i = 0; i < n; ++i) L[i * n + i] = sqrt(lambda);
+            for (t = 0; t < steps; ++t) {
+                double *old = ring + (t % w) * n, up = 0, down = 0, logdet = 0;
+                int in_window = t + 1 < w ? t + 1 : w, ok;
+                random_matrix(&rng, n, 1, x);
+                if (pass)
+                    for (i = 0; i < n; ++i) x[i] *= pow(1e4, (double)i / (n > 1 ? n - 1 : 1));
+                for (i = 0; i < n; ++i) inv_diag[i] = 1 / L[i * n + i];
+                ok = isdb__chol_slide(n, L, inv_diag, L_next, x, t >= w ? old : NULL, work, &up, &down);
+                CHECK(ok || t >= w);
+                memcpy(old, x, sizeof(double) * (size_t)n);
+                for (i = 0; i < n; ++i)
+                    for (j = 0; j < n; ++j) {
+                        long double sum = i == j ? lambda : 0;
+                        for (k = 0; k < in_window; ++k) sum += (long double)ring[k * n + i] * ring[k * n + j];
+                        A[i * n + j] = (double)sum;
+                    }
+                if (ok) {
+                    for (i = 0; i < n; ++i) logdet += log(L_next[i * n + i] / L[i * n + i]);
+                    worst_det = fmax(worst_det, fabs(2 * logdet - log(up * down)));
+                    CHECK(strictly_upper_zero(n, L_next));
+                    memcpy(L, L_next, sizeof(double) * (size_t)(n * n));
+                } else {
+                    ++refused;
+                    memcpy(L, A, sizeof(double) * (size_t)(n * n));
+                    CHECK_OK(isdb_chol(n, L));
+                }
+                worst = fmax(worst, chol_backward_error(n, L, A));
+            }
+            if (!pass) CHECK_MSG(refused == 0, "n=%d: a well-conditioned slide was refused", n);
+            if (pass) refused_badly_scaled += refused;
+            CHECK_MSG(worst < (pass ? 1e-12 : 1e-13), "n=%d pass=%d worst backward error %g (%d refused)", n, pass,
+                      worst, refused);
+            CHECK_MSG(worst_det < (pass ? 1e-10 : 1e-11), "n=%d pass=%d determinant ratio off by %g", n, pass,
+                      worst_det);
+        }
+    CHECK(refused_badly_scaled > 0);
+}
+
 int main(void) {
     test_f_quantile();
+    test_chol_slide();
     return test_report();
 }
