@@ -456,8 +456,9 @@
       Cost per round: select O(K (min(d p_inv, d (d + 1) / 2) + d p_res +
       p_res^2)) when beta_inv is estimated (the invariant width's quadratic
       form W_inv^T W_inv is precomputed at each fit when p_inv > (d + 1) /
-      2), O(K d (1 + p_res) + K p_res^2) when it is given; four arms are
-      interleaved (p = 50, K = 20, p_res = 2: 1.04-1.17x LinUCB's select).
+      2), O(K d (1 + p_res) + K p_res^2) when it is given; eight arms are
+      interleaved (p = 50, K = 20, p_res = 2: 1.31-1.41x LinUCB's select,
+      which does one triangular solve per arm).
       Update O(d p_res + p_res^2) for the learner (LinUCB, window;
       refactorisation every max(4 p_res, 256) updates, window rebuilds
       O(w p_res^2) every max(w, p_res)), O(d p_res + p_res^3) discounting,
@@ -7510,9 +7511,9 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
 }
 
 /* Doubles of scratch: the estimator on the largest pool, or the fits,
-   rebuilds and tests (8 d^2 + 8 d). */
+   rebuilds and tests (8 d^2 + 8 d), and at least select's 24 d. */
 ISDB__PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c) {
-    size_t d = (size_t)c->d, need = 8 * d * d + 8 * d;
+    size_t d = (size_t)c->d, need = 8 * d * d + 8 * d > 24 * d ? 8 * d * d + 8 * d : 24 * d;
     if (!c->oracle) {
         size_t est = isdb_isd_estimate_work_size(c->d, c->n_offline + c->history, &c->est);
         if (est > need) need = est;
@@ -8040,52 +8041,86 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
     }
 }
 
-/* B[j * 4 + a] = x_a[j] for m <= 4 arms (rows of X, d apart); lanes past
+/* B[j * 8 + a] = x_a[j] for m <= 8 arms (rows of X, d apart); lanes past
    m repeat the last arm. With the arms interleaved, each step below is
-   one operation on four lanes, which the compiler vectorizes, and every
-   arm gets the operations, in the order, it gets alone: the bits do not
+   one operation on eight lanes (two independent chains of four, as in
+   isdb__lanes8_fwd_solve), which the compiler vectorizes, and every arm
+   gets the operations, in the order, it gets alone: the bits do not
    depend on the grouping. */
 ISDB__PRIVATE void isdb__isd_interleave(int d, const double *X, int m, double *ISDB__RESTRICT B) {
     int j, a;
-    for (j = 0; j < d; ++j)
-        for (a = 0; a < 4; ++a) B[j * 4 + a] = X[(a < m ? a : m - 1) * d + j];
+    for (a = 0; a < ISDB__LANES8; ++a) {
+        const double *x = X + (a < m ? a : m - 1) * d;
+        for (j = 0; j < d; ++j) B[j * ISDB__LANES8 + a] = x[j];
+    }
 }
 
-/* out[a] = w . x_a for the four interleaved arms (isdb__dot's order). */
+/* out[a] = w . x_a for the eight interleaved arms (isdb__dot's order). */
 ISDB__PRIVATE void isdb__isd_lanes_dot(int d, const double *ISDB__RESTRICT B, const double *ISDB__RESTRICT w, double *out) {
-    double o[4] = {0.0, 0.0, 0.0, 0.0};
-    int j, a;
-    for (j = 0; j < d; ++j)
-        for (a = 0; a < 4; ++a) o[a] += w[j] * B[j * 4 + a];
-    for (a = 0; a < 4; ++a) out[a] = o[a];
+    double o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0, o4 = 0.0, o5 = 0.0, o6 = 0.0, o7 = 0.0;
+    int j;
+    for (j = 0; j < d; ++j) {
+        const double wj = w[j], *b = B + j * ISDB__LANES8;
+        o0 += wj * b[0];
+        o1 += wj * b[1];
+        o2 += wj * b[2];
+        o3 += wj * b[3];
+        o4 += wj * b[4];
+        o5 += wj * b[5];
+        o6 += wj * b[6];
+        o7 += wj * b[7];
+    }
+    out[0] = o0;
+    out[1] = o1;
+    out[2] = o2;
+    out[3] = o3;
+    out[4] = o4;
+    out[5] = o5;
+    out[6] = o6;
+    out[7] = o7;
 }
 
-/* ||W_inv x||^2 (the invariant width's norm, squared) of the four
+/* ||W_inv x||^2 (the invariant width's norm, squared) of the eight
    interleaved arms: x^T Wq x from the packed triangle when `quad`, else
    the p_inv dot products. */
 ISDB__PRIVATE void isdb__isd_inv_norms(const isdb__isd_fit *f, int d, const double *ISDB__RESTRICT B, double *out) {
     int i, j, a;
-    double s[4] = {0.0, 0.0, 0.0, 0.0}, o[4];
+    double s[ISDB__LANES8] = {0.0}, o[ISDB__LANES8];
     if (f->quad) {
         const double *ISDB__RESTRICT qr = f->Wq;
         for (i = 0; i < d; ++i) {
-            const double qi = qr[i], *bi = B + i * 4;
-            for (a = 0; a < 4; ++a) o[a] = 0.0;
+            const double qi = qr[i], *bi = B + i * ISDB__LANES8;
+            double o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0, o4 = 0.0, o5 = 0.0, o6 = 0.0, o7 = 0.0;
             for (j = 0; j < i; ++j) {
-                const double q = qr[j], *bj = B + j * 4;
-                for (a = 0; a < 4; ++a) o[a] += q * bj[a];
+                const double q = qr[j], *bj = B + j * ISDB__LANES8;
+                o0 += q * bj[0];
+                o1 += q * bj[1];
+                o2 += q * bj[2];
+                o3 += q * bj[3];
+                o4 += q * bj[4];
+                o5 += q * bj[5];
+                o6 += q * bj[6];
+                o7 += q * bj[7];
             }
-            for (a = 0; a < 4; ++a) s[a] += bi[a] * (qi * bi[a] + 2.0 * o[a]);
+            o[0] = o0;
+            o[1] = o1;
+            o[2] = o2;
+            o[3] = o3;
+            o[4] = o4;
+            o[5] = o5;
+            o[6] = o6;
+            o[7] = o7;
+            for (a = 0; a < ISDB__LANES8; ++a) s[a] += bi[a] * (qi * bi[a] + 2.0 * o[a]);
             qr += i + 1;
         }
-        for (a = 0; a < 4; ++a) out[a] = s[a] > 0.0 ? s[a] : 0.0;
+        for (a = 0; a < ISDB__LANES8; ++a) out[a] = s[a] > 0.0 ? s[a] : 0.0;
         return;
     }
     for (i = 0; i < f->p_inv; ++i) {
         isdb__isd_lanes_dot(d, B, f->Winv + i * d, o);
-        for (a = 0; a < 4; ++a) s[a] += o[a] * o[a];
+        for (a = 0; a < ISDB__LANES8; ++a) s[a] += o[a] * o[a];
     }
-    for (a = 0; a < 4; ++a) out[a] = s[a];
+    for (a = 0; a < ISDB__LANES8; ++a) out[a] = s[a];
 }
 
 /* The rest of x's score given ni2 = ||W_inv x||^2 (0 when the invariant
@@ -8126,10 +8161,10 @@ ISDB__PRIVATE double isdb__isd_res_part(isdb_isd *p, const double *x, double *nr
 ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, double *nr2) {
     *ni2 = 0.0;
     if (isdb__isd_inv_active(p)) {
-        double *B = p->_work + 8 * p->cfg.d, n4[4];
+        double *B = p->_work + 16 * p->cfg.d, n8[ISDB__LANES8];
         isdb__isd_interleave(p->cfg.d, x, 1, B);
-        isdb__isd_inv_norms(&p->_fit, p->cfg.d, B, n4);
-        *ni2 = n4[0];
+        isdb__isd_inv_norms(&p->_fit, p->cfg.d, B, n8);
+        *ni2 = n8[0];
     }
     return isdb__isd_res_part(p, x, nr2);
 }
@@ -8139,37 +8174,37 @@ ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni
     return mean + p->_r_res * sqrt(ni2 + nr2);
 }
 
-/* Every arm's score (into out, if not NULL), four arms at a time: the
+/* Every arm's score (into out, if not NULL), eight arms at a time: the
    invariant width (isdb__isd_inv_norms) and, except when discounting, the
-   residual forward solves (isdb__lanes_fwd_solve, the same bits as one
-   arm's isdb__tri_solve); returns the first best arm. Scratch: 12 d of
+   residual forward solves (isdb__lanes8_fwd_solve, the same bits as one
+   arm's isdb__tri_solve); returns the first best arm. Scratch: 24 d of
    _work. */
 ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, double *out) {
     const isdb__isd_fit *f = &p->_fit;
     const isdb__ridge *r = &p->_res;
     int d = p->cfg.d, q = d - f->p_inv, k, a, j, m, best = 0, active = isdb__isd_inv_active(p);
     int batch = q > 0 && p->cfg.learner != ISDB_ISD_RES_DISCOUNT;
-    double best_value = 0.0, ni[4] = {0.0, 0.0, 0.0, 0.0}, wz[ISDB__LANES], ww[ISDB__LANES], xb[4], o[4];
-    double *Z = p->_work, *W = p->_work + 4 * d, *B = p->_work + 8 * d;
-    const double *rows[ISDB__LANES];
+    double best_value = 0.0, ni[ISDB__LANES8] = {0.0}, wz[ISDB__LANES8], ww[ISDB__LANES8], xb[ISDB__LANES8];
+    double o[ISDB__LANES8], *Z = p->_work, *W = p->_work + 8 * d, *B = p->_work + 16 * d;
+    const double *rows[ISDB__LANES8];
     isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
     for (k = 0; k < n_arms; k += m) {
-        m = n_arms - k < 4 ? n_arms - k : 4;
+        m = n_arms - k < ISDB__LANES8 ? n_arms - k : ISDB__LANES8;
         isdb__isd_interleave(d, X + k * d, m, B);
         if (active) isdb__isd_inv_norms(f, d, B, ni);
         if (batch) {
             isdb__isd_lanes_dot(d, B, f->beta, xb);
             if (f->identity) {
-                isdb__lanes_rows(X, d, n_arms, k, rows);
+                isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
             } else {
                 for (j = 0; j < q; ++j) {
                     isdb__isd_lanes_dot(d, B, f->Ut + (f->p_inv + j) * d, o);
                     for (a = 0; a < m; ++a) Z[a * q + j] = o[a];
                 }
-                isdb__lanes_rows(Z, q, m, 0, rows);
+                isdb__lanes_rows_n(Z, q, m, 0, ISDB__LANES8, rows);
             }
-            isdb__lanes_fwd_solve(q, r->L, r->inv_diag, rows, W);
-            isdb__lanes_dots(q, W, r->z, wz, ww);
+            isdb__lanes8_fwd_solve(q, r->L, r->inv_diag, rows, W);
+            isdb__lanes8_dots(q, W, r->z, wz, ww);
         }
         for (a = 0; a < m; ++a) {
             double nr2, mean, v;
