@@ -8084,32 +8084,13 @@ ISDB__PRIVATE void isdb__isd_lanes_dot(int d, const double *ISDB__RESTRICT B, co
    interleaved arms: x^T Wq x from the packed triangle when `quad`, else
    the p_inv dot products. */
 ISDB__PRIVATE void isdb__isd_inv_norms(const isdb__isd_fit *f, int d, const double *ISDB__RESTRICT B, double *out) {
-    int i, j, a;
+    int i, a;
     double s[ISDB__LANES8] = {0.0}, o[ISDB__LANES8];
     if (f->quad) {
         const double *ISDB__RESTRICT qr = f->Wq;
         for (i = 0; i < d; ++i) {
             const double qi = qr[i], *bi = B + i * ISDB__LANES8;
-            double o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0, o4 = 0.0, o5 = 0.0, o6 = 0.0, o7 = 0.0;
-            for (j = 0; j < i; ++j) {
-                const double q = qr[j], *bj = B + j * ISDB__LANES8;
-                o0 += q * bj[0];
-                o1 += q * bj[1];
-                o2 += q * bj[2];
-                o3 += q * bj[3];
-                o4 += q * bj[4];
-                o5 += q * bj[5];
-                o6 += q * bj[6];
-                o7 += q * bj[7];
-            }
-            o[0] = o0;
-            o[1] = o1;
-            o[2] = o2;
-            o[3] = o3;
-            o[4] = o4;
-            o[5] = o5;
-            o[6] = o6;
-            o[7] = o7;
+            isdb__isd_lanes_dot(i, B, qr, o); /* row i's off-diagonal part */
             for (a = 0; a < ISDB__LANES8; ++a) s[a] += bi[a] * (qi * bi[a] + 2.0 * o[a]);
             qr += i + 1;
         }
@@ -9774,7 +9755,7 @@ ISDB__PRIVATE double isdb__opkb_test(isdb_opkb *p, const double *w, const double
     double c0 = p->cfg.c0_scale * (40.0 + 16.0 * sqrt(p->alpha)), z = p->cfg.test_z, ratio = -DBL_MAX, top;
     if (p->cfg.j_star >= p->block) return -1.0;
     isdb__opkb_rewards_of(p, w, calibrated ? w2 : NULL, m + 1, len, R);
-    top = R[isdb__argmax(R, N)];
+    top = calibrated ? 0.0 : R[isdb__argmax(R, N)];
     for (k = p->cfg.j_star; k < p->block; ++k) {
         const double *Dk = p->_D + k * N, *Vk = p->_VD + k * N;
         if (calibrated) {
