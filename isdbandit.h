@@ -193,7 +193,7 @@
    D-LINUCB (isdb_dlinucb): Russac, Vernade, Cappe, NeurIPS 2019, Algorithm 1.
       V <- gamma V + a a^T + (1 - gamma) lambda I,
       Vt <- gamma^2 Vt + a a^T + (1 - gamma^2) lambda I,  b <- gamma b + r a,
-      theta = V^-1 b; plays argmax a.theta + alpha beta ||V^-1 a||_Vt with
+      theta = V^-1 b; plays argmax a.theta + alpha beta ||V^-1 a||_{Vt} with
       beta_n = sqrt(lambda) S + sigma sqrt(2 ln(1/delta)
                + d ln(1 + L^2 (1 - gamma^(2n)) / (lambda d (1 - gamma^2)))).
       1 - gamma^2 and 1 - gamma^(2n) are computed without cancellation.
@@ -377,7 +377,7 @@
       LinUCB (all online rows; the paper), a sliding window of w rows
       (exact: rank-one update and checked downdate, rebuilt from the kept
       rows on refusal and every `refresh`), or discounting by gamma with
-      D-LinUCB's V-tilde width ||V^-1 z||_Vt (the two non-stationary
+      D-LinUCB's V-tilde width ||V^-1 z||_{Vt} (the two non-stationary
       variants the paper names without analysing). p_inv = 0: beta_inv = 0
       and, with U = I (oracle, or a fallback), the policy is LinUCB with
       the det-trace width, bit for bit. p_res = 0: no online learning; the
@@ -1022,7 +1022,7 @@ ISDB_API size_t isdb_polar_work_size(int n);
       eigenvectors of C_1:
         ISDB_JBD_JACOBI  Jacobi angles (Cardoso and Souloumiac 1996): sweeps
                          of plane rotations, each optimal for its pair of
-                         columns, minimising sum_k ||off(U^T C_k U)||_F^2;
+                         columns, minimising sum_k ||off(U^T C_k U)||_{F}^2;
                          monotone, always defined, no solve. Stops after a
                          sweep without a rotation of |sin| > tol.
         ISDB_JBD_UWEDGE  U-WEDGE (Tichavsky and Yeredor 2009, uniform
@@ -1051,7 +1051,7 @@ ISDB_API size_t isdb_polar_work_size(int n);
    0.5, 0.75, 1} as the first minimiser of
         crit(tau) = off(tau) + lbar * sum_b s_b^2 / p^2,
    where s_b are the block sizes, lbar = mean_k lambda_min(C_k), and
-   off(tau) = mean_k ||C_k||_F for a single block, otherwise
+   off(tau) = mean_k ||C_k||_{F} for a single block, otherwise
    sum_k ||O_k||_1 / (m (p^2 - sum_b s_b^2)) with O_k the off-block part of
    U^T C_k U. ||.||_1 is by default the largest absolute column sum
    (numpy's matrix 1-norm, as in the authors' code, kept for fidelity; an
@@ -1069,7 +1069,7 @@ typedef enum isdb_jbd_method {
 } isdb_jbd_method;
 
 /* How the block detection compares entries (step 2):
-     ISDB_JBD_SCALE_FROBENIUS    D_ij = max_k |S_k[i,j]| over ||D||_F, the
+     ISDB_JBD_SCALE_FROBENIUS    D_ij = max_k |S_k[i,j]| over ||D||_{F}, the
                                  diagonal included (the authors' code);
      ISDB_JBD_SCALE_CORRELATION  D_ij = max_k |S_k[i,j]| / sqrt(S_k[i,i]
                                  S_k[j,j]), the largest correlation of the
@@ -1112,7 +1112,7 @@ typedef struct isdb_jbd_info {
     int n_blocks;
     double threshold; /* tau used */
     double criterion; /* crit(tau) */
-    double offdiag;   /* sqrt(sum_k ||off(U^T C_k U)||_F^2 / sum_k ||C_k||_F^2) after step 1 */
+    double offdiag;   /* sqrt(sum_k ||off(U^T C_k U)||_{F}^2 / sum_k ||C_k||_{F}^2) after step 1 */
     double offblock;  /* the same ratio for the off-block part after step 2 */
 } isdb_jbd_info;
 
@@ -1343,7 +1343,7 @@ typedef struct isdb_dlinucb_config {
     isdb_real gamma;     /* discount, in (0, 1) */
     isdb_real lambda;    /* default 1 */
     isdb_real delta;     /* default 0.01 */
-    isdb_real sigma;     /* sub-Gaussian noise scale; default 1 */
+    isdb_real R;         /* sub-Gaussian noise scale; default 1 */
     isdb_real S, L;      /* default 1 each */
     isdb_real alpha;     /* default 1 */
 } isdb_dlinucb_config;
@@ -1351,9 +1351,9 @@ typedef struct isdb_dlinucb_config {
 typedef struct isdb_dlinucb {
     isdb_policy base;
     isdb_dlinucb_config cfg;
-    isdb_real *_V, *_V_next;    /* V (lower triangle) and its next value */
-    isdb_real *_Vt, *_Vt_next;  /* V-tilde (lower triangle) */
-    isdb_real *_L, *_L_next;    /* Cholesky factor of V */
+    isdb_real *_gram, *_gram_next; /* V (lower triangle) and its next value */
+    isdb_real *_gram_tilde, *_gram_tilde_next; /* V-tilde (lower triangle) */
+    isdb_real *_chol, *_chol_next; /* Cholesky factor of V */
     isdb_real *_inv_diag;       /* 1 / L_ii */
     isdb_real *_b, *_b_next;
     isdb_real *_z;              /* L^-1 b */
@@ -1368,7 +1368,7 @@ ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *c
 ISDB_API const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol);
 ISDB_API void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta);
 ISDB_API isdb_real isdb_dlinucb_beta(const isdb_dlinucb *pol);
-/* *mean = x.theta, *bonus = beta ||V^-1 x||_Vt. Either may be NULL. */
+/* *mean = x.theta, *bonus = beta ||V^-1 x||_{Vt}. Either may be NULL. */
 ISDB_API isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 /* gamma = 1 - (B_T / (d T))^(2/3), the tuning of Russac et al.; needs
    0 < B_T < d T. */
@@ -1789,10 +1789,10 @@ typedef struct isdb_isd {
     isdb__isd_fit _fit, _fit0, _fit_next; /* current, after init, scratch */
     isdb__ridge _res;    /* residual factor and b (dimension p_res) */
     double *_res_theta;  /* the residual estimate V^-1 b */
-    double *_Vd, *_Vd_next, *_Vt, *_Vt_next, *_b_next; /* DISCOUNT */
+    double *_gram_disc, *_gram_disc_next, *_gram_tilde, *_gram_tilde_next, *_b_next; /* DISCOUNT */
     double *_gamma;      /* beta_inv + U_res delta */
     double *_hist_x, *_hist_y, *_pool_x, *_pool_y;
-    double *_U_inv0, *_beta0;
+    double *_u_inv0, *_beta0;
     double *_z, *_u, *_work;
     double _r_inv, _r_res; /* widths of the round being scored */
 } isdb_isd;
@@ -2008,12 +2008,12 @@ typedef struct isdb_opkb {
     double *_arms, *_gram;     /* N x d, N x N (GRAM only) */
     double *_phi;              /* N x p feature map */
     double *_pi;               /* pi(X) */
-    double *_P;                /* (j_max + 1) x N strategies of this epoch */
-    double *_D;                /* j_max x N gap estimates of C(0), C(1), ... */
+    double *_strategies;       /* (j_max + 1) x N strategies of this epoch */
+    double *_gap_est;          /* j_max x N gap estimates of C(0), C(1), ... */
     double *_wC, *_wB;         /* (j_max + 1) x N reward sums per strategy: epoch, block */
     double *_wR;               /* per replay index m: (m + 1) x N reward sums */
     double *_qC, *_qB, *_qR;   /* the same sums of squared rewards */
-    double *_VD;               /* j_max x N variances of the gap estimates _D */
+    double *_gap_var;          /* j_max x N variances of the gap estimates _gap_est */
     double *_xstar;            /* last P* (warm start) */
     int *_active;              /* j_max flags: replay slot of index m in progress */
     double *_work;             /* solver and estimator scratch */
@@ -2177,15 +2177,15 @@ typedef struct isdb_oam {
     double min_gap;            /* smallest positive gap estimate (0: none) */
     int tau_ctx, tau_n;        /* context and size of the targets below */
     int stage_n;               /* scratch: arms of a set staged by scores or probs */
-    double *_G, *_L, *_L_next, *_b, *_theta, *_basis;
+    double *_gram, *_chol, *_chol_next, *_b, *_theta, *_basis;
     double *_vec;              /* distinct feature vectors (max_contexts max_arms x d) */
-    uint64_t *_N;              /* pulls of each vector */
+    uint64_t *_pulls;          /* pulls of each vector */
     int *_ctx_n, *_ctx_vid;
-    double *_T;                /* allocation f_n w per pair (0 for the estimated optimal arms) */
-    int *_T_zero;              /* 1 where the pair had gap 0 at the solve */
+    double *_allocation;       /* allocation f_n w per pair (0 for the estimated optimal arms) */
+    int *_allocation_zero;     /* 1 where the pair had gap 0 at the solve */
     double *_tau;              /* targets of the last exploration round (max_arms) */
     /* Scratch (not part of the state). */
-    double *_mu, *_gap, *_T_new, *_norm2, *_key, *_tau_new, *_stage_X, *_sX, *_sgap, *_sw0, *_sw, *_swork,
+    double *_mu, *_gap, *_allocation_new, *_norm2, *_key, *_tau_new, *_stage_X, *_sX, *_sgap, *_sw0, *_sw, *_swork,
         *_work;
     int *_stage_vid, *_act, *_zero;
 } isdb_oam;
@@ -2303,18 +2303,18 @@ typedef struct isdb_traceucb {
     int *_support;             /* s coordinates, ascending (sparse, stage 2), or NULL */
     int *_full;                /* m: 1 once S_i is numerically positive definite */
     int *_since;               /* m: updates since the model's last rebuild */
-    double *_L;                /* m x d x d: lower factor of S_i = sum x x^T */
+    double *_chol;             /* m x d x d: lower factor of S_i = sum x x^T */
     double *_l;                /* m x d: L_i^-1 b_i (the last row of the factor of [X y]) */
     double *_rho;              /* m: sqrt of the residual sum of squares */
-    double *_S;                /* m x d x d: exact S_i (lower triangle) */
+    double *_scatter;          /* m x d x d: exact S_i (lower triangle) */
     double *_b;                /* m x d: sum y x */
     double *_yy;               /* m: sum y^2 */
     double *_beta;             /* m x d: OLS estimates (valid where _full) */
     double *_trace;            /* m: Tr(Sigma S_i^-1), or Tr(M S_i^-1) when Sigma is estimated */
-    double *_Sigma;            /* d x d copy of Sigma, or NULL */
-    double *_M;                /* d x d: sum of x x^T over every update (estimated Sigma), or NULL */
-    double *_A;                /* the trace's matrix: _Sigma or _M, or (sparse) _Ablock */
-    double *_Ablock;           /* sparse: the support's block of Sigma or M (s x s), or NULL */
+    double *_sigma_mat;        /* d x d copy of Sigma, or NULL */
+    double *_cov_est;          /* d x d: sum of x x^T over every update (estimated Sigma), or NULL */
+    double *_trace_mat;        /* the trace's matrix: _sigma_mat or _cov_est, or (sparse) _trace_block */
+    double *_trace_block;      /* sparse: the support's block of Sigma or M (s x s), or NULL */
     double *_stage1;           /* sparse: m x L x (d + 1) stage-1 rows [x y], or NULL */
     double *_gl;               /* sparse: group-lasso scratch 4 d m + 2 d, or NULL */
     double *_weights;          /* m */
@@ -2546,7 +2546,7 @@ typedef struct isdb_isd_env {
     double *beta_inv; /* U (gammat0 with the residual coordinates zeroed) */
     double *theta;    /* gamma of the current round */
     double *res;      /* residual coordinates of the current round (p_res) */
-    double *_A, *_g;  /* online covariance factor (U coordinates); scratch */
+    double *_cov_factor, *_g; /* online covariance factor (U coordinates); scratch */
     int *_sizes, *_resflag;
 } isdb_isd_env;
 
@@ -4004,7 +4004,7 @@ ISDB__PRIVATE double isdb__jbd_off(int p, int m, const double *S, const double *
     return total / ((double)m * ((double)p * (double)p - sum_sq));
 }
 
-/* sqrt(sum_k sum_{i,j: excluded} S_k[i,j]^2 / sum_k ||S_k||_F^2); the
+/* sqrt(sum_k sum_{i,j: excluded} S_k[i,j]^2 / sum_k ||S_k||_{F}^2); the
    excluded entries are i != j (blk NULL) or different blocks. */
 ISDB__PRIVATE double isdb__jbd_mass(int p, int m, const double *S, const double *blk) {
     double off = 0.0, all = 0.0;
@@ -4089,7 +4089,7 @@ isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_options *opt,
     }
     isdb__jbd_transform(p, m, C, U, S, T);
     isdb__jbd_strength(p, m, S, o.scale, D);
-    /* lbar = mean_k lambda_min(C_k); mean_frob = mean_k ||C_k||_F. */
+    /* lbar = mean_k lambda_min(C_k); mean_frob = mean_k ||C_k||_{F}. */
     for (k = 0; k < m; ++k) {
         double fro = 0.0;
         for (i = 0; i < pp; ++i) {
@@ -4565,7 +4565,7 @@ ISDB__PRIVATE void isdb__ser_check_solve(isdb_ser *s, isdb__ser_view L, int n, i
     }
 }
 
-/* ||L^-1||_F^2 = trace((L L^T)^-1), which bounds |L^-1 x| for every x.
+/* ||L^-1||_{F}^2 = trace((L L^T)^-1), which bounds |L^-1 x| for every x.
    A policy's L L^T is at least lo I in exact arithmetic (lo: its ridge
    lambda, or what discounting can leave of it); rounding keeps that to
    within sqrt(epsilon) while L L^T's largest diagonal entry is below
@@ -5589,7 +5589,7 @@ isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamm
     c.gamma = gamma;
     c.lambda = 1;
     c.delta = ISDB__R(0.01);
-    c.sigma = 1;
+    c.R = 1;
     c.S = 1;
     c.L = 1;
     c.alpha = 1;
@@ -5598,7 +5598,7 @@ isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamm
 
 ISDB__PRIVATE int isdb__dlinucb_config_ok(const isdb_dlinucb_config *c) {
     return c && isdb__sizes_ok(c->d, c->max_arms) && isdb__open01(c->gamma) &&
-           isdb__ucb_params_ok(c->lambda, c->delta, c->sigma, c->S, c->L, c->alpha, ISDB_WIDTH_LOGDET);
+           isdb__ucb_params_ok(c->lambda, c->delta, c->R, c->S, c->L, c->alpha, ISDB_WIDTH_LOGDET);
 }
 
 ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
@@ -5607,12 +5607,12 @@ ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dli
     a.base = (unsigned char *)heap;
     a.used = 0;
     a.overflow = 0;
-    p->_V = isdb__take_f64(&a, dd);
-    p->_V_next = isdb__take_f64(&a, dd);
-    p->_Vt = isdb__take_f64(&a, dd);
-    p->_Vt_next = isdb__take_f64(&a, dd);
-    p->_L = isdb__take_f64(&a, dd);
-    p->_L_next = isdb__take_f64(&a, dd);
+    p->_gram = isdb__take_f64(&a, dd);
+    p->_gram_next = isdb__take_f64(&a, dd);
+    p->_gram_tilde = isdb__take_f64(&a, dd);
+    p->_gram_tilde_next = isdb__take_f64(&a, dd);
+    p->_chol = isdb__take_f64(&a, dd);
+    p->_chol_next = isdb__take_f64(&a, dd);
     p->_inv_diag = isdb__take_f64(&a, d);
     p->_b = isdb__take_f64(&a, d);
     p->_b_next = isdb__take_f64(&a, d);
@@ -5633,11 +5633,11 @@ ISDB__PRIVATE isdb_real isdb__discounted_beta(int d, isdb_real n, isdb_real gamm
 
 isdb_real isdb_dlinucb_beta(const isdb_dlinucb *p) {
     const isdb_dlinucb_config *c = &p->cfg;
-    return c->alpha * isdb__discounted_beta(c->d, (isdb_real)p->base.t, c->gamma, c->lambda, c->delta, c->sigma, c->S,
+    return c->alpha * isdb__discounted_beta(c->d, (isdb_real)p->base.t, c->gamma, c->lambda, c->delta, c->R, c->S,
                                             c->L);
 }
 
-/* The width ||V^-1 x||_Vt of one arm from w = L^-1 x (L the factor of V):
+/* The width ||V^-1 x||_{Vt} of one arm from w = L^-1 x (L the factor of V):
    u = L^-T w = V^-1 x into u (d), then sqrt(u^T Vt u) from Vt's lower
    triangle. */
 ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *Vt,
@@ -5653,7 +5653,7 @@ ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const 
     return isdb__sqrt(q > 0 ? q : 0);
 }
 
-/* UCB w.z + beta ||V^-1 x||_Vt of every arm (w = L^-1 x), eight arms at
+/* UCB w.z + beta ||V^-1 x||_{Vt} of every arm (w = L^-1 x), eight arms at
    a time while more than four remain, then four, in block (8 d scratch),
    with isdb__discounted_width's operations per arm; out[k] if out is not
    NULL; returns the first arm of largest UCB. */
@@ -5700,7 +5700,7 @@ ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb
 
 ISDB__PRIVATE int isdb__dlinucb_ucb_all(isdb_dlinucb *p, const isdb_real *X, int n_arms, isdb_real beta, isdb_real *out) {
     int d = p->cfg.d;
-    return isdb__discounted_ucb_all(d, p->_L, p->_inv_diag, p->_z, p->_Vt, p->_work, X, n_arms,
+    return isdb__discounted_ucb_all(d, p->_chol, p->_inv_diag, p->_z, p->_gram_tilde, p->_work, X, n_arms,
                                     beta, out);
 }
 
@@ -5728,17 +5728,17 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const i
     int i, d = c->d;
     isdb_real g = c->gamma, lam = c->lambda;
     (void)arm;
-    isdb__discount_gram(d, p->_V, p->_V_next, x, g, (1 - g) * lam);
-    isdb__discount_gram(d, p->_Vt, p->_Vt_next, x, g * g, (1 - g) * (1 + g) * lam);
+    isdb__discount_gram(d, p->_gram, p->_gram_next, x, g, (1 - g) * lam);
+    isdb__discount_gram(d, p->_gram_tilde, p->_gram_tilde_next, x, g * g, (1 - g) * (1 + g) * lam);
     for (i = 0; i < d; ++i) p->_b_next[i] = g * p->_b[i] + y * x[i];
-    isdb__copy(d * d, p->_V_next, p->_L_next);
-    if (isdb_chol(d, p->_L_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
-    isdb__swap_ptr(&p->_V, &p->_V_next);
-    isdb__swap_ptr(&p->_Vt, &p->_Vt_next);
-    isdb__swap_ptr(&p->_L, &p->_L_next);
+    isdb__copy(d * d, p->_gram_next, p->_chol_next);
+    if (isdb_chol(d, p->_chol_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
+    isdb__swap_ptr(&p->_gram, &p->_gram_next);
+    isdb__swap_ptr(&p->_gram_tilde, &p->_gram_tilde_next);
+    isdb__swap_ptr(&p->_chol, &p->_chol_next);
     isdb__swap_ptr(&p->_b, &p->_b_next);
-    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1 / p->_L[i * d + i];
-    isdb__tri_solve(d, p->_L, p->_inv_diag, 0, p->_b, p->_z);
+    for (i = 0; i < d; ++i) p->_inv_diag[i] = 1 / p->_chol[i * d + i];
+    isdb__tri_solve(d, p->_chol, p->_inv_diag, 0, p->_b, p->_z);
     return ISDB_OK;
 }
 
@@ -5767,16 +5767,16 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->gamma);
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->sigma);
+    isdb__ser_cfg_real(s, c->R);
     isdb__ser_cfg_real(s, c->S);
     isdb__ser_cfg_real(s, c->L);
     isdb__ser_cfg_real(s, c->alpha);
-    g.A = isdb__ser_view_real(s, p->_V, dd);
+    g.A = isdb__ser_view_real(s, p->_gram, dd);
     g.ld = d;
     isdb__ser_check_gram(s, g.A, d, d, 0, lo, c->lambda + isdb__ser_sum_cap(s->t));
-    Vt = isdb__ser_view_real(s, p->_Vt, dd);
+    Vt = isdb__ser_view_real(s, p->_gram_tilde, dd);
     isdb__dlinucb_check_vt(s, g.A, Vt, d, lo, c->lambda);
-    L = isdb__ser_view_real(s, p->_L, dd);
+    L = isdb__ser_view_real(s, p->_chol, dd);
     isdb__ser_check_lower(s, L, d, d, 1);
     isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, 0);
     isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_inv_diag, d), d, d);
@@ -5789,12 +5789,12 @@ ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     int i, d = p->cfg.d;
     isdb_real lam = p->cfg.lambda;
-    isdb__identity(d, p->_V, lam);
-    isdb__identity(d, p->_V_next, lam);
-    isdb__identity(d, p->_Vt, lam);
-    isdb__identity(d, p->_Vt_next, lam);
-    isdb__identity(d, p->_L, isdb__sqrt(lam));
-    isdb__identity(d, p->_L_next, isdb__sqrt(lam));
+    isdb__identity(d, p->_gram, lam);
+    isdb__identity(d, p->_gram_next, lam);
+    isdb__identity(d, p->_gram_tilde, lam);
+    isdb__identity(d, p->_gram_tilde_next, lam);
+    isdb__identity(d, p->_chol, isdb__sqrt(lam));
+    isdb__identity(d, p->_chol_next, isdb__sqrt(lam));
     for (i = 0; i < d; ++i) p->_inv_diag[i] = 1 / isdb__sqrt(lam);
     isdb__zero(d, p->_b);
     isdb__zero(d, p->_b_next);
@@ -5841,17 +5841,17 @@ isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocat
 const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
 
 void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta) {
-    isdb__tri_solve(pol->cfg.d, pol->_L, pol->_inv_diag, 1, pol->_z, theta);
+    isdb__tri_solve(pol->cfg.d, pol->_chol, pol->_inv_diag, 1, pol->_z, theta);
 }
 
 isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     isdb_result r;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    isdb__tri_solve(pol->cfg.d, pol->_L, pol->_inv_diag, 0, x, pol->_work);
+    isdb__tri_solve(pol->cfg.d, pol->_chol, pol->_inv_diag, 0, x, pol->_work);
     if (mean) *mean = isdb__dot(pol->cfg.d, pol->_work, pol->_z);
     if (bonus)
-        *bonus = isdb_dlinucb_beta(pol) * isdb__discounted_width(pol->cfg.d, pol->_L, pol->_inv_diag, pol->_Vt,
+        *bonus = isdb_dlinucb_beta(pol) * isdb__discounted_width(pol->cfg.d, pol->_chol, pol->_inv_diag, pol->_gram_tilde,
                                                                 pol->_work, pol->_work + pol->cfg.d);
     return ISDB_OK;
 }
@@ -6467,7 +6467,7 @@ ISDB__PRIVATE isdb__adaptive_est *isdb__adaptive_played(const isdb_adaptive *p) 
     return (isdb__adaptive_est *)isdb__unconst(&p->_est[p->played]);
 }
 
-/* A discounted estimator plays D-LinUCB's index (its width ||V^-1 x||_Vt
+/* A discounted estimator plays D-LinUCB's index (its width ||V^-1 x||_{Vt}
    and beta_n with n = count), the unbounded one LinUCB's (log-det width). */
 isdb_real isdb_adaptive_beta(const isdb_adaptive *p) {
     const isdb_adaptive_config *c = &p->cfg;
@@ -7557,14 +7557,14 @@ ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, vo
     isdb__isd_fit_layout(&p->_fit, &a, d);
     isdb__isd_fit_layout(&p->_fit0, &a, d);
     isdb__isd_fit_layout(&p->_fit_next, &a, d);
-    p->_U_inv0 = isdb__take_f64(&a, c->oracle ? d * c->p_inv : 0);
+    p->_u_inv0 = isdb__take_f64(&a, c->oracle ? d * c->p_inv : 0);
     p->_beta0 = isdb__take_f64(&a, d);
     isdb__ridge_layout(&p->_res, &a, d, 1);
     p->_res_theta = isdb__take_f64(&a, d);
-    p->_Vd = isdb__take_f64(&a, disc ? dd : 0);
-    p->_Vd_next = isdb__take_f64(&a, disc ? dd : 0);
-    p->_Vt = isdb__take_f64(&a, disc ? dd : 0);
-    p->_Vt_next = isdb__take_f64(&a, disc ? dd : 0);
+    p->_gram_disc = isdb__take_f64(&a, disc ? dd : 0);
+    p->_gram_disc_next = isdb__take_f64(&a, disc ? dd : 0);
+    p->_gram_tilde = isdb__take_f64(&a, disc ? dd : 0);
+    p->_gram_tilde_next = isdb__take_f64(&a, disc ? dd : 0);
     p->_b_next = isdb__take_f64(&a, disc ? d : 0);
     p->_gamma = isdb__take_f64(&a, d);
     p->_z = isdb__take_f64(&a, d);
@@ -7854,14 +7854,14 @@ ISDB__PRIVATE void isdb__isd_res_clear(isdb_isd *p) {
     r->since_refresh = 0;
     if (q > 0) isdb__ridge_reset(r);
     if (c->learner == ISDB_ISD_RES_DISCOUNT) {
-        isdb__zero(dd, p->_Vd);
-        isdb__zero(dd, p->_Vd_next);
-        isdb__zero(dd, p->_Vt);
-        isdb__zero(dd, p->_Vt_next);
+        isdb__zero(dd, p->_gram_disc);
+        isdb__zero(dd, p->_gram_disc_next);
+        isdb__zero(dd, p->_gram_tilde);
+        isdb__zero(dd, p->_gram_tilde_next);
         isdb__zero(d, p->_b_next);
         if (q > 0) {
-            isdb__identity(q, p->_Vd, c->lambda);
-            isdb__identity(q, p->_Vt, c->lambda);
+            isdb__identity(q, p->_gram_disc, c->lambda);
+            isdb__identity(q, p->_gram_tilde, c->lambda);
         }
     }
     p->n_res = 0.0;
@@ -7926,7 +7926,7 @@ ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
         isdb__isd_res_sums(p, k, 1.0, r->L_next, r->b, NULL, NULL);
         p->n_res = (double)k;
     } else {
-        isdb__isd_res_sums(p, rows, c->gamma, r->L_next, r->b, p->_Vd, p->_Vt);
+        isdb__isd_res_sums(p, rows, c->gamma, r->L_next, r->b, p->_gram_disc, p->_gram_tilde);
         p->n_res = (double)rows;
     }
     isdb__ridge_commit(r);
@@ -7981,19 +7981,19 @@ ISDB__PRIVATE isdb_result isdb__isd_res_add(isdb_isd *p, const double *z, double
         for (i = 0; i < q; ++i) {
             for (j = 0; j <= i; ++j) {
                 double zz = z[i] * z[j];
-                p->_Vd_next[i * q + j] = g * p->_Vd[i * q + j] + zz;
-                p->_Vt_next[i * q + j] = g2 * p->_Vt[i * q + j] + zz;
+                p->_gram_disc_next[i * q + j] = g * p->_gram_disc[i * q + j] + zz;
+                p->_gram_tilde_next[i * q + j] = g2 * p->_gram_tilde[i * q + j] + zz;
             }
-            p->_Vd_next[i * q + i] += pad;
-            p->_Vt_next[i * q + i] += pad2;
+            p->_gram_disc_next[i * q + i] += pad;
+            p->_gram_tilde_next[i * q + i] += pad2;
             p->_b_next[i] = g * r->b[i] + res * z[i];
         }
-        isdb__symmetrize_lower(q, p->_Vd_next);
-        isdb__symmetrize_lower(q, p->_Vt_next);
-        isdb__copy(q * q, p->_Vd_next, r->L_next);
+        isdb__symmetrize_lower(q, p->_gram_disc_next);
+        isdb__symmetrize_lower(q, p->_gram_tilde_next);
+        isdb__copy(q * q, p->_gram_disc_next, r->L_next);
         if (isdb_chol(q, r->L_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
-        isdb__swap_ptr(&p->_Vd, &p->_Vd_next);
-        isdb__swap_ptr(&p->_Vt, &p->_Vt_next);
+        isdb__swap_ptr(&p->_gram_disc, &p->_gram_disc_next);
+        isdb__swap_ptr(&p->_gram_tilde, &p->_gram_tilde_next);
         isdb__copy(q, p->_b_next, r->b);
         isdb__ridge_commit(r);
         isdb__ridge_theta(r, p->_res_theta);
@@ -8123,7 +8123,7 @@ ISDB__PRIVATE double isdb__isd_res_part(isdb_isd *p, const double *x, double *nr
     isdb__tri_solve(q, r->L, r->inv_diag, 0, p->_z, p->_u);
     mean += isdb__dot(q, p->_u, r->z);
     if (p->cfg.learner == ISDB_ISD_RES_DISCOUNT) {
-        const double *Vt = p->_Vt, *u = p->_u;
+        const double *Vt = p->_gram_tilde, *u = p->_u;
         double v = 0.0;
         isdb__tri_solve(q, r->L, r->inv_diag, 1, p->_u, p->_u);
         for (i = 0; i < q; ++i) {
@@ -8873,8 +8873,8 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     }
     if (c->learner == ISDB_ISD_RES_DISCOUNT) {
         isdb__ser_view Vt;
-        g.A = isdb__ser_view_real(s, p->_Vd, dd);
-        Vt = isdb__ser_view_real(s, p->_Vt, dd);
+        g.A = isdb__ser_view_real(s, p->_gram_disc, dd);
+        Vt = isdb__ser_view_real(s, p->_gram_tilde, dd);
         isdb__ser_check_gram(s, g.A, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
         isdb__ser_check_gram(s, Vt, q, q, 1, c->lambda * (1.0 - ISDB__SER_TOL), DBL_MAX);
         isdb__ser_check_factor(s, L, q, q, isdb__ser_gram_at, &g, 0.0);
@@ -8977,9 +8977,9 @@ isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, i
     rc.R0 = pol->_pool_y;
     rc.U_inv = NULL;
     if (rc.oracle && pi > 0) {
-        isdb__copy(d * pi, cfg->U_inv, pol->_U_inv0);
-        h = isdb__hash_f64(h, pol->_U_inv0, d * pi);
-        rc.U_inv = pol->_U_inv0;
+        isdb__copy(d * pi, cfg->U_inv, pol->_u_inv0);
+        h = isdb__hash_f64(h, pol->_u_inv0, d * pi);
+        rc.U_inv = pol->_u_inv0;
     }
     if (rc.oracle && cfg->beta_inv) {
         isdb__copy(d, cfg->beta_inv, pol->_beta0);
@@ -8994,7 +8994,7 @@ isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, i
     /* The oracle basis: U_inv orthonormalised, completed by S_res. */
     if (rc.oracle) {
         if (pi > 0) {
-            if (isdb_orth_basis(d, pi, pol->_U_inv0, 0.0, pol->_fit_next.U, &rank, pol->_work) != ISDB_OK ||
+            if (isdb_orth_basis(d, pi, pol->_u_inv0, 0.0, pol->_fit_next.U, &rank, pol->_work) != ISDB_OK ||
                 rank != pi)
                 return ISDB_ERR_INVALID_ARG;
         } else {
@@ -9631,15 +9631,15 @@ ISDB__PRIVATE size_t isdb__opkb_layout(const isdb_opkb_config *c, isdb_opkb *p, 
     p->_gram = isdb__take_f64_n(&a, c->kernel == ISDB_KERNEL_GRAM ? N * N : 0);
     p->_phi = isdb__take_f64_n(&a, N * (size_t)isdb__opkb_pmax(c));
     p->_pi = isdb__take_f64_n(&a, N);
-    p->_P = isdb__take_f64_n(&a, (J + 1) * N);
-    p->_D = isdb__take_f64_n(&a, J * N);
+    p->_strategies = isdb__take_f64_n(&a, (J + 1) * N);
+    p->_gap_est = isdb__take_f64_n(&a, J * N);
     p->_wC = isdb__take_f64_n(&a, (J + 1) * N);
     p->_wB = isdb__take_f64_n(&a, (J + 1) * N);
     p->_wR = isdb__take_f64_n(&a, J * (J + 1) / 2 * N);
     p->_qC = isdb__take_f64_n(&a, (J + 1) * N);
     p->_qB = isdb__take_f64_n(&a, (J + 1) * N);
     p->_qR = isdb__take_f64_n(&a, J * (J + 1) / 2 * N);
-    p->_VD = isdb__take_f64_n(&a, J * N);
+    p->_gap_var = isdb__take_f64_n(&a, J * N);
     p->_xstar = isdb__take_f64_n(&a, N);
     p->_active = (int *)isdb__take(&a, (int)J, sizeof(int));
     p->_work = isdb__take_f64_n(&a, isdb__opkb_work_size(c));
@@ -9697,7 +9697,7 @@ ISDB__PRIVATE void isdb__opkb_rewards_of(isdb_opkb *p, const double *w, const do
         int any = 0;
         for (i = 0; i < N; ++i)
             if (qm[i] != 0.0) any = 1;
-        if (!any || !isdb__opkb_factor(p, p->_P + m * N, L)) continue;
+        if (!any || !isdb__opkb_factor(p, p->_strategies + m * N, L)) continue;
         isdb__zero(q, b);
         for (i = 0; i < N; ++i) {
             const double *f = p->_phi + i * q;
@@ -9757,7 +9757,7 @@ ISDB__PRIVATE double isdb__opkb_test(isdb_opkb *p, const double *w, const double
     isdb__opkb_rewards_of(p, w, calibrated ? w2 : NULL, m + 1, len, R);
     top = calibrated ? 0.0 : R[isdb__argmax(R, N)];
     for (k = p->cfg.j_star; k < p->block; ++k) {
-        const double *Dk = p->_D + k * N, *Vk = p->_VD + k * N;
+        const double *Dk = p->_gap_est + k * N, *Vk = p->_gap_var + k * N;
         if (calibrated) {
             const double F = ISDB__OPKB_TEST_FACTOR;
             int b = 0;
@@ -9811,16 +9811,16 @@ ISDB__PRIVATE void isdb__opkb_new_epoch(isdb_opkb *p, uint64_t t) {
     p->m_cur = 0;
     p->epoch_start = p->block_start = t;
     p->block_len = p->E;
-    isdb__copy(N, p->_pi, p->_P);
-    isdb__zero(J * N, p->_P + N);
-    isdb__zero(J * N, p->_D);
+    isdb__copy(N, p->_pi, p->_strategies);
+    isdb__zero(J * N, p->_strategies + N);
+    isdb__zero(J * N, p->_gap_est);
     isdb__zero((J + 1) * N, p->_wC);
     isdb__zero((J + 1) * N, p->_wB);
     isdb__zero(J * (J + 1) / 2 * N, p->_wR);
     isdb__zero((J + 1) * N, p->_qC);
     isdb__zero((J + 1) * N, p->_qB);
     isdb__zero(J * (J + 1) / 2 * N, p->_qR);
-    isdb__zero(J * N, p->_VD);
+    isdb__zero(J * N, p->_gap_var);
     memset(p->_active, 0, (size_t)J * sizeof(int));
 }
 
@@ -9832,7 +9832,7 @@ ISDB__PRIVATE void isdb__opkb_next_block(isdb_opkb *p, uint64_t t) {
     int calibrated = c->test == ISDB_OPKB_TEST_CALIBRATED;
     double *ws = p->_work, *phiA = ws + isdb_opkb_solve_work_size(N, pm), len;
     double *cost = phiA + (size_t)N * (size_t)pm, *pstar = cost + N, *piA = pstar + N, *xA = piA + N;
-    double *Dj = p->_D + j * N, *Pn = p->_P + jn * N;
+    double *Dj = p->_gap_est + j * N, *Pn = p->_strategies + jn * N;
     double beta = c->beta_scale * p->gamma * isdb__pow2_half(jn) / (10.0 + 4.0 * sqrt(p->alpha));
     double thr = c->set_scale * 2.0 * p->alpha * p->gamma / beta, mu = c->c1 * isdb__pow2_half(-jn), s;
     isdb_result r;
@@ -9842,7 +9842,7 @@ ISDB__PRIVATE void isdb__opkb_next_block(isdb_opkb *p, uint64_t t) {
     s = Dj[best];
     for (i = 0; i < N; ++i) {
         Dj[i] = s - Dj[i];
-        if (calibrated) p->_VD[j * N + i] = isdb__opkb_diff_var(p, best, i, len);
+        if (calibrated) p->_gap_var[j * N + i] = isdb__opkb_diff_var(p, best, i, len);
     }
     for (i = 0; i < N; ++i) cost[i] = 0.5 * beta * Dj[i];
     r = isdb_opkb_solve(N, q, p->_phi, cost, p->lambda, p->_xstar, c->solver_tol, c->solver_max_iter, pstar,
@@ -9905,13 +9905,13 @@ ISDB__PRIVATE isdb_result isdb__opkb_probs(isdb_policy *bp, const double *X, int
     isdb_opkb *p = (isdb_opkb *)bp;
     isdb_result r = isdb__opkb_check_X(p, X, n_arms);
     if (r != ISDB_OK) return r;
-    isdb__copy(n_arms, p->_P + p->m_cur * n_arms, out);
+    isdb__copy(n_arms, p->_strategies + p->m_cur * n_arms, out);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__opkb_select(isdb_policy *bp, const double *X, int n_arms, int *arm) {
     isdb_opkb *p = (isdb_opkb *)bp;
-    const double *P = p->_P + p->m_cur * n_arms;
+    const double *P = p->_strategies + p->m_cur * n_arms;
     double total = 0.0, cum = 0.0, target;
     int i, last = 0;
     isdb_result r = isdb__opkb_check_X(p, X, n_arms);
@@ -10038,14 +10038,14 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
        not written yet. */
     for (k = 0; k <= J; ++k) {
         if (k <= block)
-            isdb__ser_simplex(s, p->_P + k * N, N);
+            isdb__ser_simplex(s, p->_strategies + k * N, N);
         else
-            isdb__ser_real_range(s, p->_P + k * N, N, 0.0, 1.0);
+            isdb__ser_real_range(s, p->_strategies + k * N, N, 0.0, 1.0);
     }
     /* Gaps max R - R of reward estimates (far below INPUT_MAX^2 in any
        run: the test divides them by small thresholds); sums of at most t
        rewards / reward_scale. */
-    isdb__ser_real_range(s, p->_D, J * N, 0.0, ISDB_INPUT_MAX * ISDB_INPUT_MAX);
+    isdb__ser_real_range(s, p->_gap_est, J * N, 0.0, ISDB_INPUT_MAX * ISDB_INPUT_MAX);
     wmax = (double)s->t * ISDB_INPUT_MAX / c->reward_scale * (1.0 + ISDB__SER_TOL);
     isdb__ser_real_range(s, p->_wC, (J + 1) * N, -wmax, wmax);
     isdb__ser_real_range(s, p->_wB, (J + 1) * N, -wmax, wmax);
@@ -10054,7 +10054,7 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_real_range(s, p->_qC, (J + 1) * N, 0.0, qmax);
     isdb__ser_real_range(s, p->_qB, (J + 1) * N, 0.0, qmax);
     isdb__ser_real_range(s, p->_qR, J * (J + 1) / 2 * N, 0.0, qmax);
-    isdb__ser_real_range(s, p->_VD, J * N, 0.0, DBL_MAX);
+    isdb__ser_real_range(s, p->_gap_var, J * N, 0.0, DBL_MAX);
     isdb__ser_real_range(s, p->_xstar, N, 0.0, 1.0);
     for (k = 0; k < J; ++k) isdb__ser_int(s, &p->_active[k], 0, 1);
 }
@@ -10180,7 +10180,7 @@ void isdb_opkb_design(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n
 
 isdb_result isdb_opkb_strategy(const isdb_opkb *pol, int m, double *out) {
     if (!pol || !out || m < 0 || m > pol->block) return ISDB_ERR_INVALID_ARG;
-    isdb__copy(pol->cfg.n_arms, pol->_P + m * pol->cfg.n_arms, out);
+    isdb__copy(pol->cfg.n_arms, pol->_strategies + m * pol->cfg.n_arms, out);
     return ISDB_OK;
 }
 
@@ -10189,7 +10189,7 @@ void isdb_opkb_gaps(const isdb_opkb *pol, double *out) {
     if (pol->block == 0)
         isdb__zero(N, out);
     else
-        isdb__copy(N, pol->_D + (pol->block - 1) * N, out);
+        isdb__copy(N, pol->_gap_est + (pol->block - 1) * N, out);
 }
 
 void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
@@ -10597,22 +10597,22 @@ ISDB__PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, voi
     a.base = (unsigned char *)heap;
     a.used = 0;
     a.overflow = ws == 0 || ws > (size_t)INT_MAX;
-    p->_G = isdb__take_f64(&a, d * d);
-    p->_L = isdb__take_f64(&a, d * d);
-    p->_L_next = isdb__take_f64(&a, d * d);
+    p->_gram = isdb__take_f64(&a, d * d);
+    p->_chol = isdb__take_f64(&a, d * d);
+    p->_chol_next = isdb__take_f64(&a, d * d);
     p->_b = isdb__take_f64(&a, d);
     p->_theta = isdb__take_f64(&a, d);
     p->_basis = isdb__take_f64(&a, d * d);
     p->_vec = isdb__take_f64(&a, V * d);
-    p->_N = (uint64_t *)isdb__take(&a, V, sizeof(uint64_t));
+    p->_pulls = (uint64_t *)isdb__take(&a, V, sizeof(uint64_t));
     p->_ctx_n = (int *)isdb__take(&a, Mc, sizeof(int));
     p->_ctx_vid = (int *)isdb__take(&a, V, sizeof(int));
-    p->_T = isdb__take_f64(&a, V);
-    p->_T_zero = (int *)isdb__take(&a, V, sizeof(int));
+    p->_allocation = isdb__take_f64(&a, V);
+    p->_allocation_zero = (int *)isdb__take(&a, V, sizeof(int));
     p->_tau = isdb__take_f64(&a, K);
     p->_mu = isdb__take_f64(&a, P1);
     p->_gap = isdb__take_f64(&a, P1);
-    p->_T_new = isdb__take_f64(&a, P1);
+    p->_allocation_new = isdb__take_f64(&a, P1);
     p->_zero = (int *)isdb__take(&a, P1, sizeof(int));
     p->_norm2 = isdb__take_f64(&a, K);
     p->_key = isdb__take_f64(&a, K);
@@ -10652,7 +10652,7 @@ ISDB__PRIVATE const double *isdb__oam_row(const isdb_oam *p, int m, int k) {
 
 ISDB__PRIVATE double isdb__oam_count(const isdb_oam *p, int m, int k) {
     int v = m == p->cfg.max_contexts ? p->_stage_vid[k] : p->_ctx_vid[m * p->cfg.max_arms + k];
-    return v >= 0 ? (double)p->_N[v] : 0.0;
+    return v >= 0 ? (double)p->_pulls[v] : 0.0;
 }
 
 ISDB__PRIVATE int isdb__oam_same(int d, const double *a, const double *b) {
@@ -10758,12 +10758,12 @@ ISDB__PRIVATE int isdb__oam_pattern_changed(const isdb_oam *p, int n_active) {
         int m = p->_act[a], nm = isdb__oam_n_arms(p, m);
         if (m >= p->n_ctx_solved) return 1;
         for (k = 0; k < nm; ++k)
-            if (p->_zero[m * K + k] != p->_T_zero[m * K + k]) return 1;
+            if (p->_zero[m * K + k] != p->_allocation_zero[m * K + k]) return 1;
     }
     return 0;
 }
 
-/* Solves the allocation problem at the current gaps into _T_new. */
+/* Solves the allocation problem at the current gaps into _allocation_new. */
 ISDB__PRIVATE void isdb__oam_solve(isdb_oam *p, isdb__oam_round *o) {
     isdb_oam_problem prob;
     int a, k, j = 0, d = p->cfg.d, K = p->cfg.max_arms;
@@ -10772,7 +10772,7 @@ ISDB__PRIVATE void isdb__oam_solve(isdb_oam *p, isdb__oam_round *o) {
         for (k = 0; k < nm; ++k, ++j) {
             isdb__copy(d, isdb__oam_row(p, m, k), p->_sX + j * d);
             p->_sgap[j] = p->_gap[m * K + k];
-            p->_sw0[j] = (p->has_solution && m < p->n_ctx_solved) ? p->_T[m * K + k] / p->fn : 0.0;
+            p->_sw0[j] = (p->has_solution && m < p->n_ctx_solved) ? p->_allocation[m * K + k] / p->fn : 0.0;
         }
     }
     prob = isdb_oam_problem_init(d, j, p->_sX, p->_sgap);
@@ -10784,7 +10784,7 @@ ISDB__PRIVATE void isdb__oam_solve(isdb_oam *p, isdb__oam_round *o) {
         int m = p->_act[a], nm = isdb__oam_n_arms(p, m);
         for (k = 0; k < nm; ++k, ++j) {
             double T = o->status >= 0 ? p->fn * p->_sw[j] : 0.0;
-            p->_T_new[m * K + k] = T < ISDB__OAM_T_MAX ? T : ISDB__OAM_T_MAX;
+            p->_allocation_new[m * K + k] = T < ISDB__OAM_T_MAX ? T : ISDB__OAM_T_MAX;
         }
     }
     o->solved = 1;
@@ -10842,7 +10842,7 @@ ISDB__PRIVATE void isdb__oam_decide(isdb_oam *p, int slot, isdb__oam_round *o) {
     }
     o->min_gap = min_gap;
     for (k = 0; k < nk; ++k) {
-        isdb_tri_solve(d, p->_L, 0, isdb__oam_row(p, slot, k), p->_work);
+        isdb_tri_solve(d, p->_chol, 0, isdb__oam_row(p, slot, k), p->_work);
         p->_norm2[k] = isdb__dot(d, p->_work, p->_work);
     }
     /* The greedy test (4.3); no positive gap at all means explore. */
@@ -10868,7 +10868,7 @@ ISDB__PRIVATE void isdb__oam_decide(isdb_oam *p, int slot, isdb__oam_round *o) {
         if (!p->has_solution || o->n_active != p->n_ctx_solved || isdb__oam_pattern_changed(p, o->n_active) ||
             p->logdet - p->logdet_solved >= log1p(c->zeta))
             isdb__oam_solve(p, o);
-        T = o->solved ? p->_T_new : p->_T;
+        T = o->solved ? p->_allocation_new : p->_allocation;
         if (min_gap > 0.0 && p->fn / (min_gap * min_gap) < cap) cap = p->fn / (min_gap * min_gap);
         for (k = 0; k < nk; ++k) {
             double tau = p->_zero[slot * K + k] || T[slot * K + k] > cap ? cap : T[slot * K + k];
@@ -10941,8 +10941,8 @@ ISDB__PRIVATE isdb_result isdb__oam_select(isdb_policy *bp, const double *X, int
         for (m = 0; m < p->n_ctx; ++m)
             for (k = 0; k < K; ++k) {
                 int in = k < p->_ctx_n[m];
-                p->_T[m * K + k] = in ? p->_T_new[m * K + k] : 0.0;
-                p->_T_zero[m * K + k] = in ? p->_zero[m * K + k] : 0;
+                p->_allocation[m * K + k] = in ? p->_allocation_new[m * K + k] : 0.0;
+                p->_allocation_zero[m * K + k] = in ? p->_zero[m * K + k] : 0;
             }
         p->has_solution = 1;
         p->n_ctx_solved = p->n_ctx;
@@ -10980,12 +10980,12 @@ ISDB__PRIVATE isdb_result isdb__oam_probs(isdb_policy *bp, const double *X, int 
 ISDB__PRIVATE void isdb__oam_refactor(isdb_oam *p) {
     int d = p->cfg.d;
     double *tmp;
-    isdb__copy(d * d, p->_G, p->_L_next);
-    if (isdb_chol(d, p->_L_next) == ISDB_OK) {
-        tmp = p->_L;
-        p->_L = p->_L_next;
-        p->_L_next = tmp;
-        p->logdet = isdb_chol_logdet(d, p->_L);
+    isdb__copy(d * d, p->_gram, p->_chol_next);
+    if (isdb_chol(d, p->_chol_next) == ISDB_OK) {
+        tmp = p->_chol;
+        p->_chol = p->_chol_next;
+        p->_chol_next = tmp;
+        p->logdet = isdb_chol_logdet(d, p->_chol);
         p->factored = 1;
     }
     p->since_refresh = 0;
@@ -10996,14 +10996,14 @@ ISDB__PRIVATE isdb_result isdb__oam_update(isdb_policy *bp, int arm, const doubl
     isdb_oam *p = (isdb_oam *)bp;
     int i, j, v = -1, d = p->cfg.d;
     for (i = 0; i < d; ++i) {
-        for (j = 0; j <= i; ++j) p->_G[i * d + j] += x[i] * x[j];
+        for (j = 0; j <= i; ++j) p->_gram[i * d + j] += x[i] * x[j];
         p->_b[i] += y * x[i];
     }
     if (p->factored) {
-        double *tmp, ratio = isdb__chol_update_to(d, p->_L, p->_L_next, x, p->_work);
-        tmp = p->_L;
-        p->_L = p->_L_next;
-        p->_L_next = tmp;
+        double *tmp, ratio = isdb__chol_update_to(d, p->_chol, p->_chol_next, x, p->_work);
+        tmp = p->_chol;
+        p->_chol = p->_chol_next;
+        p->_chol_next = tmp;
         p->logdet += log(ratio);
         if (++p->since_refresh >= p->cfg.refresh) isdb__oam_refactor(p);
     }
@@ -11015,14 +11015,14 @@ ISDB__PRIVATE isdb_result isdb__oam_update(isdb_policy *bp, int arm, const doubl
         }
     }
     if (!p->factored && p->rank_played == d) isdb__oam_refactor(p);
-    if (p->factored) isdb_chol_solve(d, p->_L, p->_b, p->_theta);
+    if (p->factored) isdb_chol_solve(d, p->_chol, p->_b, p->_theta);
     /* Pulls are counted per feature vector (pooled over contexts). */
     if (p->last_ctx >= 0 && p->last_ctx < p->n_ctx && arm < p->_ctx_n[p->last_ctx]) {
         int cand = p->_ctx_vid[p->last_ctx * p->cfg.max_arms + arm];
         if (isdb__oam_same(d, p->_vec + cand * d, x)) v = cand;
     }
     if (v < 0) v = isdb__oam_find_vec(p, x);
-    if (v >= 0) p->_N[v]++;
+    if (v >= 0) p->_pulls[v]++;
     return ISDB_OK;
 }
 
@@ -11093,10 +11093,10 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->solver_tol);
     isdb__ser_cfg_int(s, c->solver_max_iter);
     isdb__ser_cfg_int(s, c->refresh);
-    g.A = isdb__ser_view_real(s, p->_G, dd);
+    g.A = isdb__ser_view_real(s, p->_gram, dd);
     g.ld = d;
     isdb__ser_check_gram(s, g.A, d, d, 0, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda + isdb__ser_sum_cap(s->t));
-    L = isdb__ser_view_real(s, p->_L, dd);
+    L = isdb__ser_view_real(s, p->_chol, dd);
     b = isdb__ser_view_in(s, p->_b, d, -isdb__ser_sum_cap(s->t), isdb__ser_sum_cap(s->t));
     theta = isdb__ser_view_real(s, p->_theta, d);
     basis = isdb__ser_view_real(s, p->_basis, dd);
@@ -11123,7 +11123,7 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
         for (i = n_vec * d; i < V * d; ++i) isdb__ser_require(s, isdb__sv(vec, i) == 0.0);
     /* Each update counts at most one pull. */
     for (i = 0; i < V; ++i) {
-        uint64_t n = isdb__ser_u64(s, &p->_N[i]);
+        uint64_t n = isdb__ser_u64(s, &p->_pulls[i]);
         more |= n > s->t - pulls || (i >= n_vec && n > 0);
         if (!more) pulls += n;
     }
@@ -11159,8 +11159,8 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_int(s, &p->solve_info.iterations, 0, INT_MAX);
     isdb__ser_real(s, &p->solve_info.value, 1);
     isdb__ser_real(s, &p->solve_info.gap_bound, 1);
-    isdb__ser_real_range(s, p->_T, V, 0.0, ISDB__OAM_T_MAX);
-    for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_T_zero[i], 0, 1);
+    isdb__ser_real_range(s, p->_allocation, V, 0.0, ISDB__OAM_T_MAX);
+    for (i = 0; i < V; ++i) isdb__ser_int(s, &p->_allocation_zero[i], 0, 1);
     tmp = (int)p->decision;
     isdb__ser_int(s, &tmp, ISDB_OAM_NONE, ISDB_OAM_WASTED);
     if (isdb__ser_storing(s)) p->decision = (isdb_oam_decision)tmp;
@@ -11181,9 +11181,9 @@ ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
     const isdb_oam_config *c = &p->cfg;
     int d = c->d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
     double lam = c->lambda;
-    isdb__identity(d, p->_G, lam);
-    isdb__identity(d, p->_L, sqrt(lam));
-    isdb__identity(d, p->_L_next, sqrt(lam));
+    isdb__identity(d, p->_gram, lam);
+    isdb__identity(d, p->_chol, sqrt(lam));
+    isdb__identity(d, p->_chol_next, sqrt(lam));
     isdb__zero(d, p->_b);
     isdb__zero(d, p->_theta);
     isdb__zero(d * d, p->_basis);
@@ -11192,7 +11192,7 @@ ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
     p->since_refresh = 0;
     p->rank_played = 0;
     isdb__zero(V * d, p->_vec);
-    memset(p->_N, 0, (size_t)V * sizeof(uint64_t));
+    memset(p->_pulls, 0, (size_t)V * sizeof(uint64_t));
     memset(p->_ctx_n, 0, (size_t)Mc * sizeof(int));
     memset(p->_ctx_vid, 0, (size_t)V * sizeof(int));
     p->n_ctx = 0;
@@ -11204,8 +11204,8 @@ ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
     p->logdet_solved = 0.0;
     p->solve_status = ISDB_OK;
     memset(&p->solve_info, 0, sizeof p->solve_info);
-    isdb__zero(V, p->_T);
-    memset(p->_T_zero, 0, (size_t)V * sizeof(int));
+    isdb__zero(V, p->_allocation);
+    memset(p->_allocation_zero, 0, (size_t)V * sizeof(int));
     p->decision = ISDB_OAM_NONE;
     memset(&p->counts, 0, sizeof p->counts);
     p->min_gap = 0.0;
@@ -11214,7 +11214,7 @@ ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
     isdb__zero(K, p->_tau);
     isdb__zero(P1, p->_mu);
     isdb__zero(P1, p->_gap);
-    isdb__zero(P1, p->_T_new);
+    isdb__zero(P1, p->_allocation_new);
     memset(p->_zero, 0, (size_t)P1 * sizeof(int));
     p->stage_n = 0;
 }
@@ -11301,8 +11301,8 @@ isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double *T, int *op
     if (!pol->has_solution || ctx >= pol->n_ctx_solved) return ISDB_ERR_BAD_STATE;
     K = pol->cfg.max_arms;
     for (k = 0; k < pol->_ctx_n[ctx]; ++k) {
-        T[k] = pol->_T[ctx * K + k];
-        if (optimal) optimal[k] = pol->_T_zero[ctx * K + k];
+        T[k] = pol->_allocation[ctx * K + k];
+        if (optimal) optimal[k] = pol->_allocation_zero[ctx * K + k];
     }
     return ISDB_OK;
 }
@@ -11322,7 +11322,7 @@ void isdb_oam_theta(const isdb_oam *pol, double *theta) { isdb__copy(pol->cfg.d,
 
 uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x) {
     int v = x ? isdb__oam_find_vec(pol, x) : -1;
-    return v >= 0 ? pol->_N[v] : 0;
+    return v >= 0 ? pol->_pulls[v] : 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -11421,16 +11421,16 @@ ISDB__PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_t
     p->_k = (int *)isdb__take(&a, m, sizeof(int));
     p->_full = (int *)isdb__take(&a, m, sizeof(int));
     p->_since = (int *)isdb__take(&a, m, sizeof(int));
-    p->_L = isdb__take_f64(&a, m * dd);
+    p->_chol = isdb__take_f64(&a, m * dd);
     p->_l = isdb__take_f64(&a, m * d);
     p->_rho = isdb__take_f64(&a, m);
-    p->_S = isdb__take_f64(&a, m * dd);
+    p->_scatter = isdb__take_f64(&a, m * dd);
     p->_b = isdb__take_f64(&a, m * d);
     p->_yy = isdb__take_f64(&a, m);
     p->_beta = isdb__take_f64(&a, m * d);
     p->_trace = isdb__take_f64(&a, m);
-    p->_Sigma = c->Sigma ? isdb__take_f64(&a, dd) : NULL;
-    p->_M = c->Sigma ? NULL : isdb__take_f64(&a, dd);
+    p->_sigma_mat = c->Sigma ? isdb__take_f64(&a, dd) : NULL;
+    p->_cov_est = c->Sigma ? NULL : isdb__take_f64(&a, dd);
     p->_weights = isdb__take_f64(&a, m);
     p->_noise_var = c->mode == ISDB_TRACEUCB_STATIC ? isdb__take_f64(&a, m) : NULL;
     p->_scores = isdb__take_f64(&a, m);
@@ -11441,12 +11441,12 @@ ISDB__PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_t
         int L = isdb__tu_stage1_len(c);
         p->_k1 = (int *)isdb__take(&a, m, sizeof(int));
         p->_support = (int *)isdb__take(&a, c->sparse_s, sizeof(int));
-        p->_Ablock = isdb__take_f64(&a, dd);
+        p->_trace_block = isdb__take_f64(&a, dd);
         p->_stage1 = isdb__take_f64(&a, m * L * (d + 1));
         p->_gl = isdb__take_f64(&a, 4 * d * m + 2 * d);
     } else {
         p->_k1 = p->_support = NULL;
-        p->_Ablock = p->_stage1 = p->_gl = NULL;
+        p->_trace_block = p->_stage1 = p->_gl = NULL;
     }
     return a.overflow ? 0 : a.used;
 }
@@ -11551,7 +11551,7 @@ ISDB__PRIVATE void isdb__tu_gl_grad(const isdb_traceucb *p, int L, const double 
    tasks (Obozinski et al. 2011; Wang et al. 2013),
      min_B (1/L) sum_i ||Y_i - X_i b_i||^2 + lam sum_j ||B_j.||_2,
    on the stage-1 data, solved by FISTA (step 1/Lip, Lip = 2/L max_i
-   ||X_i||_F^2 bounding the gradient's Lipschitz constant) along the path
+   ||X_i||_{F}^2 bounding the gradient's Lipschitz constant) along the path
    lam = lam_max 0.8^k, k = 1..40, with warm starts, until at least s rows
    are non-zero (lam_max is the smallest lam whose solution is 0). The
    support is the s rows of largest norm, then of largest ||gradient row||
@@ -11621,11 +11621,11 @@ ISDB__PRIVATE void isdb__tu_recover_support(isdb_traceucb *p) {
 /* The switch to stage 2: the support, and the trace's matrix on it. */
 ISDB__PRIVATE void isdb__tu_enter_stage2(isdb_traceucb *p) {
     int s = p->cfg.sparse_s, d = p->cfg.d, a, b;
-    const double *src = p->_Sigma ? p->_Sigma : p->_M;
+    const double *src = p->_sigma_mat ? p->_sigma_mat : p->_cov_est;
     isdb__tu_recover_support(p);
-    isdb__zero(d * d, p->_Ablock);
+    isdb__zero(d * d, p->_trace_block);
     for (a = 0; a < s; ++a)
-        for (b = 0; b <= a; ++b) p->_Ablock[a * s + b] = src[p->_support[a] * d + p->_support[b]];
+        for (b = 0; b <= a; ++b) p->_trace_block[a * s + b] = src[p->_support[a] * d + p->_support[b]];
     p->stage = 2;
     p->de = s;
 }
@@ -11682,7 +11682,7 @@ ISDB__PRIVATE void isdb__tu_scores(isdb_traceucb *p, double *out) {
                 (p->_rho[i] * p->_rho[i] / ((double)k - (double)d) + scale / sqrt((double)k - (double)d));
             if (avg) v = sqrt(v);
             if (c->mode == ISDB_TRACEUCB_TRACE)
-                s = v * (p->_M ? p->_trace[i] / contexts : p->_trace[i]);
+                s = v * (p->_cov_est ? p->_trace[i] / contexts : p->_trace[i]);
             else
                 s = v / (double)k;
         }
@@ -11721,9 +11721,9 @@ ISDB__PRIVATE isdb_result isdb__tu_stage1_update(isdb_traceucb *p, int arm, cons
     isdb__copy(d, x, row);
     row[d] = y;
     p->_k1[arm]++;
-    if (p->_M) {
+    if (p->_cov_est) {
         for (i = 0; i < d; ++i)
-            for (j = 0; j <= i; ++j) p->_M[i * d + j] += x[i] * x[j];
+            for (j = 0; j <= i; ++j) p->_cov_est[i * d + j] += x[i] * x[j];
         p->n_contexts++;
     }
     for (i = 0; i < c->m; ++i)
@@ -11741,10 +11741,10 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     int d = p->de, dd = d * d, i, j;
     double *Ln = p->_work, *Lc = Ln + dd, *An = Lc + dd;
     double *v = An + dd, *u = v + d, *ln = u + d, *bn = ln + d, *betan = bn + d, *gw = betan + d, *xg = gw + 2 * d;
-    const double *L = p->_L + arm * dd, *S = p->_S + arm * dd, *b = p->_b + arm * d, *xs = x;
-    double *Sw = p->_S + arm * dd, *A = p->_A;
+    const double *L = p->_chol + arm * dd, *S = p->_scatter + arm * dd, *b = p->_b + arm * d, *xs = x;
+    double *Sw = p->_scatter + arm * dd, *A = p->_trace_mat;
     double T = p->_trace[arm], rho, yyn = p->_yy[arm] + y * y;
-    int k = p->_k[arm], full = p->_full[arm], since = p->_since[arm], rebuild = 0, estimated = p->_M != NULL;
+    int k = p->_k[arm], full = p->_full[arm], since = p->_since[arm], rebuild = 0, estimated = p->_cov_est != NULL;
     if (!x) return ISDB_ERR_INVALID_ARG;
     if (p->stage == 1) return isdb__tu_stage1_update(p, arm, x, y);
     if (k == INT_MAX) return ISDB_ERR_BAD_STATE;
@@ -11802,7 +11802,7 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
         for (j = 0; j < c->m; ++j) {
             double tj = p->_trace[j];
             if (j != arm && p->_full[j]) {
-                isdb_tri_solve(d, p->_L + j * dd, 0, xs, v);
+                isdb_tri_solve(d, p->_chol + j * dd, 0, xs, v);
                 tj += isdb__dot(d, v, v);
                 if (!isdb__finite(tj)) return ISDB_ERR_NONFINITE;
             }
@@ -11813,16 +11813,16 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     for (i = 0; i < d; ++i)
         for (j = 0; j <= i; ++j) {
             Sw[i * d + j] += xs[i] * xs[j];
-            if (estimated && A != p->_M) A[i * d + j] += xs[i] * xs[j];
+            if (estimated && A != p->_cov_est) A[i * d + j] += xs[i] * xs[j];
         }
     if (estimated) {
         int D = c->d;
         for (i = 0; i < D; ++i)
-            for (j = 0; j <= i; ++j) p->_M[i * D + j] += x[i] * x[j];
+            for (j = 0; j <= i; ++j) p->_cov_est[i * D + j] += x[i] * x[j];
         isdb__copy(c->m, p->_trace_next, p->_trace);
         p->n_contexts++;
     }
-    isdb__copy(dd, Ln, p->_L + arm * dd);
+    isdb__copy(dd, Ln, p->_chol + arm * dd);
     isdb__copy(d, ln, p->_l + arm * d);
     isdb__copy(d, bn, p->_b + arm * d);
     if (full) isdb__copy(d, betan, p->_beta + arm * d);
@@ -11887,17 +11887,17 @@ ISDB__PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, in
 ISDB__PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isdb__ser_view Ab,
                                         const unsigned char *sup, int e, isdb__ser_view M) {
     int d = p->cfg.d, a, j;
-    if (!sup || !isdb__ser_checking(s, Ab, Ab) || (!p->_Sigma && !M.at)) return;
+    if (!sup || !isdb__ser_checking(s, Ab, Ab) || (!p->_sigma_mat && !M.at)) return;
     for (a = 0; a < d * d; ++a)
         if (a >= e * e || a % e > a / e) isdb__ser_require(s, isdb__sv(Ab, a) == 0.0);
     for (a = 0; a < e; ++a)
         for (j = 0; j <= a; ++j) {
             int sa = isdb__ser_int_at(sup, a), sj = isdb__ser_int_at(sup, j);
             double src, saa, sjj;
-            if (p->_Sigma) {
-                src = p->_Sigma[sa * d + sj];
-                saa = p->_Sigma[sa * d + sa];
-                sjj = p->_Sigma[sj * d + sj];
+            if (p->_sigma_mat) {
+                src = p->_sigma_mat[sa * d + sj];
+                saa = p->_sigma_mat[sa * d + sa];
+                sjj = p->_sigma_mat[sj * d + sj];
             } else {
                 src = isdb__sv(M, sa * d + sj);
                 saa = isdb__sv(M, sa * d + sa);
@@ -11930,9 +11930,9 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->horizon);
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, p->_Sigma != NULL);
-    if (p->_Sigma)
-        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, p->_Sigma[i]);
+    isdb__ser_cfg_int(s, p->_sigma_mat != NULL);
+    if (p->_sigma_mat)
+        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, p->_sigma_mat[i]);
     for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_weights[i]);
     if (p->_noise_var)
         for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_noise_var[i]);
@@ -11958,9 +11958,9 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
             prev = j;
         }
         isdb__ser_real_range(s, p->_stage1, m * L * (d + 1), -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
-        Ab = isdb__ser_view_real(s, p->_Ablock, dd);
+        Ab = isdb__ser_view_real(s, p->_trace_block, dd);
     }
-    isdb__ser_require(s, isdb__ser_u64(s, &p->n_contexts) == (p->_M ? s->t : 0));
+    isdb__ser_require(s, isdb__ser_u64(s, &p->n_contexts) == (p->_cov_est ? s->t : 0));
     isdb__ser_require(s, isdb__ser_u64(s, &p->rebuilds) <= s->t);
     ints = s->mode == ISDB__SER_CHECK ? s->in + s->pos : NULL;
     for (i = 0; i < m; ++i) {
@@ -11974,20 +11974,20 @@ ISDB__PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     }
     /* Every update added one sample to one model. */
     isdb__ser_require(s, updates == s->t);
-    v.L = isdb__ser_view_real(s, p->_L, m * dd);
+    v.L = isdb__ser_view_real(s, p->_chol, m * dd);
     v.l = isdb__ser_view_real(s, p->_l, m * d);
     v.rho = isdb__ser_view_in(s, p->_rho, m, 0, ISDB__REAL_MAX);
-    v.S = isdb__ser_view_real(s, p->_S, m * dd);
+    v.S = isdb__ser_view_real(s, p->_scatter, m * dd);
     v.b = isdb__ser_view_real(s, p->_b, m * d);
     v.yy = isdb__ser_view_in(s, p->_yy, m, 0, ISDB__REAL_MAX);
     v.beta = isdb__ser_view_real(s, p->_beta, m * d);
     v.trace = isdb__ser_view_in(s, p->_trace, m, 0, ISDB__REAL_MAX);
     M.at = NULL;
-    if (p->_M) M = isdb__ser_view_real(s, p->_M, dd);
+    if (p->_cov_est) M = isdb__ser_view_real(s, p->_cov_est, dd);
     if (!ints || !isdb__ser_checking(s, v.L, v.trace)) return;
     for (i = 0; i < m; ++i)
         isdb__tu_check_model(s, &v, i, e, isdb__ser_int_at(ints, 3 * i), isdb__ser_int_at(ints, 3 * i + 1));
-    if (p->_M) isdb__ser_check_gram(s, M, d, d, 0, 0.0, isdb__ser_sum_cap(s->t)); /* the sum of x x^T */
+    if (p->_cov_est) isdb__ser_check_gram(s, M, d, d, 0, 0.0, isdb__ser_sum_cap(s->t)); /* the sum of x x^T */
     /* The trace's matrix in sparse stage 2 is A's block on the support
        (copied when stage 2 began, both grown by the same x x^T since);
        zero before. */
@@ -12006,18 +12006,18 @@ ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
         for (i = 0; i < m; ++i) p->_k1[i] = 0;
         for (i = 0; i < p->cfg.sparse_s; ++i) p->_support[i] = i;
         isdb__zero(m * p->cfg.sparse_L * (d + 1), p->_stage1);
-        isdb__zero(dd, p->_Ablock);
+        isdb__zero(dd, p->_trace_block);
         isdb__zero(4 * d * m + 2 * d, p->_gl);
     }
-    isdb__zero(m * dd, p->_L);
+    isdb__zero(m * dd, p->_chol);
     isdb__zero(m * d, p->_l);
     isdb__zero(m, p->_rho);
-    isdb__zero(m * dd, p->_S);
+    isdb__zero(m * dd, p->_scatter);
     isdb__zero(m * d, p->_b);
     isdb__zero(m, p->_yy);
     isdb__zero(m * d, p->_beta);
     isdb__zero(m, p->_trace);
-    if (p->_M) isdb__zero(dd, p->_M);
+    if (p->_cov_est) isdb__zero(dd, p->_cov_est);
     isdb__zero(m, p->_scores);
     isdb__zero(m, p->_trace_next);
     isdb__zero(3 * dd + 9 * d, p->_work);
@@ -12046,13 +12046,13 @@ isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, voi
     if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
     if (cfg->sparse_s > 0) pol->cfg.sparse_L = isdb__tu_stage1_len(cfg);
     isdb__traceucb_layout(cfg, pol, heap);
-    if (cfg->Sigma) isdb__copy(cfg->d * cfg->d, cfg->Sigma, pol->_Sigma);
+    if (cfg->Sigma) isdb__copy(cfg->d * cfg->d, cfg->Sigma, pol->_sigma_mat);
     for (i = 0; i < m; ++i) pol->_weights[i] = cfg->weights ? cfg->weights[i] : 1.0;
     if (pol->_noise_var) isdb__copy(m, cfg->noise_var, pol->_noise_var);
-    pol->cfg.Sigma = pol->_Sigma;
+    pol->cfg.Sigma = pol->_sigma_mat;
     pol->cfg.weights = pol->_weights;
     pol->cfg.noise_var = pol->_noise_var;
-    pol->_A = cfg->sparse_s > 0 ? pol->_Ablock : (pol->_Sigma ? pol->_Sigma : pol->_M);
+    pol->_trace_mat = cfg->sparse_s > 0 ? pol->_trace_block : (pol->_sigma_mat ? pol->_sigma_mat : pol->_cov_est);
     isdb__policy_base_init(&pol->base, &isdb__traceucb_vt, cfg->d, m, 0, heap, bytes);
     isdb__traceucb_reset(&pol->base);
     return ISDB_OK;
@@ -12096,7 +12096,7 @@ void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace) {
     int i;
     double contexts = pol->n_contexts > 0 ? (double)pol->n_contexts : 1.0;
     for (i = 0; i < pol->cfg.m; ++i)
-        trace[i] = pol->_full[i] ? (pol->_M ? pol->_trace[i] / contexts : pol->_trace[i]) : 0.0;
+        trace[i] = pol->_full[i] ? (pol->_cov_est ? pol->_trace[i] / contexts : pol->_trace[i]) : 0.0;
 }
 
 isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_estimator which, double *beta) {
@@ -12114,7 +12114,7 @@ isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_
     } else {
         lambda = pol->cfg.lambda > 0.0 ? pol->cfg.lambda : 1.0 / isdb__tu_n(pol);
         F = pol->_work + 2 * d * d;
-        isdb__copy(e * e, pol->_S + model * e * e, F);
+        isdb__copy(e * e, pol->_scatter + model * e * e, F);
         for (i = 0; i < e; ++i) F[i * e + i] += lambda;
         if ((r = isdb_chol(e, F)) != ISDB_OK) return r;
         isdb_chol_solve(e, F, pol->_b + model * e, est);
@@ -12147,10 +12147,10 @@ isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb
     diff = pol->_work + 3 * d * d;
     /* The second moment: known, estimated (M / N), or I before any context. */
     A = pol->_work + d * d;
-    if (pol->_Sigma)
-        isdb__copy(d * d, pol->_Sigma, A);
+    if (pol->_sigma_mat)
+        isdb__copy(d * d, pol->_sigma_mat, A);
     else if (pol->n_contexts > 0) {
-        isdb__copy(d * d, pol->_M, A);
+        isdb__copy(d * d, pol->_cov_est, A);
         scale = 1.0 / (double)pol->n_contexts;
     } else
         isdb__identity(d, A, 1.0);
@@ -12552,7 +12552,7 @@ ISDB__PRIVATE isdb_result isdb__isd_env_next(isdb_env *be) {
     }
     isdb__isd_env_gamma(e, e->res, gt, e->theta);
     for (k = 0; k < be->n_arms; ++k) {
-        isdb__isd_env_feature(e, &be->rng, e->_A, e->_g, xt, be->X + k * d);
+        isdb__isd_env_feature(e, &be->rng, e->_cov_factor, e->_g, xt, be->X + k * d);
         be->means[k] = isdb__dot(d, be->X + k * d, e->theta);
     }
     return ISDB_OK;
@@ -12567,7 +12567,7 @@ ISDB__PRIVATE isdb_result isdb__isd_env_reward(isdb_env *be, int arm, double *y)
 ISDB__PRIVATE void isdb__isd_env_reset(isdb_env *be) {
     isdb_isd_env *e = (isdb_isd_env *)be;
     int k;
-    isdb__isd_env_draw_A(e, &be->rng, e->_A);
+    isdb__isd_env_draw_A(e, &be->rng, e->_cov_factor);
     for (k = 0; k < e->p_res; ++k) e->res[k] = e->cfg.res_lo + (e->cfg.res_hi - e->cfg.res_lo) * isdb_rng_uniform(&be->rng);
     isdb__isd_env_gamma(e, e->res, e->_g + be->d, e->theta);
 }
@@ -12593,7 +12593,7 @@ isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocat
         env->beta_inv = isdb__take_f64(&a, d);
         env->theta = isdb__take_f64(&a, d);
         env->res = isdb__take_f64(&a, d);
-        env->_A = isdb__take_f64(&a, d * d);
+        env->_cov_factor = isdb__take_f64(&a, d * d);
         env->_g = isdb__take_f64(&a, 5 * d + d * d);
         env->_sizes = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
         env->_resflag = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
@@ -12622,7 +12622,7 @@ isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocat
     if (cfg->basis) {
         isdb__copy(d * d, cfg->basis, env->basis);
     } else {
-        double *G = env->_A, *w = env->_g;
+        double *G = env->_cov_factor, *w = env->_g;
         for (i = 0; i < d * d; ++i) G[i] = isdb_rng_normal(&rng);
         if ((r = isdb_qr(d, d, G, env->basis, w)) != ISDB_OK) {
             isdb__heap_free(alloc, heap);
@@ -12676,7 +12676,7 @@ isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_isd_logge
     K = c->n_arms;
     if (T0 > INT_MAX / d) return ISDB_ERR_INVALID_ARG;
     /* Scratch: the env's _g (5 d + d^2), which next() also only uses as
-       scratch; the online factor _A is left alone. */
+       scratch; the online factor _cov_factor is left alone. */
     g = env->_g;
     gt = g + d;
     xt = g + 2 * d;

@@ -101,7 +101,7 @@ static isdb_result make_policy(const problem *pr, int k, uint64_t seed, any_poli
     } else {
         isdb_dlinucb_config c = isdb_dlinucb_config_init(d, K, 1.0 - 1.0 / (double)pr->windows[k - P_DL0]);
         c.lambda = pr->lambda;
-        c.sigma = pr->noise;
+        c.R = pr->noise;
         return isdb_dlinucb_init(&c, NULL, &p->dlinucb);
     }
 }

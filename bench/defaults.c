@@ -362,7 +362,7 @@ static int make_policy(int p, int v, const told *tl, any_policy *out) {
     }
     case P_DLINUCB: {
         isdb_dlinucb_config c = isdb_dlinucb_config_init(tl->d, tl->K, 1.0 - 1.0 / tl->window);
-        c.sigma = tl->noise;
+        c.R = tl->noise;
         if (va && !set_ridge_fields(va, NULL, &c.alpha, &c.lambda, &c.delta)) return 1;
         r = isdb_dlinucb_init(&c, NULL, &out->dlinucb);
         break;

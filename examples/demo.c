@@ -84,7 +84,7 @@ static isdb_result make_dlinucb(setup *s, isdb_policy **out) {
     if ((r = isdb_dlinucb_tuned_gamma(s->d, (double)s->T, s->B_T, &gamma)) == ISDB_OK) {
         c = isdb_dlinucb_config_init(s->d, s->K, gamma);
         c.lambda = s->lambda;
-        c.sigma = s->noise;
+        c.R = s->noise;
         r = isdb_dlinucb_init(&c, NULL, p);
     }
     if (r != ISDB_OK) free(p);

@@ -49,7 +49,7 @@ static isdb_result make_swucb(const isdb_allocator *alloc, int d, int max_arms, 
 
 static isdb_result make_dlinucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
     isdb_dlinucb_config c = isdb_dlinucb_config_init(d, max_arms, 0.95);
-    c.sigma = 0.5;
+    c.R = 0.5;
     return isdb_dlinucb_init(&c, alloc, (isdb_dlinucb *)mem);
 }
 

@@ -375,7 +375,7 @@ static void test_dlinucb_closed_form(void) {
         isdb_rng rng;
         int t, s, i, j, k, ok = 1;
         c.lambda = 0.4;
-        c.sigma = 0.7;
+        c.R = 0.7;
         c.delta = 0.02;
         CHECK_OK(isdb_dlinucb_init(&c, NULL, &pol));
         isdb_rng_seed(&rng, 500 + (uint64_t)gi);
@@ -401,7 +401,7 @@ static void test_dlinucb_closed_form(void) {
             }
             ref_solve(D, V, b, theta);
             radius = 2.0L * logl(1.0L / c.delta) + D * logl(1.0L + fading / (c.lambda * D * (1.0L - g * g)));
-            beta = (isdb_real)(sqrtl(c.lambda) * c.S + c.sigma * sqrtl(radius));
+            beta = (isdb_real)(sqrtl(c.lambda) * c.S + c.R * sqrtl(radius));
             if (fabs(isdb_dlinucb_beta(&pol) - beta) > T_TOL(1e-12) * beta) ok = 0;
             isdb_dlinucb_theta(&pol, got);
             for (i = 0; i < D; ++i)

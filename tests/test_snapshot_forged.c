@@ -189,17 +189,17 @@ static void forge_swucb(isdb_policy *bp, size_t n, const char *label) {
 static void forge_dlinucb(isdb_policy *bp, size_t n, const char *label) {
     const isdb_dlinucb *p = (const isdb_dlinucb *)bp;
     int d = p->cfg.d;
-    size_t dd = (size_t)d * (size_t)d, V = find_reals(snap, n, p->_V, d * d, label), Vt, L, inv, z;
+    size_t dd = (size_t)d * (size_t)d, V = find_reals(snap, n, p->_gram, d * d, label), Vt, L, inv, z;
     if (!V) return;
     Vt = V + dd * R; /* V, Vt, L, 1 / diag L, b, z */
     L = Vt + dd * R;
     inv = L + dd * R;
     z = inv + 2 * (size_t)d * R;
     CHECK_MSG(get_real(snap + z) == p->_z[0], "%s: layout", label);
-    forge_gram(bp, n, V, p->_V, d, label);
-    forge_gram(bp, n, Vt, p->_Vt, d, label);
-    refused(bp, n, Vt, p->_V[0] * 2 + 1, label, "a Vt above V");
-    forge_factor(bp, n, L, p->_L, d, label);
+    forge_gram(bp, n, V, p->_gram, d, label);
+    forge_gram(bp, n, Vt, p->_gram_tilde, d, label);
+    refused(bp, n, Vt, p->_gram[0] * 2 + 1, label, "a Vt above V");
+    forge_factor(bp, n, L, p->_chol, d, label);
     refused(bp, n, inv, -p->_inv_diag[0], label, "a negative reciprocal diagonal");
     refused(bp, n, z, p->_z[0] + 1 + absr(p->_z[0]), label, "a solve that does not match");
 }
@@ -255,10 +255,10 @@ static void forge_isd(isdb_policy *bp, size_t n, const char *label) {
             if (q >= 2) refused(bp, n, at + (size_t)q * R, p->_res.V[q] + 1, label, "a factor that does not match V");
         }
         if (p->cfg.learner == ISDB_ISD_RES_DISCOUNT) {
-            at = find_reals(snap, n, p->_Vd, d * d, label);
+            at = find_reals(snap, n, p->_gram_disc, d * d, label);
             refused(bp, n, at, -1, label, "a negative variance in the discounted Gram matrix");
-            if (q >= 2) refused(bp, n, at + R, p->_Vd[1] + 1, label, "a discounted Gram matrix that is not symmetric");
-            if (q >= 2) refused(bp, n, at + (size_t)q * R, p->_Vd[q] + 1, label, "a factor that does not match Vd");
+            if (q >= 2) refused(bp, n, at + R, p->_gram_disc[1] + 1, label, "a discounted Gram matrix that is not symmetric");
+            if (q >= 2) refused(bp, n, at + (size_t)q * R, p->_gram_disc[q] + 1, label, "a factor that does not match Vd");
         }
     }
     at = find_reals(snap, n, p->_gamma, d, label);
@@ -294,10 +294,10 @@ static void forge_isd(isdb_policy *bp, size_t n, const char *label) {
 static void forge_opkb(isdb_policy *bp, size_t n, const char *label) {
     const isdb_opkb *p = (const isdb_opkb *)bp;
     int N = p->cfg.n_arms;
-    size_t at = find_reals(snap, n, p->_P, N, label);
+    size_t at = find_reals(snap, n, p->_strategies, N, label);
     refused(bp, n, at, 1.5, label, "a probability above 1");
     refused(bp, n, at, -0.25, label, "a negative probability");
-    refused(bp, n, at, p->_P[0] + 0.25, label, "a strategy that does not sum to 1");
+    refused(bp, n, at, p->_strategies[0] + 0.25, label, "a strategy that does not sum to 1");
     at = find_reals(snap, n, p->_xstar, N, label);
     refused(bp, n, at, 2.0, label, "a warm start above 1");
 }
@@ -305,9 +305,9 @@ static void forge_opkb(isdb_policy *bp, size_t n, const char *label) {
 static void forge_oam(isdb_policy *bp, size_t n, const char *label) {
     const isdb_oam *p = (const isdb_oam *)bp;
     int d = p->cfg.d, m, arms = 0;
-    size_t G = find_reals(snap, n, p->_G, d * d, label), theta = find_reals(snap, n, p->_theta, d, label), at;
-    forge_gram(bp, n, G, p->_G, d, label);
-    if (p->factored) forge_factor(bp, n, find_reals(snap, n, p->_L, d * d, label), p->_L, d, label);
+    size_t G = find_reals(snap, n, p->_gram, d * d, label), theta = find_reals(snap, n, p->_theta, d, label), at;
+    forge_gram(bp, n, G, p->_gram, d, label);
+    if (p->factored) forge_factor(bp, n, find_reals(snap, n, p->_chol, d * d, label), p->_chol, d, label);
     refused(bp, n, theta, p->factored ? p->_theta[0] + 1 + absr(p->_theta[0]) : 1, label,
             "an estimate that does not solve G theta = b");
     refused(bp, n, find_reals(snap, n, &p->min_gap, 1, label), -1, label, "a negative gap");
@@ -327,9 +327,9 @@ static void forge_traceucb(isdb_policy *bp, size_t n, const char *label) {
     size_t at;
     for (i = 0; i < m && !p->_full[i]; ++i) continue;
     if (i == m) return; /* no model past its first d + 1 samples */
-    at = find_reals(snap, n, p->_L + i * ee, ee, label);
-    if (at) forge_factor(bp, n, at, p->_L + i * ee, e, label);
-    forge_gram(bp, n, find_reals(snap, n, p->_S + i * ee, ee, label), p->_S + i * ee, e, label);
+    at = find_reals(snap, n, p->_chol + i * ee, ee, label);
+    if (at) forge_factor(bp, n, at, p->_chol + i * ee, e, label);
+    forge_gram(bp, n, find_reals(snap, n, p->_scatter + i * ee, ee, label), p->_scatter + i * ee, e, label);
     at = find_reals(snap, n, p->_rho, m, label);
     refused(bp, n, at + (size_t)i * R, -p->_rho[i] - 1, label, "a negative residual norm");
     refused(bp, n, at + (size_t)i * R, p->_rho[i] * 2 + 1, label, "a residual norm that does not match y^T y");
