@@ -33,11 +33,12 @@
 #   make determinism the demo and reproductions with gcc and clang at
 #                    -O0, -O2 and -O3 must write identical CSV files
 #   make examples    build the example programs
-#   make embedded    cross-compile embedded/ for a Cortex-M4F (float and
-#                    double; needs arm-none-eabi-gcc, skipped without):
+#   make embedded    cross-compile tests/embedded/ for a Cortex-M4F (float
+#                    and double; needs arm-none-eabi-gcc, skipped without):
 #                    sizes, stack frames, no malloc or stdio linked; runs
 #                    it in qemu-system-arm against the host when present
 #   make install     copy isdbandit.h to $(PREFIX)/include
+#   make help        this list
 #   make clean
 
 ifeq ($(origin CC),default)
@@ -122,6 +123,8 @@ TEST_BINS += $(BUILD)/clangxx/test_cpp
 endif
 endif
 TEST_BINS += $(FLOAT_BINS)
+# What a compiler or linker must refuse (tests/compile_checks.sh).
+TEST_BINS += $(BUILD)/compile-checks/run
 SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES)) $(addprefix $(BUILD)/asan-float/,$(FLOAT_NAMES))
 
 EXAMPLE_SRC = $(wildcard examples/*.c)
@@ -152,10 +155,14 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all demo test test-full test-run sanitize sanitize-build valgrind determinism bench soak agnostic defaults reproduce opkb-calibration fuzz examples install clean
+.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench soak agnostic defaults reproduce opkb-calibration fuzz examples install clean
 .SECONDARY:
 
 all: test
+
+# The comment at the top of this file.
+help:
+	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 demo:
 	@echo "make demo: compiling examples/demo.c ($(CC) -O2, a few seconds)"
@@ -181,6 +188,11 @@ test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/cl
 
 test-full:
 	@$(MAKE) --no-print-directory test FULL=1
+
+$(BUILD)/compile-checks/run: tests/compile_checks.sh $(HEADER)
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nCC="%s" exec sh tests/compile_checks.sh %s\n' "$(CC)" "$(BUILD)" > $@
+	@chmod +x $@
 
 $(BUILD)/%.log: $(BUILD)/%
 	@./$< > $@.tmp 2>&1; echo "exit $$?" >> $@.tmp; mv $@.tmp $@
@@ -327,10 +339,10 @@ $(BUILD)/bench/bench_select-float: bench/bench_select.c $(BENCH_DEPS)
 
 examples: $(EXAMPLE_BINS)
 
-# The firmware builds of embedded/ (embedded/run.sh says what it checks).
+# The firmware builds of tests/embedded/ (tests/embedded/run.sh says what it checks).
 .PHONY: embedded
 embedded:
-	@CC="$(CC)" WARN="$(WARN)" FP="$(FP)" sh embedded/run.sh $(BUILD)/embedded
+	@CC="$(CC)" WARN="$(WARN)" FP="$(FP)" sh tests/embedded/run.sh $(BUILD)/embedded
 
 # Every bench, then the policies' steps in double and float side by side.
 bench: $(BENCH_BINS) $(BUILD)/bench/bench_policies-float $(BUILD)/bench/bench_select-float

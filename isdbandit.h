@@ -843,6 +843,14 @@
 #endif
 #define ISDB__PRECISION_float 1
 #define ISDB__PRECISION_double 2
+/* Two-word types (long double, unsigned int...) reach the #error below
+   rather than a preprocessor syntax error. */
+#define ISDB__PRECISION_long 0 &&
+#define ISDB__PRECISION_short 0 &&
+#define ISDB__PRECISION_signed 0 &&
+#define ISDB__PRECISION_unsigned 0 &&
+#define ISDB__PRECISION_const 0 &&
+#define ISDB__PRECISION_volatile 0 &&
 #define ISDB__CONCAT(a, b) a##b
 #define ISDB__PRECISION_OF(type) ISDB__CONCAT(ISDB__PRECISION_, type)
 #if ISDB__PRECISION_OF(ISDB_REAL) == 1
@@ -850,7 +858,7 @@
 #elif ISDB__PRECISION_OF(ISDB_REAL) == 2
 #define ISDB_REAL_IS_FLOAT 0
 #else
-#error "isdbandit.h: ISDB_REAL must be float or double"
+#error "isdbandit.h: ISDB_REAL must be float or double (long double is not supported)"
 #endif
 typedef ISDB_REAL isdb_real;
 #if ISDB_REAL_IS_FLOAT
@@ -868,6 +876,209 @@ typedef ISDB_REAL isdb_real;
 #endif
 /* Largest feature dimension: d * d must fit in an int index. */
 #define ISDB_MAX_DIM 16384
+
+/* A float build's public functions carry the suffix _f32 in the object
+   files, so a program that mixes float and double translation units fails
+   to link instead of misreading every number. One line per function of the
+   public declarations below (make test checks that none is missing).
+   ISD, JBD, OPKB, OAM and Trace-UCB are absent from a float build. */
+#if ISDB_REAL_IS_FLOAT
+#define isdb_active_env_config_init isdb_active_env_config_init_f32
+#define isdb_active_env_init isdb_active_env_init_f32
+#define isdb_adaptive_beta isdb_adaptive_beta_f32
+#define isdb_adaptive_changes isdb_adaptive_changes_f32
+#define isdb_adaptive_config_init isdb_adaptive_config_init_f32
+#define isdb_adaptive_explain isdb_adaptive_explain_f32
+#define isdb_adaptive_get_config isdb_adaptive_get_config_f32
+#define isdb_adaptive_heap_size isdb_adaptive_heap_size_f32
+#define isdb_adaptive_init isdb_adaptive_init_f32
+#define isdb_adaptive_init_preallocated isdb_adaptive_init_preallocated_f32
+#define isdb_adaptive_memory isdb_adaptive_memory_f32
+#define isdb_adaptive_theta isdb_adaptive_theta_f32
+#define isdb_bob_block isdb_bob_block_f32
+#define isdb_bob_config_init isdb_bob_config_init_f32
+#define isdb_bob_get_config isdb_bob_get_config_f32
+#define isdb_bob_get_params isdb_bob_get_params_f32
+#define isdb_bob_heap_size isdb_bob_heap_size_f32
+#define isdb_bob_init isdb_bob_init_f32
+#define isdb_bob_init_preallocated isdb_bob_init_preallocated_f32
+#define isdb_bob_log_weights isdb_bob_log_weights_f32
+#define isdb_bob_master_probs isdb_bob_master_probs_f32
+#define isdb_bob_swucb isdb_bob_swucb_f32
+#define isdb_bob_tuned_params isdb_bob_tuned_params_f32
+#define isdb_bob_window isdb_bob_window_f32
+#define isdb_bob_window_index isdb_bob_window_index_f32
+#define isdb_chol isdb_chol_f32
+#define isdb_chol_downdate isdb_chol_downdate_f32
+#define isdb_chol_logdet isdb_chol_logdet_f32
+#define isdb_chol_solve isdb_chol_solve_f32
+#define isdb_chol_update isdb_chol_update_f32
+#define isdb_chol_update_work_size isdb_chol_update_work_size_f32
+#define isdb_context_env_config_init isdb_context_env_config_init_f32
+#define isdb_context_env_init isdb_context_env_init_f32
+#define isdb_dlinucb_beta isdb_dlinucb_beta_f32
+#define isdb_dlinucb_config_init isdb_dlinucb_config_init_f32
+#define isdb_dlinucb_explain isdb_dlinucb_explain_f32
+#define isdb_dlinucb_get_config isdb_dlinucb_get_config_f32
+#define isdb_dlinucb_heap_size isdb_dlinucb_heap_size_f32
+#define isdb_dlinucb_init isdb_dlinucb_init_f32
+#define isdb_dlinucb_init_preallocated isdb_dlinucb_init_preallocated_f32
+#define isdb_dlinucb_theta isdb_dlinucb_theta_f32
+#define isdb_dlinucb_tuned_gamma isdb_dlinucb_tuned_gamma_f32
+#define isdb_env_next isdb_env_next_f32
+#define isdb_env_reset isdb_env_reset_f32
+#define isdb_env_reward isdb_env_reward_f32
+#define isdb_env_uninit isdb_env_uninit_f32
+#define isdb_feature_map_build isdb_feature_map_build_f32
+#define isdb_feature_map_work_size isdb_feature_map_work_size_f32
+#define isdb_isd_basis isdb_isd_basis_f32
+#define isdb_isd_beta_inv isdb_isd_beta_inv_f32
+#define isdb_isd_block_pvalues isdb_isd_block_pvalues_f32
+#define isdb_isd_blocks isdb_isd_blocks_f32
+#define isdb_isd_config_init isdb_isd_config_init_f32
+#define isdb_isd_env_config_init isdb_isd_env_config_init_f32
+#define isdb_isd_env_init isdb_isd_env_init_f32
+#define isdb_isd_env_invariant_basis isdb_isd_env_invariant_basis_f32
+#define isdb_isd_env_offline isdb_isd_env_offline_f32
+#define isdb_isd_estimate isdb_isd_estimate_f32
+#define isdb_isd_estimate_work_size isdb_isd_estimate_work_size_f32
+#define isdb_isd_explain isdb_isd_explain_f32
+#define isdb_isd_gamma isdb_isd_gamma_f32
+#define isdb_isd_get_config isdb_isd_get_config_f32
+#define isdb_isd_get_info isdb_isd_get_info_f32
+#define isdb_isd_heap_size isdb_isd_heap_size_f32
+#define isdb_isd_init isdb_isd_init_f32
+#define isdb_isd_init_preallocated isdb_isd_init_preallocated_f32
+#define isdb_isd_options_init isdb_isd_options_init_f32
+#define isdb_isd_p_inv isdb_isd_p_inv_f32
+#define isdb_isd_projector isdb_isd_projector_f32
+#define isdb_isd_radii isdb_isd_radii_f32
+#define isdb_isd_recompute isdb_isd_recompute_f32
+#define isdb_jbd isdb_jbd_f32
+#define isdb_jbd_blocks isdb_jbd_blocks_f32
+#define isdb_jbd_options_init isdb_jbd_options_init_f32
+#define isdb_jbd_work_size isdb_jbd_work_size_f32
+#define isdb_kernel_env_config_init isdb_kernel_env_config_init_f32
+#define isdb_kernel_env_drift isdb_kernel_env_drift_f32
+#define isdb_kernel_env_init isdb_kernel_env_init_f32
+#define isdb_kernel_gram isdb_kernel_gram_f32
+#define isdb_linear_env_config_init isdb_linear_env_config_init_f32
+#define isdb_linear_env_init isdb_linear_env_init_f32
+#define isdb_lints_config_init isdb_lints_config_init_f32
+#define isdb_lints_get_config isdb_lints_get_config_f32
+#define isdb_lints_heap_size isdb_lints_heap_size_f32
+#define isdb_lints_init isdb_lints_init_f32
+#define isdb_lints_init_preallocated isdb_lints_init_preallocated_f32
+#define isdb_lints_last_sample isdb_lints_last_sample_f32
+#define isdb_lints_theta isdb_lints_theta_f32
+#define isdb_linucb_beta isdb_linucb_beta_f32
+#define isdb_linucb_config_init isdb_linucb_config_init_f32
+#define isdb_linucb_explain isdb_linucb_explain_f32
+#define isdb_linucb_get_config isdb_linucb_get_config_f32
+#define isdb_linucb_heap_size isdb_linucb_heap_size_f32
+#define isdb_linucb_init isdb_linucb_init_f32
+#define isdb_linucb_init_preallocated isdb_linucb_init_preallocated_f32
+#define isdb_linucb_theta isdb_linucb_theta_f32
+#define isdb_lu isdb_lu_f32
+#define isdb_lu_solve isdb_lu_solve_f32
+#define isdb_oam_add_context isdb_oam_add_context_f32
+#define isdb_oam_allocate isdb_oam_allocate_f32
+#define isdb_oam_allocate_work_size isdb_oam_allocate_work_size_f32
+#define isdb_oam_allocation isdb_oam_allocation_f32
+#define isdb_oam_config_init isdb_oam_config_init_f32
+#define isdb_oam_epsilon isdb_oam_epsilon_f32
+#define isdb_oam_f isdb_oam_f_f32
+#define isdb_oam_fn isdb_oam_fn_f32
+#define isdb_oam_get_config isdb_oam_get_config_f32
+#define isdb_oam_get_counts isdb_oam_get_counts_f32
+#define isdb_oam_heap_size isdb_oam_heap_size_f32
+#define isdb_oam_init isdb_oam_init_f32
+#define isdb_oam_init_preallocated isdb_oam_init_preallocated_f32
+#define isdb_oam_last_decision isdb_oam_last_decision_f32
+#define isdb_oam_last_solve isdb_oam_last_solve_f32
+#define isdb_oam_min_gap isdb_oam_min_gap_f32
+#define isdb_oam_n_contexts isdb_oam_n_contexts_f32
+#define isdb_oam_problem_init isdb_oam_problem_init_f32
+#define isdb_oam_pulls isdb_oam_pulls_f32
+#define isdb_oam_regret_constant isdb_oam_regret_constant_f32
+#define isdb_oam_set_context isdb_oam_set_context_f32
+#define isdb_oam_sublog isdb_oam_sublog_f32
+#define isdb_oam_targets isdb_oam_targets_f32
+#define isdb_oam_theta isdb_oam_theta_f32
+#define isdb_opkb_alpha isdb_opkb_alpha_f32
+#define isdb_opkb_block isdb_opkb_block_f32
+#define isdb_opkb_block_length isdb_opkb_block_length_f32
+#define isdb_opkb_config_init isdb_opkb_config_init_f32
+#define isdb_opkb_config_preset isdb_opkb_config_preset_f32
+#define isdb_opkb_design isdb_opkb_design_f32
+#define isdb_opkb_epoch isdb_opkb_epoch_f32
+#define isdb_opkb_epoch_start isdb_opkb_epoch_start_f32
+#define isdb_opkb_feature_dim isdb_opkb_feature_dim_f32
+#define isdb_opkb_gamma isdb_opkb_gamma_f32
+#define isdb_opkb_gaps isdb_opkb_gaps_f32
+#define isdb_opkb_get_config isdb_opkb_get_config_f32
+#define isdb_opkb_heap_size isdb_opkb_heap_size_f32
+#define isdb_opkb_init isdb_opkb_init_f32
+#define isdb_opkb_init_preallocated isdb_opkb_init_preallocated_f32
+#define isdb_opkb_kkt isdb_opkb_kkt_f32
+#define isdb_opkb_last_test isdb_opkb_last_test_f32
+#define isdb_opkb_replay_index isdb_opkb_replay_index_f32
+#define isdb_opkb_restarts isdb_opkb_restarts_f32
+#define isdb_opkb_solve isdb_opkb_solve_f32
+#define isdb_opkb_solve_reports isdb_opkb_solve_reports_f32
+#define isdb_opkb_solve_work_size isdb_opkb_solve_work_size_f32
+#define isdb_opkb_strategy isdb_opkb_strategy_f32
+#define isdb_opkb_tests isdb_opkb_tests_f32
+#define isdb_orth_basis isdb_orth_basis_f32
+#define isdb_orth_basis_work_size isdb_orth_basis_work_size_f32
+#define isdb_polar isdb_polar_f32
+#define isdb_polar_work_size isdb_polar_work_size_f32
+#define isdb_policy_kind_name isdb_policy_kind_name_f32
+#define isdb_policy_load isdb_policy_load_f32
+#define isdb_policy_name isdb_policy_name_f32
+#define isdb_policy_probs isdb_policy_probs_f32
+#define isdb_policy_reset isdb_policy_reset_f32
+#define isdb_policy_save isdb_policy_save_f32
+#define isdb_policy_scores isdb_policy_scores_f32
+#define isdb_policy_select isdb_policy_select_f32
+#define isdb_policy_uninit isdb_policy_uninit_f32
+#define isdb_policy_update isdb_policy_update_f32
+#define isdb_qr isdb_qr_f32
+#define isdb_qr_work_size isdb_qr_work_size_f32
+#define isdb_result_string isdb_result_string_f32
+#define isdb_rng_below isdb_rng_below_f32
+#define isdb_rng_int isdb_rng_int_f32
+#define isdb_rng_next isdb_rng_next_f32
+#define isdb_rng_normal isdb_rng_normal_f32
+#define isdb_rng_seed isdb_rng_seed_f32
+#define isdb_rng_uniform isdb_rng_uniform_f32
+#define isdb_sim_run isdb_sim_run_f32
+#define isdb_swucb_beta isdb_swucb_beta_f32
+#define isdb_swucb_config_init isdb_swucb_config_init_f32
+#define isdb_swucb_explain isdb_swucb_explain_f32
+#define isdb_swucb_get_config isdb_swucb_get_config_f32
+#define isdb_swucb_heap_size isdb_swucb_heap_size_f32
+#define isdb_swucb_init isdb_swucb_init_f32
+#define isdb_swucb_init_preallocated isdb_swucb_init_preallocated_f32
+#define isdb_swucb_theta isdb_swucb_theta_f32
+#define isdb_swucb_tuned_window isdb_swucb_tuned_window_f32
+#define isdb_sym_eig isdb_sym_eig_f32
+#define isdb_traceucb_config_init isdb_traceucb_config_init_f32
+#define isdb_traceucb_counts isdb_traceucb_counts_f32
+#define isdb_traceucb_estimate isdb_traceucb_estimate_f32
+#define isdb_traceucb_get_config isdb_traceucb_get_config_f32
+#define isdb_traceucb_heap_size isdb_traceucb_heap_size_f32
+#define isdb_traceucb_init isdb_traceucb_init_f32
+#define isdb_traceucb_init_preallocated isdb_traceucb_init_preallocated_f32
+#define isdb_traceucb_loss isdb_traceucb_loss_f32
+#define isdb_traceucb_static_allocation isdb_traceucb_static_allocation_f32
+#define isdb_traceucb_support isdb_traceucb_support_f32
+#define isdb_traceucb_traces isdb_traceucb_traces_f32
+#define isdb_traceucb_variances isdb_traceucb_variances_f32
+#define isdb_traceucb_widths isdb_traceucb_widths_f32
+#define isdb_tri_solve isdb_tri_solve_f32
+#define isdb_version isdb_version_f32
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -2367,6 +2578,33 @@ ISDB_API isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const 
                                                      const double *weights, isdb_traceucb_objective objective,
                                                      int *k);
 
+#else
+/* A float build keeps these names only to say, at the first use, that
+   ISD, JBD, OPKB, OAM and Trace-UCB need double (see PRECISION): their
+   types are incomplete and their config_init unavailable. */
+#if defined(__has_attribute)
+#if __has_attribute(unavailable)
+#define ISDB__NEEDS_DOUBLE \
+    __attribute__((unavailable("isdbandit.h: ISD, JBD, OPKB, OAM and Trace-UCB need double; remove ISDB_REAL float")))
+#endif
+#endif
+#ifndef ISDB__NEEDS_DOUBLE
+#define ISDB__NEEDS_DOUBLE
+#endif
+typedef struct isdb_isd_needs_double_precision isdb_isd ISDB__NEEDS_DOUBLE;
+typedef struct isdb_isd_config_needs_double_precision isdb_isd_config ISDB__NEEDS_DOUBLE;
+typedef struct isdb_opkb_needs_double_precision isdb_opkb ISDB__NEEDS_DOUBLE;
+typedef struct isdb_opkb_config_needs_double_precision isdb_opkb_config ISDB__NEEDS_DOUBLE;
+typedef struct isdb_oam_needs_double_precision isdb_oam ISDB__NEEDS_DOUBLE;
+typedef struct isdb_oam_config_needs_double_precision isdb_oam_config ISDB__NEEDS_DOUBLE;
+typedef struct isdb_traceucb_needs_double_precision isdb_traceucb ISDB__NEEDS_DOUBLE;
+typedef struct isdb_traceucb_config_needs_double_precision isdb_traceucb_config ISDB__NEEDS_DOUBLE;
+typedef struct isdb_jbd_options_needs_double_precision isdb_jbd_options ISDB__NEEDS_DOUBLE;
+ISDB__NEEDS_DOUBLE isdb_isd_config isdb_isd_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE isdb_opkb_config isdb_opkb_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE isdb_oam_config isdb_oam_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE isdb_traceucb_config isdb_traceucb_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE int isdb_jbd(int p, ...);
 #endif /* !ISDB_REAL_IS_FLOAT */
 
 #ifndef ISDB_NO_SIM

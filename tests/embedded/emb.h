@@ -6,6 +6,7 @@
 #ifndef EMB_H
 #define EMB_H
 
+#include <ctype.h> /* newlib's defines _U _L _N _S _P _C _X _B: the header must not care */
 #include <stdint.h>
 #include <string.h>
 

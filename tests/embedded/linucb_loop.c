@@ -7,7 +7,7 @@
 #include "emb.h"
 
 #define ISDB_IMPLEMENTATION
-#include "../isdbandit.h"
+#include "../../isdbandit.h"
 
 #define D 8
 #define K 10

@@ -1,12 +1,12 @@
 #!/bin/sh
-# embedded/run.sh - what `make embedded` runs: cross-compiles the programs
-# of embedded/ for a Cortex-M4F (float and double), checks that nothing
+# tests/embedded/run.sh - what `make embedded` runs: cross-compiles the programs
+# of tests/embedded/ for a Cortex-M4F (float and double), checks that nothing
 # of malloc, stdio or abort is linked, prints their sizes and largest
 # stack frames, and, when qemu-system-arm is installed, runs them on an
 # emulated MPS2 AN386 board and compares their output with the same
 # programs built for the host.
 #
-#   sh embedded/run.sh [out-dir]     (CC, WARN and FP from the environment)
+#   sh tests/embedded/run.sh [out-dir]     (CC, WARN and FP from the environment)
 #
 # Needs arm-none-eabi-gcc with newlib (Debian: gcc-arm-none-eabi
 # libnewlib-arm-none-eabi); without it, it says so and succeeds.
@@ -29,7 +29,7 @@ XLDFLAGS="$MCU --specs=nano.specs -nostartfiles -T $DIR/mps2_an386.ld -Wl,--gc-s
 PROGS="linucb_loop all_policies"
 REALS="float double"
 mkdir -p "$OUT" || exit 1
-echo "make embedded: $($XCC --version | head -n 1), Cortex-M4F, -Os, ISDB_NO_SIM ISDB_NO_MALLOC ISDB_STATIC and a user ISDB_ASSERT (embedded/emb.h)"
+echo "make embedded: $($XCC --version | head -n 1), Cortex-M4F, -Os, ISDB_NO_SIM ISDB_NO_MALLOC ISDB_STATIC and a user ISDB_ASSERT (tests/embedded/emb.h)"
 
 # Runs "$@" in the background, at most two at a time; `reap` waits for
 # the rest. A failed job is reported by its log and makes the run fail.

@@ -1,0 +1,112 @@
+#!/bin/sh
+# Checks of the header that need a compiler or a linker to fail, not a
+# program to run: reserved names, the float build's symbol names, mixed
+# precisions refused at link time, and the messages a wrong build gets.
+# Usage: CC=gcc sh tests/compile_checks.sh BUILD_DIR (make test runs it).
+# Ends with "N passed, M failed" like every test program.
+CC=${CC:-cc}
+out=${1:-build}/compile_checks
+mkdir -p "$out" || exit 1
+h=isdbandit.h
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { if eval "$2"; then ok; else fail "$1"; fi; }
+
+# 1. No identifier begins with an underscore and a capital letter (C
+# reserves them; newlib's <ctype.h> defines _U _L _N _S _P _C _X _B).
+# _MSC_VER is the compiler's own, only tested.
+grep -nE '(^|[^A-Za-z0-9_])_[A-Z]' $h | grep -v '_MSC_VER' > "$out/reserved.txt"
+check "reserved identifiers in $h: $(head -c 300 "$out/reserved.txt")" '[ ! -s "$out/reserved.txt" ]'
+
+# ... and the header builds after newlib's macros, in both precisions (the
+# real newlib <ctype.h> under make embedded; here its definitions).
+cat > "$out/ctype_first.c" <<'EOF'
+#define _U 01
+#define _L 02
+#define _N 04
+#define _S 010
+#define _P 020
+#define _C 040
+#define _X 0100
+#define _B 0200
+#define ISDB_IMPLEMENTATION
+#include "isdbandit.h"
+int main(void) { return 0; }
+EOF
+for real in double float; do
+    check "the header does not build after newlib's <ctype.h> macros ($real)" \
+        '$CC -std=c99 -DISDB_REAL=$real -I. -fsyntax-only "$out/ctype_first.c" 2> "$out/ctype_$real.log"'
+done
+
+# 2. Every public function has its float name (_f32), so float and double
+# translation units cannot link together.
+perl -0ne 'while (/ISDB_API\s[^;{]*?\b(isdb_[a-z0-9_]+)\s*\(/g) { print "$1\n" }' $h | sort -u > "$out/api.txt"
+sed -n 's/^#define \(isdb_[a-z0-9_]*\) \1_f32$/\1/p' $h | sort -u > "$out/renamed.txt"
+comm -23 "$out/api.txt" "$out/renamed.txt" > "$out/missing.txt"
+check "public functions without a float name in $h: $(tr '\n' ' ' < "$out/missing.txt")" '[ ! -s "$out/missing.txt" ]'
+check "no public function found in $h" '[ -s "$out/api.txt" ]'
+
+cat > "$out/impl.c" <<'EOF'
+#define ISDB_IMPLEMENTATION
+#include "isdbandit.h"
+EOF
+cat > "$out/user.c" <<'EOF'
+#include "isdbandit.h"
+int main(void) {
+    isdb_linucb pol;
+    isdb_linucb_config c = isdb_linucb_config_init(2, 3);
+    if (isdb_linucb_init(&c, NULL, &pol) != ISDB_OK) return 1;
+    isdb_policy_uninit(&pol.base);
+    return 0;
+}
+EOF
+for impl in double float; do
+    if ! $CC -std=c99 -O0 -DISDB_REAL=$impl -I. -c "$out/impl.c" -o "$out/impl_$impl.o" 2> "$out/impl_$impl.log"; then
+        fail "the implementation does not build ($impl)"
+        continue
+    fi
+    for user in double float; do
+        $CC -std=c99 -DISDB_REAL=$user -I. -c "$out/user.c" -o "$out/user_$user.o" || { fail "user.c ($user)"; continue; }
+        if $CC "$out/user_$user.o" "$out/impl_$impl.o" -o "$out/link_${user}_$impl" -lm 2> "$out/link_${user}_$impl.log"; then
+            if [ $user = $impl ]; then
+                check "the $impl program does not run" '"$out/link_${user}_$impl"'
+            else
+                fail "a $user translation unit linked with the $impl implementation"
+            fi
+        else
+            if [ $user = $impl ]; then
+                fail "the $impl program does not link: $(head -c 300 "$out/link_${user}_$impl.log")"
+            else
+                check "the $user/$impl link failed for another reason than the missing names" \
+                    'grep -q "isdb_linucb" "$out/link_${user}_$impl.log"'
+            fi
+        fi
+    done
+done
+
+# 5. The messages of a wrong build name the fix.
+cat > "$out/float_isd.c" <<'EOF'
+#define ISDB_REAL float
+#include "isdbandit.h"
+int main(void) {
+    isdb_isd pol;
+    (void)pol;
+    return 0;
+}
+EOF
+check "a float build's use of isdb_isd compiled" '! $CC -std=c99 -I. -fsyntax-only "$out/float_isd.c" 2> "$out/float_isd.log"'
+check "a float build's use of isdb_isd does not say it needs double: $(head -c 300 "$out/float_isd.log")" \
+    'grep -qE "need(s_)?[ _]?double" "$out/float_isd.log"'
+cat > "$out/long_double.c" <<'EOF'
+#define ISDB_REAL long double
+#include "isdbandit.h"
+int main(void) { return 0; }
+EOF
+check "ISDB_REAL long double compiled" '! $CC -std=c99 -I. -fsyntax-only "$out/long_double.c" 2> "$out/long_double.log"'
+check "ISDB_REAL long double does not reach the header's #error: $(head -c 300 "$out/long_double.log")" \
+    'grep -q "ISDB_REAL must be float or double" "$out/long_double.log"'
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
