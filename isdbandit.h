@@ -735,8 +735,8 @@
          Algorithm 1.
       Algorithm: finitely many contexts, each a fixed action set; no
          forgetting (OAM is for stationary problems). Least squares without
-         a ridge (lambda 0, as the paper; lambda > 0 is an option), horizon
-         n known: f_{n,delta} = 2 (1 + 1/ln n) ln(1/delta) + c d ln(d ln n),
+         a ridge, as the paper (`lambda` adds one), horizon n known:
+         f_{n,delta} = 2 (1 + 1/ln n) ln(1/delta) + c d ln(d ln n),
          f_n = f_{n,1/n}.
            Contexts   an action set is registered the first time select
                       sees it (exact match of every feature) or beforehand
