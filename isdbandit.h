@@ -8,16 +8,41 @@
    only (link with -lm).
 
    CONTENTS
-      1. Documentation (this block): options, quick start, conventions,
-         one block per policy, history.
-      2. Public declarations: version, results, allocator, random numbers,
-         dense linear algebra, joint block diagonalization, the policy
-         interface, the policies, simulation environments and the regret
-         harness.
-      3. Implementation (only with ISDB_IMPLEMENTATION).
-      4. License.
+      This block, heading by heading:
+         CONTENTS
+         COMPILE-TIME OPTIONS
+         QUICK START
+         CONVENTIONS
+         PRECISION
+         THE POLICY INTERFACE
+         POLICIES AT A GLANCE
+         LINUCB
+         SW-UCB
+         D-LINUCB
+         LINTS
+         BOB
+         ADAPTIVE
+         ISD-LINUCB
+         OPKB / ADA-OPKB
+         OAM
+         TRACE-UCB
+         SNAPSHOT FORMAT
+         HISTORY
+      Then the rest of the file:
+         Public declarations, from #ifndef ISDBANDIT_H: version, results,
+            allocator, random numbers, dense linear algebra, joint block
+            diagonalization, the policy interface, one banner per policy
+            (each policy's config struct with its defaults, its object
+            and its functions), simulation environments and the regret
+            harness.
+         Implementation, from the IMPLEMENTATION banner (compiled only
+            with ISDB_IMPLEMENTATION).
+         License, at the end.
+      Measurements behind the defaults, and what was tried and rejected,
+      are in bench/README.md (the sections named below).
 
-   COMPILE-TIME OPTIONS (define before including)
+   COMPILE-TIME OPTIONS
+      Define them before including the header.
       ISDB_STATIC          make every function static; define it in the
                            translation unit that also defines
                            ISDB_IMPLEMENTATION (private copy of the library).
@@ -59,22 +84,33 @@
 
    CONVENTIONS
       Numbers     isdb_real everywhere: double, or float with ISDB_REAL
-                  (see PRECISION). Matrices are dense and row-major: element (i, j) of an m x n matrix A is
-                  A[i*n + j]. A K x d action matrix holds one arm per row.
+                  (see PRECISION). Matrices are dense and row-major:
+                  element (i, j) of an m x n matrix A is A[i*n + j]. A
+                  K x d action matrix holds one arm per row.
       Results     functions that can fail return isdb_result: 0 is ISDB_OK,
                   positive values are success with a caveat, negative values
                   are errors (isdb_result_string names each).
+      Refusals    see isdb_refusal.
       Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
                   a wrong arm index, a NULL pointer or a bad size returns an
                   error and leaves the object exactly as it was. Nothing in
                   this library calls abort on bad data.
+      Configs     isdb_X_config_init(required arguments) fills every other
+                  field with its default (each policy's Defaults below).
+                  A field documented as "0 means ..." takes that meaning at
+                  init, and isdb_X_get_config returns the resolved value,
+                  except where it depends on the state and the field stays
+                  0: BOB's refresh (per block's window), ISD's refresh and
+                  monitor_chunk (per p_res), Trace-UCB's lambda (1/n).
       Aliasing    each linear-algebra routine says which arguments may alias.
       Memory      all memory of an object is one block taken at init; its
                   size is reported by isdb_X_heap_size, and
                   isdb_X_init_preallocated takes a caller buffer instead of
                   allocating. select, update, scores and probs never
                   allocate. Objects must not be copied or moved after init
-                  (they point into their block).
+                  (they point into their block). The Memory of each policy
+                  below counts reals (isdb_real) or, for the double-only
+                  policies, doubles.
       Threads     no global mutable state: distinct objects may be used from
                   distinct threads; one object needs external locking.
       Randomness  every randomized object owns an isdb_rng (xoshiro256**
@@ -135,609 +171,771 @@
    (x, reward) whatever it selected. `arm` is checked against the config's
    max_arms and otherwise only recorded.
 
-   LINUCB (isdb_linucb): OFUL, Abbasi-Yadkori, Pal, Szepesvari, NeurIPS 2011;
-   with ISDB_WIDTH_CONSTANT it is LinUCB of Li, Chu, Langford, Schapire 2010.
-      Ridge estimate theta = V^-1 b, V = lambda I + sum x x^T, b = sum r x.
-      Plays argmax_x x.theta + alpha * beta_n * ||x||_{V^-1}, n = updates so
-      far, with beta_n one of (R noise scale, S >= ||theta||, L >= ||x||):
-        ISDB_WIDTH_LOGDET   R sqrt(2 ln(1/delta) + ln det V - d ln lambda)
-                            + sqrt(lambda) S                (Thm 2; default)
-        ISDB_WIDTH_DETTRACE R sqrt(2 ln(1/delta) + d ln(1 + n L^2/(d lambda)))
-                            + sqrt(lambda) S
-        ISDB_WIDTH_SIMPLE   R sqrt(d ln((1 + n L^2/lambda)/delta))
-                            + sqrt(lambda) S
-        ISDB_WIDTH_CONSTANT 1 (so the width is alpha, as in Li et al.)
-      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, LOGDET.
-      Cost: select O(K d^2): one triangular solve w = L^-1 x per arm (four
-      arms at a time), scored as w.z + beta |w| with z = L^-1 b. Update
-      O(d^2): a Cholesky rank-one update by Givens rotations, which also
-      carry z along, plus one refactorisation of the exact Gram sum every
-      `refresh` updates (default max(4d, 256), so O(d^2) amortised), which
-      removes the rounding the rank-one steps accumulate.
-      Memory 3 d^2 + O(d) reals.
+   POLICIES AT A GLANCE
+   policy     struct        paper            config_init    key defaults           select / update   memory
+   ---------- ------------- ---------------- -------------- ---------------------- ----------------- ------------------
+   LINUCB     isdb_linucb   Abbasi-Yadkori,  d, max_arms    lambda 1, delta 0.01,  O(K d^2) / O(d^2) 3 d^2
+                            Pal, Szepesvari,                R, S, L, alpha 1;
+                            NeurIPS 2011                    width LOGDET;
+                                                            refresh max(4 d,
+                                                            256)
 
-   SW-UCB (isdb_swucb): Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
-      Ridge regression on the last `window` observations only. Width
-      (default ISDB_WIDTH_LOGDET): LinUCB's log-det radius on the window's
-      Gram matrix V. The paper's is ISDB_WIDTH_SIMPLE with n = w, their
-      eq. 5, constant in t: beta = R sqrt(d ln((1 + w L^2/lambda)/delta))
-      + sqrt(lambda) S; DETTRACE uses n = min(w, t) as in the public
-      SW-LinUCB code of Russac et al. Measured (bench/defaults.c, 13
-      problems, windows 200, 800 and 3200, 10 seeds): eq. 5's regret is
-      1.13x LOGDET's (geometric mean of the 39 ratios; 0.95-1.56x),
-      DETTRACE's 1.01x; on bench/agnostic.c's 13 problems and 7 windows
-      LOGDET measured 0.94x eq. 5's (0.70-1.13x). So cfg.width =
-      ISDB_WIDTH_SIMPLE is the paper. The paper's proofs use
-      delta = 1/T; the default is 0.01 because T is not known here.
-      The window is exact: each update adds the new observation and removes
-      the one that leaves the window by a Cholesky update and a checked
-      downdate (O(d^2), whatever the window length), both in one sweep
-      over the factor by the closed-form factors of I + p p^T and
-      I - q q^T (Gill, Golub, Murray, Saunders 1974), so that no square
-      root waits on another (2x faster than Givens rotations and the
-      LINPACK downdate at d = 20, and with the rebuilds off it drifts
-      1000x less: `make soak`). A downdate that would lose more than
-      half the digits (1 - ||L^-1 z||^2 <= sqrt(eps)) is refused, and
-      the factor and b are rebuilt exactly from the stored
-      window (O(w d^2 + d^3)); they are also rebuilt every `refresh`
-      updates (default max(w, d), so O(d^2) amortised), which removes the
-      drift of the running sums. Should the window's Gram matrix be
-      numerically singular (a feature vector dwarfing lambda), the rebuild
-      applies one Givens update per stored observation instead, so an
-      update never fails. isdb_swucb_tuned_window gives the paper's
-      window sizes. Note: the T^(2/3) regret of the revised paper holds under
-      its Assumption 1 (arms along orthogonal directions, e.g. K-armed);
-      Zhao et al. (2020) showed the original general-case argument flawed.
-      Memory 2 d^2 + w (d + 1) + O(d) reals.
+   SW-UCB     isdb_swucb    Cheung, Simchi-  d, max_arms,   as LinUCB, but         O(K d^2) / O(d^2) 2 d^2 + w (d + 1)
+                            Levi, Zhu,       window         refresh max(w, d)
+                            AISTATS 2019
 
-   D-LINUCB (isdb_dlinucb): Russac, Vernade, Cappe, NeurIPS 2019, Algorithm 1.
-      V <- gamma V + a a^T + (1 - gamma) lambda I,
-      Vt <- gamma^2 Vt + a a^T + (1 - gamma^2) lambda I,  b <- gamma b + r a,
-      theta = V^-1 b; plays argmax a.theta + alpha beta ||V^-1 a||_{Vt} with
-      beta_n = sqrt(lambda) S + sigma sqrt(2 ln(1/delta)
-               + d ln(1 + L^2 (1 - gamma^(2n)) / (lambda d (1 - gamma^2)))).
-      1 - gamma^2 and 1 - gamma^(2n) are computed without cancellation.
-      The Vt recursion is the paper's, not the one of the authors' public
-      code (which multiplies the updated V, not the previous Vt, by gamma^2).
-      The (1 - gamma) lambda I term makes the update full rank, so V is
-      refactorised every update: update O(d^3), select O(K d^2). An update
-      that would make V numerically singular (a feature vector dwarfing
-      lambda: condition beyond ~1e15, ~1e7 in float) is refused with
-      ISDB_ERR_NOT_SPD and changes nothing.
-      isdb_dlinucb_tuned_gamma gives gamma = 1 - (B_T/(d T))^(2/3).
-      Memory 5 d^2 + O(d) reals.
+   D-LINUCB   isdb_dlinucb  Russac, Vernade, d, max_arms,   lambda 1, delta 0.01,  O(K d^2) / O(d^3) 6 d^2
+                            Cappe, NeurIPS   gamma          R, S, L, alpha 1
+                            2019
 
-   LINTS (isdb_lints): linear Thompson sampling, Agrawal and Goyal, ICML 2013.
-      Samples theta~ ~ N(theta, v^2 V^-1) and plays argmax x.theta~ with
-        ISDB_LINTS_NONE    v = R (plain posterior sampling, common practice;
-                           the default)
-        ISDB_LINTS_THEORY  v = R sqrt(24/epsilon d ln(1/delta)) (the paper's
-                           inflation, epsilon 0.5, delta 0.01)
-      The paper's inflation explores far more than a user wants: on a
-      stationary problem (d = 5, K = 20, noise 1, 10^4 rounds, 10 seeds)
-      its regret is 4878 against 144 without it (LinUCB 94), so it is one
-      field away rather than the default.
-      lambda defaults to 1 (the paper's B = I). select draws d standard
-      normals from the policy's generator; probs and scores estimate the
-      selection probabilities by `mc_samples` draws from a copy of the
-      generator, so they do not change the state. Cost: select O(d^2 + K d),
-      update O(d^2). Memory as LinUCB.
+   LINTS      isdb_lints    Agrawal, Goyal,  d, max_arms    lambda 1, R 1,         O(d^2 + K d) /    3 d^2
+                            ICML 2013                       inflation NONE,        O(d^2)
+                                                            mc_samples 1000,
+                                                            seed 1, refresh as
+                                                            LinUCB
 
-   BOB (isdb_bob): Cheung, Simchi-Levi, Zhu, Algorithm 2 (bandit over bandit).
-      Tunes SW-UCB's window online, without knowing the variation budget.
-      The horizon T is cut into blocks of H = floor(d^(2/3) T^(1/2)) rounds
-      (H clamped to [1, T]; the last block may be shorter). Each block
-      draws a window w = floor(H^(j/Delta)) from J (j = 0..Delta, Delta =
-      ceil(ln H); duplicate windows are kept as separate EXP3 arms; J = {1}
-      when H = 1) and plays a fresh SW-UCB with it: V = lambda I, nothing
-      carried over, delta = 1/T, so beta = R sqrt(d ln(T (1 + w L^2/lambda)))
-      + sqrt(lambda) S. EXP3 (eq. 23-25): p_j = (1 - gamma) s_j / sum s +
-      gamma/|J|, gamma = min(1, sqrt(|J| ln|J| / ((e - 1) ceil(T/H)))); at a
-      block's end the played window's weight s_j is multiplied by
-      exp(gamma r / (|J| p_j)), r = 1/2 + (sum of the block's rewards) /
-      (2 H b + 4 R sqrt(H ln(T / sqrt H))), b = reward_bound (1 in the
-      paper, which assumes |x.theta| <= 1); clip = 1 clips r to [0, 1] (the
-      paper does not). Weights are kept as logarithms shifted so the largest
-      is 0: nothing overflows however many blocks. isdb_bob_tuned_params
-      gives H, Delta, J, gamma and the normaliser without an object.
-      The window is drawn at the block's first select (or update, for an
-      action the caller chose). From then on the choices are SW-UCB's and
-      deterministic: probs is one-hot and scores are SW-UCB's indices.
-      Before the draw, probs (and scores) give the mixture sum_j p_j
-      [the arm a fresh SW-UCB with window J_j plays]; a fresh SW-UCB plays
-      the arm of largest ||x|| whatever its window (lowest index on ties,
-      arm 0 if the width is 0), so this is one-hot as well: BOB's
-      propensities are degenerate (no use for inverse-propensity
-      weighting), and the randomness lives in the window, whose
-      distribution isdb_bob_master_probs returns.
-      Past T, BOB goes on with the same H, J, gamma and normaliser, in
-      blocks of H rounds after the horizon's last block; the paper defines
-      nothing past T, and no doubling trick is applied.
-      Regret O~(d^(2/3) (B_T + 1)^(1/4) T^(3/4)) (Thm 4; the same
-      Assumption 1 caveat as SW-UCB).
+   BOB        isdb_bob      Cheung, Simchi-  d, max_arms, T lambda, R, S, L, alpha O(K d^2) / O(d^2) (d + 1) H + 2 d^2
+                            Levi, Zhu,                      1; reward_bound 1,
+                            AISTATS 2019                    clip 0, seed 1
+
+   ADAPTIVE   isdb_adaptive none: this       d, max_arms    as LinUCB; memories    O(K d^2) /        4 n d^2 + 2 n^2
+                            library's design                max(16, 2 d) to        O(n d^2), n
+                                                            max(4096,              estimators
+                                                            min_memory);
+                                                            threshold 3.5,
+                                                            play_threshold 2
+
+   ISD-LINUCB isdb_isd      Lazzaretto,      d, max_arms,   estimated subspace,    O(K d^2) / O(d^2) (n0 + 2 H)(d + 1)
+                            Peters, Pfister, n_offline, X0, rule TEST, LinUCB      (defaults), and a + 16 d^2 + scratch
+                            arXiv 2603.03843 R0             learner, PAPER         test every 2 d
+                            (2026)                          widths, monitor
+                                                            FALLBACK
+
+   OPKB /     isdb_opkb     Hong, Li,        d, n_arms,     OPKB (adaptive 0),     O(N) / O(j); a    N (p + d) +
+   ADA-OPKB                 Tewari, AISTATS  horizon; and   preset TUNED, linear   block's end       (J^2 + 8 J) N +
+                            2023             cfg.arms (not  kernel, sigma 100,     solves OP         solver
+                                             for GRAM)      delta 1e-4, test
+                                                            CALIBRATED
+
+   OAM        isdb_oam      Hao, Lattimore,  d, max_arms,   max_contexts 8,        O(K d (d + M)) /  O(d^2 + M K d) +
+                            Szepesvari,      horizon        forcing NONE, lambda   O(d^2), and       2 ((M + 1) K)^2
+                            AISTATS 2020                    0, c 1, zeta 0.1,      solves when
+                                                            refresh d              exploring
+
+   TRACE-UCB  isdb_traceucb Riquelme,        d, m           mode TRACE, width      O(m) / O(d^2);    2 m d^2 + 4 d^2
+                            Ghavamzadeh,                    SCALED, alpha 1, R 1,  O(m d^2) with
+                            Lazaric, ICML                   delta 0.1, refresh d   Sigma estimated
+                            2017
+
+   Symbols: d features, K = n_arms of the round (at most max_arms), w the
+   window, n the adaptive policy's estimators (at most 32; 10 for d <= 8
+   with the defaults), H BOB's block length or ISD's history, n0 ISD's
+   offline rows, M OAM's registered contexts, N OPKB's arms, p its feature
+   dimension, J = log2 T, j its block index, m Trace-UCB's models. Costs
+   per call, amortised over the periodic refactorisations; memory in
+   leading terms (each policy's Memory gives the rest), in reals, doubles
+   for the double-only policies. Every fact here is repeated, with its
+   details, in the policy's own block below.
+
+   Every policy block below has the same labels, in this order:
+      Paper                    where the algorithm comes from
+      Algorithm                what it computes
+      Defaults                 every default, resolved ("0 means" included)
+      Cost                     select and update, and anything occasional
+      Memory                   what init takes
+      Differs from the paper   each departure, and where the paper is
+                               silent or inconsistent
+      Measured                 one line per measured choice; the story is
+                               in bench/README.md, section named
+      Config fields            where the config struct is documented
+
+   LINUCB
+      Paper: OFUL, Abbasi-Yadkori, Pal, Szepesvari, NeurIPS 2011; with
+         ISDB_WIDTH_CONSTANT it is LinUCB of Li, Chu, Langford, Schapire
+         2010.
+      Algorithm: ridge estimate theta = V^-1 b, V = lambda I + sum x x^T,
+         b = sum r x. Plays argmax_x x.theta + alpha * beta_n * ||x||_{V^-1},
+         n = updates so far, with beta_n one of (R noise scale,
+         S >= ||theta||, L >= ||x||):
+           ISDB_WIDTH_LOGDET   R sqrt(2 ln(1/delta) + ln det V - d ln lambda)
+                               + sqrt(lambda) S                (Thm 2)
+           ISDB_WIDTH_DETTRACE R sqrt(2 ln(1/delta) + d ln(1 + n L^2/(d lambda)))
+                               + sqrt(lambda) S
+           ISDB_WIDTH_SIMPLE   R sqrt(d ln((1 + n L^2/lambda)/delta))
+                               + sqrt(lambda) S
+           ISDB_WIDTH_CONSTANT 1 (so the width is alpha, as in Li et al.)
+         The Cholesky factor L of V is kept by rank-one updates (Givens
+         rotations, which also carry z = L^-1 b along) and refactorised
+         from the exact Gram sum every `refresh` updates, which removes the
+         rounding the rank-one steps accumulate.
+      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, width
+         ISDB_WIDTH_LOGDET, refresh 0 = max(4 d, 256).
+      Cost: select O(K d^2): one triangular solve w = L^-1 x per arm (eight
+         arms a pass), scored as w.z + beta |w|. Update O(d^2): the rank-one
+         update, plus the O(d^3) refactorisation every `refresh` updates
+         (O(d^2) amortised).
+      Memory: 3 d^2 + O(d) reals (d^2 + d more in a float build).
+      Differs from the paper: nothing in the default; refresh is ours.
+      Measured: every default kept against one-field alternatives
+         (bench/defaults.c): alpha 0.5 is 0.77x on average but up to 3.77x
+         worse; see bench/README.md, section "Defaults review".
+      Config fields: isdb_linucb_config, in the public declarations under
+         the banner "LinUCB / OFUL".
+
+   SW-UCB
+      Paper: Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
+      Algorithm: ridge regression on the last `window` observations only,
+         with LinUCB's index on the window's Gram matrix V. `width` as
+         LinUCB's (LOGDET on V); ISDB_WIDTH_SIMPLE uses n = w (the paper's
+         eq. 5, constant in t: beta = R sqrt(d ln((1 + w L^2/lambda)/delta))
+         + sqrt(lambda) S), DETTRACE n = min(w, t) (as the public SW-LinUCB
+         code of Russac et al.). The window is exact: each update adds the
+         new observation and removes the one that leaves the window by a
+         Cholesky update and a checked downdate, both in one sweep over the
+         factor by the closed-form factors of I + p p^T and I - q q^T
+         (Gill, Golub, Murray, Saunders 1974). A downdate that would lose
+         more than half the digits (1 - ||L^-1 z||^2 <= sqrt(eps)) is
+         refused, and the factor and b are rebuilt exactly from the stored
+         window; they are also rebuilt every `refresh` updates, which
+         removes the drift of the running sums. Should the window's Gram
+         matrix be numerically singular (a feature vector dwarfing lambda),
+         the rebuild applies one Givens update per stored observation
+         instead, so an update never fails. isdb_swucb_tuned_window gives
+         the paper's window sizes.
+      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, width
+         ISDB_WIDTH_LOGDET, refresh 0 = max(w, d). The window has no
+         default (an argument of isdb_swucb_config_init).
+      Cost: select O(K d^2) (as LinUCB). Update O(d^2) whatever the window
+         length, plus a rebuild O(w d^2 + d^3) on a refused downdate and
+         every `refresh` updates (O(d^2) amortised).
+      Memory: 2 d^2 + w (d + 1) + O(d) reals.
+      Differs from the paper: the default width is LOGDET, not eq. 5
+         (cfg.width = ISDB_WIDTH_SIMPLE is the paper); delta is 0.01, not
+         the proofs' 1/T (T is not known here). The T^(2/3) regret of the
+         revised paper holds under its Assumption 1 (arms along orthogonal
+         directions, e.g. K-armed); Zhao et al. (2020) showed the original
+         general-case argument flawed.
+      Measured: eq. 5's regret is 1.13x LOGDET's (bench/defaults.c,
+         geometric mean of 39 ratios); the one-sweep window step is 2x
+         faster than Givens rotations at d = 20 and drifts 1000x less; see
+         bench/README.md, section "Design notes: SW-UCB".
+      Config fields: isdb_swucb_config, in the public declarations under
+         the banner "SW-UCB (sliding-window LinUCB)".
+
+   D-LINUCB
+      Paper: Russac, Vernade, Cappe, NeurIPS 2019, Algorithm 1.
+      Algorithm:
+            V <- gamma V + a a^T + (1 - gamma) lambda I,
+            Vt <- gamma^2 Vt + a a^T + (1 - gamma^2) lambda I,
+            b <- gamma b + r a,
+         theta = V^-1 b; plays argmax a.theta + alpha beta ||V^-1 a||_{Vt}
+         with
+            beta_n = sqrt(lambda) S + R sqrt(2 ln(1/delta)
+                     + d ln(1 + L^2 (1 - gamma^(2n)) / (lambda d (1 - gamma^2)))).
+         1 - gamma^2 and 1 - gamma^(2n) are computed without cancellation.
+         The (1 - gamma) lambda I term makes the update full rank, so V is
+         refactorised every update. An update that would make V
+         numerically singular (a feature vector dwarfing lambda: condition
+         beyond ~1e15, ~1e7 in float) is refused with ISDB_ERR_NOT_SPD and
+         changes nothing. isdb_dlinucb_tuned_gamma gives
+         gamma = 1 - (B_T/(d T))^(2/3).
+      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1. gamma has no
+         default (an argument of isdb_dlinucb_config_init); the width is
+         the paper's only.
+      Cost: select O(K d^2); update O(d^3).
+      Memory: 6 d^2 + O(d) reals.
+      Differs from the paper: nothing. The Vt recursion is the paper's,
+         not the one of the authors' public code (which multiplies the
+         updated V, not the previous Vt, by gamma^2).
+      Measured: every default kept against one-field alternatives
+         (bench/defaults.c): alpha 0.5 is 0.75x on average but up to 5.08x
+         worse (0.25: 19x); see bench/README.md, section "Defaults review".
+      Config fields: isdb_dlinucb_config, in the public declarations under
+         the banner "D-LinUCB (discounted LinUCB)".
+
+   LINTS
+      Paper: linear Thompson sampling, Agrawal and Goyal, ICML 2013.
+      Algorithm: samples theta~ ~ N(theta, v^2 V^-1) (theta and V as
+         LinUCB's) and plays argmax x.theta~, with `inflation`
+           ISDB_LINTS_NONE    v = R (plain posterior sampling, common
+                              practice)
+           ISDB_LINTS_THEORY  v = R sqrt(24/epsilon d ln(1/delta)) (the
+                              paper's inflation)
+         select draws d standard normals from the policy's generator;
+         probs and scores estimate the selection probabilities by
+         `mc_samples` draws from a copy of the generator, so they do not
+         change the state.
+      Defaults: lambda 1 (the paper's B = I), R 1, inflation
+         ISDB_LINTS_NONE, epsilon 0.5 and delta 0.01 (THEORY only), seed 1,
+         mc_samples 1000, refresh 0 = max(4 d, 256).
+      Cost: select O(d^2 + K d); update O(d^2) (as LinUCB); probs and
+         scores O(mc_samples (d^2 + K d)).
+      Memory: as LinUCB, 3 d^2 + O(d) reals (d^2 + d more in float).
+      Differs from the paper: no inflation by default (THEORY is one field
+         away).
+      Measured: the paper's inflation has regret 4878 against 144
+         without it on a stationary problem (LinUCB 94); see
+         bench/README.md, section "Design notes: LinTS".
+      Config fields: isdb_lints_config, in the public declarations under
+         the banner "Linear Thompson sampling".
+
+   BOB
+      Paper: Cheung, Simchi-Levi, Zhu, AISTATS 2019 (the SW-UCB paper),
+         Algorithm 2 (bandit over bandit).
+      Algorithm: tunes SW-UCB's window online, without knowing the
+         variation budget. The horizon T is cut into blocks of
+         H = floor(d^(2/3) T^(1/2)) rounds (H clamped to [1, T]; the last
+         block may be shorter). Each block draws a window w = floor(H^(j/
+         Delta)) from J (j = 0..Delta, Delta = ceil(ln H); duplicate
+         windows are kept as separate EXP3 arms; J = {1} when H = 1) and
+         plays a fresh SW-UCB with it: V = lambda I, nothing carried over,
+         delta = 1/T, width eq. 5, so beta = R sqrt(d ln(T (1 + w L^2/
+         lambda))) + sqrt(lambda) S. EXP3 (eq. 23-25): p_j = (1 - gamma)
+         s_j / sum s + gamma/|J|, gamma = min(1, sqrt(|J| ln|J| / ((e - 1)
+         ceil(T/H)))); at a block's end the played window's weight s_j is
+         multiplied by exp(gamma r / (|J| p_j)), r = 1/2 + (sum of the
+         block's rewards) / (2 H b + 4 R sqrt(H ln(T / sqrt H))),
+         b = reward_bound; clip = 1 clips r to [0, 1]. Weights are kept as
+         logarithms shifted so the largest is 0: nothing overflows however
+         many blocks. isdb_bob_tuned_params gives H, Delta, J, gamma and
+         the normaliser without an object.
+         The window is drawn at the block's first select (or update, for
+         an action the caller chose). From then on the choices are
+         SW-UCB's and deterministic: probs is one-hot and scores are
+         SW-UCB's indices. Before the draw, probs (and scores) give the
+         mixture sum_j p_j [the arm a fresh SW-UCB with window J_j plays];
+         a fresh SW-UCB plays the arm of largest ||x|| whatever its window
+         (lowest index on ties, arm 0 if the width is 0), so this is
+         one-hot as well: BOB's propensities are degenerate (no use for
+         inverse-propensity weighting), and the randomness lives in the
+         window, whose distribution isdb_bob_master_probs returns.
+         Regret O~(d^(2/3) (B_T + 1)^(1/4) T^(3/4)) (Thm 4; the same
+         Assumption 1 caveat as SW-UCB).
       Defaults: lambda 1, R 1, S 1, L 1, alpha 1, reward_bound 1, clip 0,
-      seed 1; T (>= 2) is required. Cost: select O(K d^2), plus O(H d) to
-      start a block's SW-UCB (O(d) per round amortised) and O(|J|) for the
-      draw; update O(d^2) amortised; probs before the draw O(|J| K d^2).
-      Memory (d + 1) H + 2 d^2 + O(d + |J|) reals.
-      Measured weakness (`make agnostic`): every block starts from zero
-      data and the master sees one reward per block, so BOB is 3-59x the
-      best tuned window or discount on the 13 problems there (geometric
-      mean 9.51) and 40x LinUCB on a stationary one; use adaptive when the
-      drift is unknown. BOB stays as the paper specifies it.
+         seed 1, refresh 0 = max(w, d) for each block's window w (as
+         SW-UCB). T (>= 2) has no default (an argument of
+         isdb_bob_config_init).
+      Cost: select O(K d^2), plus O(H d) to start a block's SW-UCB (O(d)
+         per round amortised) and O(|J|) for the draw; update O(d^2)
+         amortised; probs before the draw O(|J| K d^2).
+      Memory: (d + 1) H + 2 d^2 + O(d + |J|) reals.
+      Differs from the paper: reward_bound b (the paper's 1, which assumes
+         |x.theta| <= 1) and clip (the paper does not clip) are ours. Past
+         T, where the paper defines nothing, BOB goes on with the same H,
+         J, gamma and normaliser, in blocks of H rounds after the horizon's
+         last block; no doubling trick is applied.
+      Measured: BOB is 3-59x the best tuned window or discount on `make
+         agnostic`'s 13 problems (geometric mean 9.51), 40x LinUCB on a
+         stationary one: use ADAPTIVE when the drift is unknown; see
+         bench/README.md, section "Design notes: BOB".
+      Config fields: isdb_bob_config, in the public declarations under the
+         banner "BOB (bandit over bandit: ...)".
 
-   ADAPTIVE (isdb_adaptive): the policy to use when the drift is unknown.
-      Needs no horizon, window, discount or variation budget: only the
-      ridge lambda and the noise scale R, as LinUCB. It keeps n estimators
-      that all learn from every observation (full information): discounted
-      ridge regressions (D-LinUCB's estimate and index) with memories
-      1/(1 - gamma) = min_memory, 2 min_memory, ..., max_memory, and one
-      undiscounted (LinUCB's estimate and log-det width). Before learning
-      (x, y), each estimator predicts y; for every pair i < j (i the
-      shorter memory) delta = (y - pred_j)^2 - (y - pred_i)^2 is summed
-      with i's discount, S = sum gamma_i^s delta, Q = sum gamma_i^2s delta^2
-      (the last ~memory_i rounds), and i beats j at level z when
-      S > z sqrt(Q), a self-normalised test that needs no noise scale, and
-      only once j holds observations older than i's memory (before that
-      they differ by weighting alone, and no drift can show).
-        change    some i beats a longer j at `threshold`: every estimator
-                  longer than i restarts from i's estimate (its memory
-                  becomes i's; the pairs' sums follow i's). Abrupt changes
-                  are forgotten in about memory_i rounds, not 1/(1 - gamma).
-        play      select plays the longest estimator that no shorter one
-                  beats at `play_threshold`: LinUCB while the world looks
-                  stationary, shorter memories while they predict better.
-      Why this design (measured by `make agnostic`, 13 problems, 10 seeds,
-      regret / the best of 7 SW-UCB windows, 7 D-LinUCB discounts and
-      LinUCB chosen with hindsight per problem): exact sliding windows
-      sharing one ring of past observations measured about the same as
-      discounts in a first version, but need max_memory (d + 1) reals
-      of ring, and D-LinUCB's index needs no stored data; the plain
-      ridge width on a discounted estimate explored too much (2.7x
-      D-LinUCB on a fast sinusoid at equal memory); a lower play level
-      (1, close to choosing the lowest recent error) played short
-      memories on stationary data (1.6x LinUCB); a Lepski-style
-      comparison of the estimates in each other's metric, and shrinking
-      discounted estimates towards the long-run estimate instead of 0,
-      were worse overall. Cut estimators inherit the shorter one's pair
-      sums (otherwise the undiscounted one is played after every cut: the
-      fast rotation 1.85x instead of 1.52x). Measured with the
-      defaults: worst ratio 3.40 and geometric mean 1.23 over the 13
-      problems (LinUCB 126 and 5.09, BOB 59 and 9.51, LinTS 126 and 8.99);
-      abrupt changes 0.36-0.75 (better than any tuned memory), stationary
-      0.99-1.01 of LinUCB, smooth rotations 1.39-2.06, two-armed sinusoids
-      2.45-3.40. The weak spot: with one-hot arms whose means oscillate,
-      the played arm is predicted best by memories shorter than those
-      that decide best, since a short memory forgets the arm it does not
-      play and must explore it again (D-LinUCB itself is 2-4x worse at
-      those memories there).
-      False changes: the test looks at the shorter memory's last rounds
-      only, so a stationary stream cuts at a low, steady rate; measured
-      over 200 runs of 10^4 rounds: none at d = 5, K = 20, noise 1; 16
-      runs (8%), one cut each, at d = 2, K = 10, noise 0.1, where small
-      differences in ridge shrinkage become significant. A false cut costs
-      little: the memory falls to memory_i, not to zero.
-      tests/test_adaptive.c checks at most 5% in the first setting.
+   ADAPTIVE
+      Paper: none; this library's design, the policy to use when the drift
+         is unknown. Its estimators are D-LinUCB's and LinUCB's.
+      Algorithm: needs no horizon, window, discount or variation budget:
+         only the ridge lambda and the noise scale R, as LinUCB. It keeps
+         n estimators that all learn from every observation (full
+         information): discounted ridge regressions (D-LinUCB's estimate
+         and index) with memories 1/(1 - gamma) = min_memory,
+         2 min_memory, ..., max_memory, and one undiscounted (LinUCB's
+         estimate and log-det width). Before learning (x, y), each
+         estimator predicts y; for every pair i < j (i the shorter memory)
+         delta = (y - pred_j)^2 - (y - pred_i)^2 is summed with i's
+         discount, S = sum gamma_i^s delta, Q = sum gamma_i^2s delta^2 (the
+         last ~memory_i rounds), and i beats j at level z when
+         S > z sqrt(Q), a self-normalised test that needs no noise scale,
+         and only once j holds observations older than i's memory (before
+         that they differ by weighting alone, and no drift can show).
+           change    some i beats a longer j at `threshold`: every
+                     estimator longer than i restarts from i's estimate
+                     (its memory becomes i's; the pairs' sums follow i's:
+                     cut estimators inherit the shorter one's pair sums).
+                     Abrupt changes are forgotten in about memory_i rounds,
+                     not 1/(1 - gamma).
+           play      select plays the longest estimator that no shorter
+                     one beats at `play_threshold`: LinUCB while the world
+                     looks stationary, shorter memories while they predict
+                     better.
+         A discounted estimator's factor follows by rank-one steps after
+         scaling by sqrt(gamma); the (1 - gamma) lambda I padding enters at
+         its refactorisation from the exact Gram sum, every min(refresh,
+         max(d, memory / 2)) updates (equal to D-LinUCB's estimate there;
+         in between the ridge stays above lambda / sqrt(e) for memories
+         >= 2 d). The test looks at the shorter memory's last rounds only,
+         so a stationary stream cuts at a low, steady rate; a false cut
+         costs little: the memory falls to memory_i, not to zero.
       Defaults: lambda 1, R 1, delta 0.01, S 1, L 1, alpha 1, min_memory
-      max(16, 2 d), max_memory max(4096, min_memory), threshold 3.5,
-      play_threshold 2 (1 played short memories on stationary data: 1.6x
-      LinUCB; 3 was slower on abrupt changes), refresh max(4 d, 256).
-      A discounted estimator's factor follows by rank-one steps after
-      scaling by sqrt(gamma); the (1 - gamma) lambda I padding enters at
-      its refactorisation from the exact Gram sum, every min(refresh,
-      max(d, memory / 2)) updates (equal to D-LinUCB's estimate there; in
-      between the ridge stays above lambda / sqrt(e) for memories >= 2 d).
-      Cost with n estimators (10 for d <= 8 with the defaults): update
-      O(n d^2) (a prediction, a rank-one update and the gamma^2 sum per
-      estimator, plus n^2 / 2 scalar sums), select O(K d^2) (one
-      estimator; D-LinUCB's width when a discounted one plays, about twice
-      LinUCB's select). Memory n (4 d^2 + O(d)) + 2 n^2 reals; no ring
-      of past observations.
+         0 = max(16, 2 d), max_memory 0 = max(4096, min_memory), threshold
+         3.5, play_threshold 2, refresh 0 = max(4 d, 256).
+      Cost: with n estimators, update O(n d^2) (a prediction, a rank-one
+         update and the gamma^2 sum per estimator, plus n^2 / 2 scalar
+         sums); select O(K d^2) (one estimator; D-LinUCB's width when a
+         discounted one plays, about twice LinUCB's select).
+      Memory: n (4 d^2 + O(d)) + 2 n^2 reals (d^2 + d more per estimator in
+         float); no ring of past observations.
+      Differs from the paper: no paper.
+      Measured: regret / the best tuned policy on `make agnostic`'s 13
+         problems: worst 3.40, geometric mean 1.23 (LinUCB 126 and 5.09),
+         stationary 0.99-1.01 of LinUCB, weakest on two-armed sinusoids
+         (2.45-3.40); see bench/README.md, section "The drift-agnostic
+         default". False cuts in 200 stationary runs: none at d = 5, 8% at
+         d = 2, noise 0.1; the designs tried and play_threshold: section
+         "Design notes: adaptive".
+      Config fields: isdb_adaptive_config, in the public declarations
+         under the banner "Adaptive (the drift-agnostic default: ...)".
 
-   ISD-LINUCB (isdb_isd): Lazzaretto, Peters, Pfister, "Invariance-based
-   dynamic regret minimization", arXiv 2603.03843 (2026), Algorithm 1.
-      The parameter is split as gamma_t = beta_inv + delta_t with beta_inv
-      in an invariant subspace S_inv (never changes) and delta_t in its
-      orthogonal complement S_res, the two parts of the features being
-      uncorrelated. Offline (at init; again at every recompute): the
-      decomposition U = [U_inv U_res] and beta_inv are fitted to logged
-      rows (X0, R0) by isdb_isd_estimate (JBD of window covariances, an
-      invariance statistic per block, cross-validation; see the JBD and
-      ISD declarations), or given (oracle = 1: U_inv, and beta_inv or eq. 6
-      on the log). beta_inv is OLS inside S_inv (eq. 6, no ridge), with
-      Sigma_beta = U_inv^T X^T X U_inv. Online, round t: ridge regression
-      of r = y - x.beta_inv on z = U_res^T x (lambda I + sum z z^T), delta =
-      U_res V^-1 b, and every arm scored
-        PAPER  x.(beta_inv + delta) + r_inv ||U_inv^T x||_{Sigma_beta^-1}
-                                    + r_res ||U_res^T x||_{V^-1}
-               (the support function of the Minkowski sum of the two
-               confidence sets), with eqs. 25 and 30 read as NORM radii
-               (the paper's eq. 7 writes ||.||^2 <= rho, its proofs use rho
-               as a norm bound; we use the norm reading):
-               r_inv = sigma sqrt(max(0, 2 ln(1/eta) + p_inv ln(L^2 /
-                       (p_inv l0)))) + 2 L^2 M sqrt(2/l0 ln((p_inv + 1)/eta))
-                       + sqrt(p_inv n) DPi L M + sqrt(n/l0) DPi L^2 M,
-               r_res = OFUL's det-trace radius in p_res dimensions at eta/2
-                       + L M DPi sqrt(p_res t)
-                       + L (r_inv / sqrt(l0 n) + M DPi) sqrt(p_res t),
-               n the rows of the fit, l0 = lambda_min(X^T X / n), t the
-               residual rows (min(w, t) with a window, (1 - g^2t)/(1 - g^2)
-               with discounting), DPi the subspace error: 0 with an oracle
-               subspace, else delta_pi or the plug-in sqrt(lambda_max(X^T X
-               / n) ln(2 d / eta) / n). Oracle beta_inv: r_inv = 0, eta
-               unsplit (Theorem 1).
-        CODE   x.(beta_inv + delta) + alpha_t sqrt(||.||^2_{Sigma_beta^-1}
-               + ||.||^2_{V^-1}), alpha_t = M (p_res/d) sqrt(lambda) +
-               sqrt(2 ln(1/eta) + p_inv ln(1 + 1/(p_inv lambda_min(
-               Sigma_beta))) + p_res ln(1 + t/(lambda p_res))): what the
-               authors' experiments ran (they also use the ridge lambda
-               p_res/d; set lambda accordingly to match).
-        FIXED  the same joint ellipsoid with the constant alpha.
-      alpha multiplies PAPER and CODE widths. The residual learner is
-      LinUCB (all online rows; the paper), a sliding window of w rows
-      (exact: rank-one update and checked downdate, rebuilt from the kept
-      rows on refusal and every `refresh`), or discounting by gamma with
-      D-LinUCB's V-tilde width ||V^-1 z||_{Vt} (the two non-stationary
-      variants the paper names without analysing). p_inv = 0: beta_inv = 0
-      and, with U = I (oracle, or a fallback), the policy is LinUCB with
-      the det-trace width, bit for bit. p_res = 0: no online learning; the
-      score is x.beta_inv plus the invariant width (force_residual in the
-      estimator keeps p_res >= 1 instead, as the paper requires p_inv < d).
-      Recompute (recompute_every = W > 0): every W updates the kept online
-      rows (history, a ring of the last rows) join the offline rows, the
-      decomposition and beta_inv are refitted (in oracle mode beta_inv
-      only) and the residual learner is rebuilt from the kept rows under
-      the new basis; a failed refit keeps the old one (counted).
-      Invariance decision (OUR DEFAULT; the paper's rule is est.rule =
-      ISDB_ISD_RULE_CV): each block's invariance is tested and reported (a
-      p-value, isdb_isd_block_pvalues): the logged rows are cut into S = min(8,
-      n / (3 d)) consecutive segments and a Chow F test compares the fit in
-      which every segment has its own coefficients with the one in which the
-      block's coefficients are shared (the others per segment). A block is
-      invariant only if its p-value exceeds est.level = 0.01, i.e. only if
-      the logs show no sign of drift; anything else is residual. Measured
-      (bench/repro_isd.c, E5, 40 fresh runs per family; bench/README.md):
-      drifting dimensions called invariant: 0% at the paper's drift over six
-      families (E3's basis, random bases, T0 1000..8000, E1's four blocks)
-      where the paper's rule calls 55-60% invariant at T0 = 1000; invariant
-      dimensions called residual 2%; right decompositions 95-100% (paper's
-      rule 38-100%). A drift 7 to 15 times weaker than the paper's (0.2,
-      0.1) is not visible in 2000 rows (63%, 93% called invariant): the
-      monitor handles what the logs cannot show. Block detection uses the
-      entrywise off-block criterion (ISDB_JBD_OFF_ENTRYWISE; the authors'
-      max-column sum split the large block: 25%/55%/75% right decompositions
-      on E3 with the CV rule, 100% with both changes).
-      Invariance monitor (OUR EXTENSION, ON by default; monitor = OFF is the
-      paper): online rows are summed as they arrive into pieces of `chunk`
-      rows (the residual learner's memory: the window, 1 / (1 - gamma), or
-      monitor_window / 4 for LinUCB; at least 2 p_res + 2), in U
-      coordinates, with targets r = y - x.beta_inv. Every monitor_every (2 d)
-      updates, on the pieces covering the last monitor_window (10 d + 20)
-      rows and on their newest half and quarter, the model in which the
-      residual part may move between pieces and beta_inv is right is tested
-      against one extra shared coefficient e on the invariant coordinates:
-      per invariant block, the Wald statistic of e_b with covariance s2on
-      S^-1 + s2 Sigma_beta^-1 (the online estimate's and the offline fit's
-      errors: an estimated beta_inv is not mistaken for a wrong one), F
-      distributed under Gaussian noise; Bonferroni over windows and blocks,
-      level monitor_level = 1e-4. An alarm is CONFIRMED (monitor_confirm,
-      default on) when a test on the rows after it alarms too, and cleared
-      once a whole window of later rows has not; a confirmed alarm's
-      blocks are DEMOTED: moved to the residual part, beta_inv refitted by
-      eq. 6 on the rest, the residual learner rebuilt (window / discounted
-      learners from the kept rows, LinUCB afresh); nothing invariant left
-      is the full fallback (U = I: LinUCB / SW / D-LinUCB in all d
-      dimensions). RECOMPUTE refits first and demotes on a second
-      confirmed alarm. Measured (bench/README.md, E3-E6): false alarms in
-      0 of 480 stationary E1/E2-style runs (T = 1000) and 1 of the 20
-      online streams of E3, not confirmed; on E4 with a wrong
-      decomposition (the paper's rule, or offline data in which the
-      online-drifting block does not drift) every run stayed within 1.18x
-      of SW-LinUCB (the paper's rule without the monitor: up to 7.1x).
-      Without confirmation a long stationary run is demoted sooner or
-      later: bench/soak.c's ISD run (d = 10) had 14 false alarms in 3 10^6
-      updates, the first at update 252840, and confirmed none; at level
-      1e-3 (tests/test_isd.c) 6 of 20 stationary runs of 10^4 rounds were
-      demoted on the first alarm, none with confirmation. What the wait
-      costs where the change is real: E4 33.1 and 25.0 against 28.6 and
-      23.0 (at most 1.18x SW-LinUCB against 0.61x), test_isd's sign flip
-      4.6 against 4.4 with RECOMPUTE, the same with FALLBACK.
-      Defaults: estimated mode, LinUCB residual learner, PAPER widths,
-      lambda 1, eta 0.01, sigma = L = M = 1, alpha 1, no recompute; rule
-      TEST at level 0.01, entrywise JBD criterion, monitor FALLBACK at
-      1e-4; window 100, gamma 0.99 when chosen. The estimator's other
-      defaults are the authors' (25 windows of n/8 rows, 10 folds, 2 d
-      adaptation rows for the CV rule) except: Jacobi angles (U-WEDGE
-      available), per-pair correlations for block detection (the code's
-      Frobenius scale available), a paired one-standard-error rule (the
-      code's unpaired one available); no intercept (eq. 6; the code's
-      intercept available). The paper's behaviour: est.rule = CV,
-      est.jbd.off_norm = ISDB_JBD_OFF_MAXCOL, monitor = OFF.
-      Cost per round: select O(K (min(d p_inv, d (d + 1) / 2) + d p_res +
-      p_res^2)) when beta_inv is estimated (the invariant width's quadratic
-      form W_inv^T W_inv is precomputed at each fit when p_inv > (d + 1) /
-      2), O(K d (1 + p_res) + K p_res^2) when it is given; eight arms are
-      interleaved (p = 50, K = 20, p_res = 2: 1.31-1.41x LinUCB's select,
-      which does one triangular solve per arm).
-      Update O(d p_res + p_res^2) for the learner (LinUCB, window;
-      refactorisation every max(4 p_res, 256) updates, window rebuilds
-      O(w p_res^2) every max(w, p_res)), O(d p_res + p_res^3) discounting,
-      plus the monitor's O(d^2) sums per row and, every 2 d updates, a test
-      of O(pieces (p_res^3 + p_res^2 p_inv + p_res p_inv^2) + p_inv^3)
-      (p = 50, p_res = 2: about 4 us per update with it, 0.3 us without,
-      LinUCB's 3 us).
-      A recompute costs one isdb_isd_estimate on n0 + history rows: O(n d^2)
-      for the covariances, Gram matrices and segment sums, O(sweeps m d^3)
-      for the JBD, O(blocks S d^3) for the tests, and with the CV rule
-      O(|candidates| n (d p_res + p_res^3)) (about 2-5 ms at d = 10, n =
-      1000-8000 here); a demotion one eq. 6 fit, O(n d^2). Memory
-      (doubles): (n0 + H) (d + 1) for the rows (H = history), H (d + 1) for
-      the ring, about 16 d^2 for three decompositions and the learner (+ 4
-      d^2 discounting), the monitor's (monitor_window / chunk + 2) (d (d +
-      1) / 2 + d + 2), and a scratch of 8 d^2 or, in estimated mode, the
-      estimator's workspace if larger (about (2 m + k + S + 12) d^2 + n + F
-      d for m windows, k folds of F rows and S segments).
+   ISD-LINUCB
+      Paper: Lazzaretto, Peters, Pfister, "Invariance-based dynamic regret
+         minimization", arXiv 2603.03843 (2026), Algorithm 1.
+      Algorithm: the parameter is split as gamma_t = beta_inv + delta_t
+         with beta_inv in an invariant subspace S_inv (never changes) and
+         delta_t in its orthogonal complement S_res, the two parts of the
+         features being uncorrelated. Offline (at init; again at every
+         recompute): the decomposition U = [U_inv U_res] and beta_inv are
+         fitted to logged rows (X0, R0) by isdb_isd_estimate (JBD of window
+         covariances, an invariance decision per block; see the JBD and
+         ISD declarations), or given (oracle = 1: U_inv, and beta_inv or
+         eq. 6 on the log). beta_inv is OLS inside S_inv (eq. 6, no ridge),
+         with Sigma_beta = U_inv^T X^T X U_inv. Online, round t: ridge
+         regression of r = y - x.beta_inv on z = U_res^T x
+         (lambda I + sum z z^T), delta = U_res V^-1 b, and every arm scored
+         (`radius`)
+           PAPER  x.(beta_inv + delta) + r_inv ||U_inv^T x||_{Sigma_beta^-1}
+                                       + r_res ||U_res^T x||_{V^-1}
+                  (the support function of the Minkowski sum of the two
+                  confidence sets), with eqs. 25 and 30 read as NORM radii:
+                  r_inv = sigma sqrt(max(0, 2 ln(1/eta) + p_inv ln(L^2 /
+                          (p_inv l0)))) + 2 L^2 M sqrt(2/l0 ln((p_inv + 1)/
+                          eta)) + sqrt(p_inv n) DPi L M + sqrt(n/l0) DPi L^2 M,
+                  r_res = OFUL's det-trace radius in p_res dimensions at
+                          eta/2 + L M DPi sqrt(p_res t)
+                          + L (r_inv / sqrt(l0 n) + M DPi) sqrt(p_res t),
+                  n the rows of the fit, l0 = lambda_min(X^T X / n), t the
+                  residual rows (min(w, t) with a window, (1 - g^2t)/
+                  (1 - g^2) with discounting), DPi the subspace error: 0
+                  with an oracle subspace, else delta_pi or the plug-in
+                  sqrt(lambda_max(X^T X / n) ln(2 d / eta) / n). Oracle
+                  beta_inv: r_inv = 0, eta unsplit (Theorem 1).
+           CODE   x.(beta_inv + delta) + alpha_t sqrt(||.||^2_{Sigma_beta^-1}
+                  + ||.||^2_{V^-1}), alpha_t = M (p_res/d) sqrt(lambda) +
+                  sqrt(2 ln(1/eta) + p_inv ln(1 + 1/(p_inv lambda_min(
+                  Sigma_beta))) + p_res ln(1 + t/(lambda p_res))): what the
+                  authors' experiments ran (they also use the ridge lambda
+                  p_res/d; set lambda accordingly to match).
+           FIXED  the same joint ellipsoid with the constant alpha.
+         eta is `delta`; alpha multiplies PAPER and CODE widths. The
+         residual learner (`learner`) is LinUCB (all online rows; the
+         paper), a sliding window of `window` rows (exact: rank-one update
+         and checked downdate, rebuilt from the kept rows on refusal and
+         every `refresh`), or discounting by `gamma` with D-LinUCB's
+         V-tilde width ||V^-1 z||_{Vt} (the two non-stationary variants the
+         paper names without analysing). p_inv = 0: beta_inv = 0 and, with
+         U = I (oracle, or a fallback), the policy is LinUCB with the
+         det-trace width, bit for bit. p_res = 0: no online learning; the
+         score is x.beta_inv plus the invariant width (est.force_residual
+         keeps p_res >= 1 instead, as the paper requires p_inv < d).
+         Recompute (recompute_every = W > 0): every W updates the kept
+         online rows (history, a ring of the last rows) join the offline
+         rows, the decomposition and beta_inv are refitted (in oracle mode
+         beta_inv only) and the residual learner is rebuilt from the kept
+         rows under the new basis; a failed refit keeps the old one
+         (counted).
+         Invariance decision (est.rule): with ISDB_ISD_RULE_TEST each
+         block's invariance is tested and reported (a p-value,
+         isdb_isd_block_pvalues): the logged rows are cut into S segments
+         and a Chow F test compares the fit in which every segment has its
+         own coefficients with the one in which the block's coefficients
+         are shared (the others per segment). A block is invariant only if
+         its p-value exceeds est.level, i.e. only if the logs show no sign
+         of drift; anything else is residual. ISDB_ISD_RULE_CV is the
+         paper's statistic thresholded by cross-validation, BOTH requires
+         both.
+         Invariance monitor (`monitor`, our extension): online rows are
+         summed as they arrive into pieces of monitor_chunk rows, in U
+         coordinates, with targets r = y - x.beta_inv. Every monitor_every
+         updates, on the pieces covering the last monitor_window rows and
+         on their newest half and quarter, the model in which the residual
+         part may move between pieces and beta_inv is right is tested
+         against one extra shared coefficient e on the invariant
+         coordinates: per invariant block, the Wald statistic of e_b with
+         covariance s2on S^-1 + s2 Sigma_beta^-1 (the online estimate's and
+         the offline fit's errors: an estimated beta_inv is not mistaken
+         for a wrong one), F distributed under Gaussian noise; Bonferroni
+         over windows and blocks, level monitor_level. With
+         monitor_confirm an alarm is CONFIRMED when a test on the rows
+         after it alarms too, and cleared once a whole window of later
+         rows has not; a confirmed alarm's blocks are DEMOTED: moved to the
+         residual part, beta_inv refitted by eq. 6 on the rest, the
+         residual learner rebuilt (window / discounted learners from the
+         kept rows, LinUCB afresh); nothing invariant left is the full
+         fallback (U = I: LinUCB / SW / D-LinUCB in all d dimensions).
+         ISDB_ISD_MONITOR_RECOMPUTE refits first and demotes on a second
+         confirmed alarm.
+      Defaults: oracle 0 (estimated); learner ISDB_ISD_RES_LINUCB; window
+         100 and gamma 0.99 (when chosen); lambda 1; refresh 0 = max(4
+         p_res, 256) (LINUCB) or max(window, p_res) (WINDOW); radius
+         ISDB_ISD_RADIUS_PAPER; delta (eta) 0.01; sigma, L, M 1; alpha 1;
+         delta_pi -1 (the plug-in); recompute_every 0 (never); history 0 =
+         the most of window (WINDOW), recompute_every and monitor_window
+         (monitor on); monitor ISDB_ISD_MONITOR_FALLBACK, monitor_window
+         0 = 10 d + 20, monitor_every 0 = 2 d, monitor_chunk 0 = the
+         residual learner's memory (the window; min(ceil(1 / (1 - gamma)),
+         monitor_window) discounting; monitor_window / 4 for LinUCB), at
+         least 2 p_res + 2, monitor_level 1e-4, monitor_confirm 1.
+         The estimator (est = isdb_isd_options_init()): rule
+         ISDB_ISD_RULE_TEST, level 0.01, splits 0 = min(8, n / (3 d)) (at
+         least 2), n_windows 25, window_length 0 = n / 8, center 1,
+         intercept 0, folds 10, adapt 0 = 2 d, one_se
+         ISDB_ISD_ONE_SE_PAIRED, force_residual 0, jbd =
+         isdb_jbd_options_init() with off_norm ISDB_JBD_OFF_ENTRYWISE
+         (Jacobi angles).
+      Cost: select O(K (min(d p_inv, d (d + 1) / 2) + d p_res + p_res^2))
+         when beta_inv is estimated (the invariant width's quadratic form
+         W_inv^T W_inv is precomputed at each fit when p_inv > (d + 1) / 2),
+         O(K d (1 + p_res) + K p_res^2) when it is given; eight arms are
+         interleaved. Update O(d p_res + p_res^2) for the learner (LinUCB,
+         window; refactorisation every `refresh`, window rebuilds
+         O(w p_res^2)), O(d p_res + p_res^3) discounting, plus the
+         monitor's O(d^2) sums per row and, every monitor_every updates, a
+         test of O(pieces (p_res^3 + p_res^2 p_inv + p_res p_inv^2) +
+         p_inv^3). A recompute costs one isdb_isd_estimate on n0 + history
+         rows: O(n d^2) for the covariances, Gram matrices and segment
+         sums, O(sweeps m d^3) for the JBD, O(blocks S d^3) for the tests,
+         and with the CV rule O(|candidates| n (d p_res + p_res^3)); a
+         demotion one eq. 6 fit, O(n d^2).
+      Memory (doubles): (n0 + H) (d + 1) for the rows (H = history),
+         H (d + 1) for the ring, about 16 d^2 for three decompositions and
+         the learner (+ 4 d^2 discounting), the monitor's (monitor_window /
+         chunk + 2) (d (d + 1) / 2 + d + 2), and a scratch of 8 d^2 or, in
+         estimated mode, the estimator's workspace if larger (about
+         (2 m + k + S + 12) d^2 + n + F d for m windows, k folds of F rows
+         and S segments).
+      Differs from the paper: the radii are read as norms (the paper's
+         eq. 7 writes ||.||^2 <= rho, its proofs use rho as a norm bound).
+         Three defaults, one field each from the paper: est.rule TEST
+         (paper: ISDB_ISD_RULE_CV), est.jbd.off_norm ENTRYWISE (paper:
+         ISDB_JBD_OFF_MAXCOL), monitor FALLBACK (paper:
+         ISDB_ISD_MONITOR_OFF). The estimator's other defaults are the
+         authors' (25 windows of n/8 rows, 10 folds, 2 d adaptation rows
+         for the CV rule) except: Jacobi angles (U-WEDGE available),
+         per-pair correlations for block detection (the code's Frobenius
+         scale available), a paired one-standard-error rule (the code's
+         unpaired one available); no intercept (eq. 6; the code's
+         intercept available). The window and discounted learners and the
+         monitor are not in the paper.
+      Measured (bench/repro_isd.c; see bench/README.md, sections
+         "ISD-linUCB" and "Design notes: ISD-linUCB"): rule TEST calls 0%
+         of drifting dimensions invariant at the paper's drift (the CV
+         rule 55-60% at T0 = 1000). With rule CV and the max-column
+         criterion E3 had 25%/55%/75% right decompositions, with the two
+         defaults 100%. The monitor alarmed falsely in 0 of 480 stationary
+         runs; with a wrong decomposition every E4 run stayed within 1.18x
+         of SW-LinUCB (7.1x without it). At p = 50, K = 20, p_res = 2
+         select is 1.31-1.41x LinUCB's, update about 4 us (0.3 us without
+         the monitor; LinUCB's 3 us).
+      Config fields: isdb_isd_config (and the estimator's
+         isdb_isd_options), in the public declarations under the banners
+         "ISD-linUCB, part 2: the policy" (and part 1).
 
-   OPKB / ADA-OPKB (isdb_opkb): Hong, Li, Tewari, AISTATS 2023, "An
-   Optimization-based Algorithm for Non-stationary Kernel Bandits without
-   Prior Knowledge", Algorithms 1-4.
-      A fixed set of N arms (n_arms = N): select, scores and probs take
-      X == NULL or X equal to the arm set given at init (anything else is
-      ISDB_ERR_INVALID_ARG); update takes x == NULL or the played arm's row.
-      Kernel: linear (on the raw features, p = d), RBF, Matern 5/2, or a
-      Gram matrix; an equivalent feature map phi with p <= N dimensions by
-      Cholesky, or by eigendecomposition with rank truncation when K is
-      singular (isdb_feature_map_build). The paper's theory assumes
-      k(x, x) <= 1 and |y| <= 1: rewards are divided by reward_scale.
-      Blocks of 2^j E rounds. Block 0 samples from the regularised optimal
-      design pi(X) = argmax_P ln det S(P), S(P) = sum_x P(x) phi phi^T +
-      lambda I, lambda = sigma / T. When block j - 1 ends, the gaps
-      D = max R - R of the IPS estimates R(x) = mean_t phi(x)^T S(P_t)^-1
-      phi(x_t) y_t over the epoch so far give OP: P* = argmin_P sum_x P D -
-      (2 / beta_j) ln det S(P) (isdb_opkb_solve), A = {x: D(x) <= set_scale
-      2 alpha gamma / beta_j}, Q = (1 - mix) P* + mix pi(A), and block j
-      samples from P(j) = (1 - mu_j) Q + mu_j pi(X).
-      ADA-OPKB (adaptive = 1) also replays its past strategies: in block j
-      each aligned slot of 2^m E rounds, j_star <= m < j, replays P(m) with
-      probability 2^(-(j - m)/2) (Algorithm 4; each slot is drawn when it
-      begins), and a round plays the smallest scheduled index m_t. When a
-      replay ends, test (8) compares its gaps with those of each C(k),
-      j_star <= k < j: a side above its threshold restarts the epoch
-      (block 0, history dropped), unless max_restarts restarts happened
-      already. The threshold (test):
-        ISDB_OPKB_TEST_CALIBRATED  (default) test_z (3.5) standard
-                          deviations of the side, estimated from the
-                          squared rewards of both intervals; the gaps are
-                          taken to C(k)'s best arm in both, not to the
-                          maximum of noisy estimates, and the sides are
-                          g - 2 D and D - 2 g (the paper's: 4).
-        ISDB_OPKB_TEST_CONSTANT  the paper's sides and threshold 4 c0 mu
-                          (below); the presets' c0_scale is the paper's
-                          (THEORY) or the authors' code's (TUNED).
-      Constants: gamma = gamma_factor ln det(I + T/sigma sum pi(x) phi
-      phi^T), C0 = 8 T log2 T, L = ln(C0 N / delta), E = ceil(c3 gamma L),
-      alpha = c4 sigma / L, mu_j = c1 2^(-j/2), beta_j = beta_scale gamma
-      2^(j/2) / (10 + 4 sqrt(alpha)), c0 = c0_scale (40 + 16 sqrt(alpha)),
-      and in the test mu = 2^(-min(m, k)/2) / 2 (test_mean 0) or the mean
-      of 2^(-m/2) / 2 and 2^(-k/2) / 2 (test_mean 1).
-        ISDB_OPKB_THEORY  the paper's App. D.1: gamma_factor 1, c1 1/2,
-                          c3 4, c4 1/4, beta_scale 1, set_scale 1, mix 1/2,
-                          c0_scale 1, j_star 0, the block's own interval
-                          tested, no restart limit. At T = 1e4 E exceeds T
-                          unless gamma is small: all of T is block 0.
-        ISDB_OPKB_TUNED   (default) the scales of the authors' experiment
-                          code: gamma_factor 1/2, c1 0.1, c3 0.04, beta_scale
-                          50, set_scale 2.5, mix 0.2, c0_scale 0.005 with
-                          test_mean 1, j_star 4, no block test, at most 100
-                          restarts.
-      Why the default is not the paper's test: the authors' c0_scale puts
-      the constant threshold (about 0.1 to 0.14 in the paper's Env 1) at
-      the size of the inverse-propensity noise of a replay's gap estimates
-      (about 0.13 for an arm played with probability 0.05), so it also
-      fires when nothing changed: 45 of 100 runs restarted on four
-      stationary problems of Env 1's kind, 25 of 25 on a stationary
-      cosine. No constant serves every problem, as the noise scales with
-      the rewards and the play probabilities. The calibrated test
-      restarted in 4 of those 100 runs and 7 of the 25 (where the kernel
-      fits the cosine only with a regularisation bias that differs between
-      strategies), restarted in every run of four switching problems
-      (about once per switch), and matched the authors' regret on Env 2
-      (1.01x); but under the slowly varying cosine its regret is 1.34x
-      theirs: there restarting helps whether or not it is detection, and
-      the authors' constant restarts 7.5 times a run, as often as without
-      the drift (bench/calib_opkb.c, bench/README.md).
-      Defaults sigma 100, delta 1e-4, adaptive 0 (OPKB), linear kernel.
+   OPKB / ADA-OPKB
+      Paper: Hong, Li, Tewari, "An Optimization-based Algorithm for
+         Non-stationary Kernel Bandits without Prior Knowledge", AISTATS
+         2023, Algorithms 1-4.
+      Algorithm: a fixed set of N arms (n_arms = N): select, scores and
+         probs take X == NULL or X equal to the arm set given at init
+         (anything else is ISDB_ERR_INVALID_ARG); update takes x == NULL
+         or the played arm's row. Kernel: linear (on the raw features,
+         p = d), RBF, Matern 5/2, or a Gram matrix; an equivalent feature
+         map phi with p <= N dimensions by Cholesky, or by
+         eigendecomposition with rank truncation when K is singular
+         (isdb_feature_map_build). The paper's theory assumes k(x, x) <= 1
+         and |y| <= 1: rewards are divided by reward_scale.
+         Blocks of 2^j E rounds. Block 0 samples from the regularised
+         optimal design pi(X) = argmax_P ln det S(P), S(P) = sum_x P(x) phi
+         phi^T + lambda I, lambda = sigma / T. When block j - 1 ends, the
+         gaps D = max R - R of the IPS estimates R(x) = mean_t phi(x)^T
+         S(P_t)^-1 phi(x_t) y_t over the epoch so far give OP:
+         P* = argmin_P sum_x P D - (2 / beta_j) ln det S(P)
+         (isdb_opkb_solve), A = {x: D(x) <= set_scale 2 alpha gamma /
+         beta_j}, Q = (1 - mix) P* + mix pi(A), and block j samples from
+         P(j) = (1 - mu_j) Q + mu_j pi(X).
+         ADA-OPKB (adaptive = 1) also replays its past strategies: in block
+         j each aligned slot of 2^m E rounds, j_star <= m < j, replays P(m)
+         with probability 2^(-(j - m)/2) (Algorithm 4; each slot is drawn
+         when it begins), and a round plays the smallest scheduled index
+         m_t. When a replay ends, test (8) compares its gaps with those of
+         each C(k), j_star <= k < j: a side above its threshold restarts
+         the epoch (block 0, history dropped), unless max_restarts restarts
+         happened already. The threshold (`test`):
+           ISDB_OPKB_TEST_CALIBRATED  test_z standard deviations of the
+                             side, estimated from the squared rewards of
+                             both intervals; the gaps are taken to C(k)'s
+                             best arm in both, not to the maximum of noisy
+                             estimates, and the sides are g - 2 D and
+                             D - 2 g (the paper's: 4).
+           ISDB_OPKB_TEST_CONSTANT  the paper's sides and threshold 4 c0 mu
+                             (below).
+         Constants: gamma = gamma_factor ln det(I + T/sigma sum pi(x) phi
+         phi^T), C0 = 8 T log2 T, L = ln(C0 N / delta), E = ceil(c3 gamma
+         L), alpha = c4 sigma / L, mu_j = c1 2^(-j/2), beta_j = beta_scale
+         gamma 2^(j/2) / (10 + 4 sqrt(alpha)), c0 = c0_scale (40 + 16
+         sqrt(alpha)), and in the test mu = 2^(-min(m, k)/2) / 2
+         (test_mean 0) or the mean of 2^(-m/2) / 2 and 2^(-k/2) / 2
+         (test_mean 1). isdb_opkb_config_preset sets them:
+           ISDB_OPKB_THEORY  the paper's App. D.1: gamma_factor 1, c1 1/2,
+                             c3 4, c4 1/4, beta_scale 1, set_scale 1, mix
+                             1/2, c0_scale 1, test_mean 0, j_star 0, the
+                             block's own interval tested (test_block 1), no
+                             restart limit. At T = 1e4 E exceeds T unless
+                             gamma is small: all of T is block 0.
+           ISDB_OPKB_TUNED   the scales of the authors' experiment code:
+                             gamma_factor 1/2, c1 0.1, c3 0.04, c4 1/4,
+                             beta_scale 50, set_scale 2.5, mix 0.2,
+                             c0_scale 0.005, test_mean 1, j_star 4, no
+                             block test (test_block 0), at most 100
+                             restarts.
+         Init factors K and solves pi(X); it refuses
+         (ISDB_ERR_INVALID_ARG) more than 4096 arms, a kernel too large for
+         lambda = sigma / T (max k(x, x) > 1e10 lambda: rescale the arms),
+         and a kernel that is numerically zero. Past T the last block goes
+         on.
+      Defaults: adaptive 0 (OPKB), kernel ISDB_KERNEL_LINEAR, length_scale
+         1, features ISDB_FEATURES_AUTO, rank_tol 1e-12, sigma 100, delta
+         1e-4, reward_scale 1, the ISDB_OPKB_TUNED constants, test
+         ISDB_OPKB_TEST_CALIBRATED, test_z 3.5, solver_tol 1e-9,
+         solver_max_iter 200, seed 1. arms (N x d) is required unless the
+         kernel is ISDB_KERNEL_GRAM (then gram, N x N).
       Cost: select O(N) (one uniform), update O(j), probs O(N), except the
-      update of a block's last round, which estimates the gaps (O(j (N p^2
-      + p^3))) and solves OP and pi(A) (about 10-30 Newton steps of
-      O(N p^2 + N^2 p + N^3) each, warm-started; ~10 ms at N = p = 100),
-      and the update ending a replay, which tests it (O(j (N p^2 + p^3)),
-      calibrated or not).
-      Init refuses (ISDB_ERR_INVALID_ARG) more than 4096 arms, a kernel too
-      large for lambda = sigma / T (max k(x, x) > 1e10 lambda: rescale the
-      arms), and a kernel that is numerically zero.
-      Init factors K and solves pi(X). Memory: N (p + d) + the solver's
-      2 p^2 + 3 N p + N^2 + 20 N + (J^2 + 8 J) N doubles, J = log2 T
-      (N^2 more for a Gram matrix). Past T the last block goes on.
+         update of a block's last round, which estimates the gaps
+         (O(j (N p^2 + p^3))) and solves OP and pi(A) (about 10-30 Newton
+         steps of O(N p^2 + N^2 p + N^3) each, warm-started; ~10 ms at
+         N = p = 100), and the update ending a replay, which tests it
+         (O(j (N p^2 + p^3)), calibrated or not).
+      Memory (doubles): N (p + d) + the solver's 2 p^2 + 3 N p + N^2 +
+         20 N + (J^2 + 8 J) N, J = log2 T (N^2 more for a Gram matrix).
+      Differs from the paper: the default constants are the authors'
+         code's (TUNED; THEORY is the paper's), and the default test is
+         CALIBRATED (CONSTANT with c0_scale is the paper's, with TUNED the
+         authors' code's); j_star and max_restarts limit the paper's
+         schedule (TUNED), and reward_scale rescales rewards.
+      Measured (bench/calib_opkb.c): on stationary problems the authors'
+         constant restarted in 45 of 100 runs, the calibrated test in 4;
+         regret 1.01x theirs on Env 2, 1.34x under the slowly varying
+         cosine; see bench/README.md, sections "ADA-OPKB's change test" and
+         "Design notes: OPKB".
+      Config fields: isdb_opkb_config, in the public declarations under
+         the banner "Kernels on a fixed arm set, the log-det optimisation
+         problem of OPKB and the OPKB / ADA-OPKB policy".
 
-   OAM (isdb_oam): optimal allocation matching, Hao, Lattimore, Szepesvari,
-   "Adaptive exploration in linear contextual bandit", AISTATS 2020,
-   Algorithm 1. Finitely many contexts, each a fixed action set; no
-   forgetting (OAM is for stationary problems). Least squares without a
-   ridge (lambda 0, as the paper; lambda > 0 is an option), horizon n known:
-   f_{n,delta} = 2 (1 + 1/ln n) ln(1/delta) + c d ln(d ln n), f_n = f_{n,1/n}.
-      Contexts   an action set is registered the first time select sees it
-                 (exact match of every feature) or beforehand with
-                 isdb_oam_add_context (the paper's known sets: use it, so
-                 that rare contexts count from round 1); isdb_oam_set_context
-                 names the context instead of matching. At most max_contexts
-                 sets (default 8): a new set beyond that is
-                 ISDB_ERR_BAD_STATE. Pulls N_x are counted per feature
-                 vector, pooled over contexts (as the paper's N_x).
-      Round      until the arms played span R^d: INIT (the arm of largest
-                 residual off their span). Then, with all gaps
-                 D_x = max_y (y - x).theta over every registered context and
-                 D_min their smallest positive value:
-                 EXPLOIT (argmax x.theta) if ||x||^2_{G^-1} f_n <=
-                 max(D_min^2, D_x^2) for every arm x of this round (4.3);
-                 otherwise explore (s += 1) towards targets
-                 tau_x = min(T_x, f_n / D_min^2, n), T = f_n w the allocation
-                 of Definition 4.1 (estimated optimal arms: T infinite):
-                 WASTED if N_x >= tau_x for every arm: LinUCB with width
-                 sqrt(f_{n,1/s^2}) (eq. 4.6) on OAM's own least squares;
-                 FORCED b2 = argmin N_x if N_b2 <= epsilon_t s(t-1);
-                 TRACK b1 = argmin N_x / tau_x (tau_x = 0 excluded).
-                 Ties: the lowest index. Where the paper is inconsistent:
-                 targets min(T, f_n / D_min^2) (the text, not the box's
-                 min(T, f_n / D_min)^2); s(t-1) in the forcing test (the
-                 box; force_s_now = 1 for the text's s(t)); s counts every
-                 exploration round (the box). Gaps within 1e-12 of the
-                 largest gap count as ties (0).
-      Forcing    epsilon_t = 1 / log log t (Thm 4.3) is at least 0.45 for
-                 t <= 10^4, so read literally it makes exploration
-                 round-robin. forcing = ISDB_OAM_FORCE_NONE (epsilon 0:
-                 only arms never played are forced, and the allocation
-                 drives exploration; the default),
-                 ISDB_OAM_FORCE_LOGLOG (1 / max(1, ln ln t), the paper's)
-                 or ISDB_OAM_FORCE_SCALED (force_c / max(1, ln ln t)).
-                 Measured (bench/defaults.c, 6 problems with random
-                 action sets, 1-4 contexts, n 10^4-2 10^4, 10 seeds): the
-                 paper's schedule has 6.5-138x the regret of no forcing
-                 (geometric mean 29x), SCALED 1.6-111x (15x); in the
-                 paper's own experiments (bench/repro_oam.c) no forcing
-                 was better in all 20. So forcing = ISDB_OAM_FORCE_LOGLOG
-                 is the paper.
-      Allocation solved again (lazily, in exploration rounds) when det G
-                 grew by 1 + zeta since the last solve (zeta 0.1, section 5),
-                 when the set of estimated optimal arms changed, or when a
-                 context was registered. isdb_oam_allocate solves it
-                 exactly: with U the span of the estimated optimal arms
-                 (infinite weight), only the components in U's complement
-                 matter; w = 0 if U = R^d (the sub-logarithmic case of
-                 section 3.1); closed form if the complement has dimension
-                 1 (all the paper's experiments); otherwise a log-barrier
-                 Newton method (Newton steps in the scaled variables
-                 w_j (1 + v_j), mu x 50 per stage, duality gap 1e-8
-                 relative, 50-70 steps cold, 30-50 warm-started from the
-                 previous solution).
-      Note       with targets capped at f_n / D_min^2 on the optimal arms,
-                 meeting every target does not make the greedy test pass,
-                 so WASTED (LinUCB) rounds also occur with a single
-                 context (the paper's Lemma C.4 is quoted in a garbled
-                 form; see the README).
-      Getters    the decision of the last round and counters of each
-                 decision, f_n, D_min, the targets, T per context, the
-                 estimated regret constant C = 2 sum D w, the solver's
-                 result and info, the sub-logarithmic flag, theta.
-      Defaults   max_contexts 8, c 1, zeta 0.1, no forcing (force_c
-                 0.1 for SCALED), lambda 0, solver tol 1e-8, 500 Newton steps.
-      Cost       select O(K d^2 + M K d) (M registered sets; the exact-match
-                 search is O(M K d) too); update O(d^2) (Cholesky rank-one
-                 update, refactorised every d updates); a solve O(J d) in
-                 closed form, O(J^3) per Newton step (J <= M K pairs), only
-                 in exploration rounds after det G grew. Memory
-                 O(d^2 + M K d), plus 2 ((M+1) K)^2 doubles of solver
-                 workspace; init refuses (ISDB_ERR_INVALID_ARG) a config
-                 whose workspace exceeds INT_MAX doubles (e.g. K = 10^4
-                 with the default max_contexts 8).
+   OAM
+      Paper: optimal allocation matching, Hao, Lattimore, Szepesvari,
+         "Adaptive exploration in linear contextual bandit", AISTATS 2020,
+         Algorithm 1.
+      Algorithm: finitely many contexts, each a fixed action set; no
+         forgetting (OAM is for stationary problems). Least squares without
+         a ridge, as the paper (`lambda` adds one), horizon n known:
+         f_{n,delta} = 2 (1 + 1/ln n) ln(1/delta) + c d ln(d ln n),
+         f_n = f_{n,1/n}.
+           Contexts   an action set is registered the first time select
+                      sees it (exact match of every feature) or beforehand
+                      with isdb_oam_add_context (the paper's known sets:
+                      use it, so that rare contexts count from round 1);
+                      isdb_oam_set_context names the context instead of
+                      matching. At most max_contexts sets: a new set beyond
+                      that is ISDB_ERR_BAD_STATE. Pulls N_x are counted per
+                      feature vector, pooled over contexts (as the paper's
+                      N_x).
+           Round      until the arms played span R^d: INIT (the arm of
+                      largest residual off their span). Then, with all gaps
+                      D_x = max_y (y - x).theta over every registered
+                      context and D_min their smallest positive value:
+                      EXPLOIT (argmax x.theta) if ||x||^2_{G^-1} f_n <=
+                      max(D_min^2, D_x^2) for every arm x of this round
+                      (4.3); otherwise explore (s += 1) towards targets
+                      tau_x = min(T_x, f_n / D_min^2, n), T = f_n w the
+                      allocation of Definition 4.1 (estimated optimal arms:
+                      T infinite): WASTED if N_x >= tau_x for every arm:
+                      LinUCB with width sqrt(f_{n,1/s^2}) (eq. 4.6) on
+                      OAM's own least squares; FORCED b2 = argmin N_x if
+                      N_b2 <= epsilon_t s(t-1); TRACK b1 = argmin N_x /
+                      tau_x (tau_x = 0 excluded). Ties: the lowest index.
+                      Gaps within 1e-12 of the largest gap count as ties
+                      (0).
+           Forcing    epsilon_t per `forcing`: ISDB_OAM_FORCE_NONE
+                      (epsilon 0: only arms never played are forced, and
+                      the allocation drives exploration),
+                      ISDB_OAM_FORCE_LOGLOG (1 / max(1, ln ln t), the
+                      paper's) or ISDB_OAM_FORCE_SCALED (force_c / max(1,
+                      ln ln t)).
+           Allocation solved again (lazily, in exploration rounds) when
+                      det G grew by 1 + zeta since the last solve, when the
+                      set of estimated optimal arms changed, or when a
+                      context was registered. isdb_oam_allocate solves it
+                      exactly: with U the span of the estimated optimal
+                      arms (infinite weight), only the components in U's
+                      complement matter; w = 0 if U = R^d (the
+                      sub-logarithmic case of section 3.1); closed form if
+                      the complement has dimension 1 (all the paper's
+                      experiments); otherwise a log-barrier Newton method
+                      (Newton steps in the scaled variables w_j (1 + v_j),
+                      mu x 50 per stage, duality gap solver_tol relative,
+                      50-70 steps cold, 30-50 warm-started from the
+                      previous solution).
+           Note       with targets capped at f_n / D_min^2 on the optimal
+                      arms, meeting every target does not make the greedy
+                      test pass, so WASTED (LinUCB) rounds also occur with
+                      a single context (the paper's Lemma C.4 is quoted in
+                      a garbled form; see the README).
+           Getters    the decision of the last round and counters of each
+                      decision, f_n, D_min, the targets, T per context, the
+                      estimated regret constant C = 2 sum D w, the solver's
+                      result and info, the sub-logarithmic flag, theta.
+      Defaults: max_contexts 8, c 1, zeta 0.1 (the paper's section 5),
+         forcing ISDB_OAM_FORCE_NONE, force_c 0.1 (SCALED only),
+         force_s_now 0, lambda 0, solver_tol 1e-8, solver_max_iter 500,
+         refresh 0 = d. The horizon n (>= 2) has no default (an argument
+         of isdb_oam_config_init).
+      Cost: select O(K d^2 + M K d) (M registered sets; the exact-match
+         search is O(M K d) too); update O(d^2) (Cholesky rank-one update,
+         refactorised every `refresh` updates); a solve O(J d) in closed
+         form, O(J^3) per Newton step (J <= M K pairs), only in exploration
+         rounds after det G grew.
+      Memory (doubles): O(d^2 + M K d), plus 2 ((M+1) K)^2 of solver
+         workspace; init refuses (ISDB_ERR_INVALID_ARG) a config whose
+         workspace exceeds INT_MAX doubles (e.g. K = 10^4 with
+         max_contexts 8).
+      Differs from the paper: no forcing by default (epsilon_t = 1 / log
+         log t of Thm 4.3 is at least 0.45 for t <= 10^4, so read literally
+         it makes exploration round-robin); cfg.forcing =
+         ISDB_OAM_FORCE_LOGLOG is the paper. Where the paper is
+         inconsistent: targets min(T, f_n / D_min^2) (the text, not the
+         box's min(T, f_n / D_min)^2); s(t-1) in the forcing test (the box;
+         force_s_now = 1 for the text's s(t)); s counts every exploration
+         round (the box).
+      Measured (bench/defaults.c, 6 problems): the paper's forcing has
+         6.5-138x the regret of none (geometric mean 29x), and none was
+         better in all 20 runs of bench/repro_oam.c; see bench/README.md,
+         sections "Defaults review" and "Design notes: OAM".
+      Config fields: isdb_oam_config, in the public declarations under the
+         banner "OAM: optimal allocation matching".
 
-   TRACE-UCB (isdb_traceucb): Riquelme, Ghavamzadeh, Lazaric, ICML 2017,
-   Algorithm 1, with the paper's baselines as modes.
-      Active learning: m linear models y = x.beta_i + N(0, sigma_i^2) share
-      one stream of contexts x ~ N(0, Sigma); each round the policy picks
-      the model that gets a label for the context, so as to estimate every
-      beta_i well: the objective is max_i E ||beta_i - beta_hat_i||^2_Sigma
-      (eq. 3). The policy's arms are the m models (max_arms = m, and
-      select/scores/probs need n_arms = m); update(model, x, y) gives the
-      context and the label. select IGNORES X (it may be NULL): the choice
-      depends on past data only. This is what the paper's analysis needs
-      (Lemma 2: the contexts each model receives stay i.i.d. N(0, Sigma),
-      which gives the loss sigma_i^2 / k_i Tr(Sigma Sigma_hat_i^-1) of eq. 10);
-      choosing on the current context would bias them.
-      Rounds: each model first gets d + 1 samples (model 0 first, then 1,
-      ...); then TRACE plays argmax_i of
-        s_i = w_i (sigma_hat_i^2 + Delta_i) Tr(Sigma S_i^-1)
-      (eq. 12, with Tr(Sigma Sigma_hat^-1) / k = Tr(Sigma S^-1), S_i = sum x x^T),
-      sigma_hat_i^2 = RSS_i / (k_i - d) the unbiased OLS estimate, and
-        ISDB_TRACEUCB_WIDTH_THEORY  Delta = alpha 8 R ln(2 m n / delta) / sqrt(k - d)
-                                    (eq. 11 for alpha = 1; R >= max sigma_i^2)
-        ISDB_TRACEUCB_WIDTH_SCALED  Delta = alpha R / sqrt(k - d)
-      n is the horizon, or the number of updates so far when it is 0. The
-      theory width is faithful but huge (about 260 / sqrt(k - d) for R = 3,
-      n = 350, m = 7): the allocation is then close to uniform. The paper
-      does not say which constants drew its figures; SCALED with alpha = 0.5
-      and R = max sigma_i^2 gives their qualitative picture (the README
-      lists what holds and what does not). SCALED is the default: measured
-      (bench/defaults.c, 6 problems, d 3-20, m 3-10, 200 seeds, R = max
-      sigma_i^2), the theory width's final loss is 1.54x SCALED's with
-      alpha 1 (geometric mean; 0.95-2.29x, 0.95 with equal variances,
-      where the uniform allocation is optimal), about that of round
-      robin (1.57x). So width = ISDB_TRACEUCB_WIDTH_THEORY is the paper.
-      SCALED needs R to bound the noise variances: told a tenth of the
-      largest, it measured 1.09x (up to 1.33x, equal variances).
-      Modes: VAR is Var-UCB (Remark 2): s_i = w_i (sigma_hat_i^2 + Delta_i) / k_i.
-      UNIFORM is round robin (the model with the fewest samples). STATIC is
-      the optimal static allocation for known noise_var (Prop. 1) made
-      integer: d + 1 samples each, one more each, then one at a time to
-      argmax w_i sigma_i^2 d / (k_i - d - 1); its counts after n rounds are
-      isdb_traceucb_static_allocation(n) for every n >= m (d + 2), the exact
-      integer minimiser of max_i sigma_i^2 d / (k_i - d - 1) (finite only for
-      k_i >= d + 2), and its sequence depends on no data.
-      Objectives (mentioned in section 2 of the paper, not evaluated there):
-      weights w_i give max_i w_i E[L_i]; ISDB_TRACEUCB_AVERAGE_LOSS minimises
-      sum_i w_i E[L_i] by ranking sqrt(w_i (sigma_hat_i^2 + Delta_i)) in place
-      of w_i (sigma_hat_i^2 + Delta_i) (the allocation then follows sigma_i, not
-      sigma_i^2); STATIC then adds samples by largest decrease
-      w_i sigma_i^2 d / ((k_i - d - 1)(k_i - d)).
-      Sigma (the second moment E[x x^T]: give E[x x^T], not the covariance,
-      for contexts with a mean) is given, or estimated by the mean of x x^T
-      over every context seen (valid because choices ignore the current
-      context; not in the paper). Estimates: the OLS estimate drives nothing
-      but the losses; the returned estimate of the paper is ridge
-      (S + lambda I)^-1 b with lambda = 1/n by default (Theorem 7).
-      Numerics: per model the factor of sum [x; y][x; y]^T is kept by Givens
-      rotations (a sequential QR of [X y], O(d^2)); S = L L^T, the OLS
-      estimate is one triangular solve and RSS is the last pivot squared,
-      whose update is the recursion of Lemma 8 (no y^T y - b^T beta
-      cancellation). Tr(Sigma S^-1) is updated by Sherman-Morrison through
-      two triangular solves (no inverse). Every `refresh` updates of a model
-      (default d) its factor and trace are recomputed from the exact sums
-      (and RSS too when y^T y - ||L^-1 b||^2 loses fewer than 10 bits), and
-      at once if the trace drops by a factor 1000 (cancellation). A model
-      whose S is singular (fewer than d independent contexts, e.g.
-      duplicated ones) has no estimate: it is sampled before every
-      estimated model, the one with the fewest samples first, so a
-      singular design never stops the run (if no model can ever reach full
-      rank, e.g. a feature that is always 0, the allocation is round robin;
-      the ridge estimates still exist). Scores: the paper's index for
-      estimated models (capped at 1e280); DBL_MAX for models still in their
-      first d + 1 samples; 1e300 / (1 + k) for models that must catch up.
-      Ties: lowest index. Deterministic; no random numbers.
-      Defaults: TRACE, SCALED width, alpha 1, R 1, delta 0.1, horizon 0
-      (unknown), lambda 0 (1/n), Sigma NULL (estimated), weights NULL (1),
-      MAX_LOSS, refresh 0 (d), sparse_s 0 (off).
+   TRACE-UCB
+      Paper: Riquelme, Ghavamzadeh, Lazaric, ICML 2017, Algorithm 1, with
+         the paper's baselines as modes.
+      Algorithm: active learning: m linear models y = x.beta_i + N(0,
+         sigma_i^2) share one stream of contexts x ~ N(0, Sigma); each
+         round the policy picks the model that gets a label for the
+         context, so as to estimate every beta_i well: the objective is
+         max_i E ||beta_i - beta_hat_i||^2_Sigma (eq. 3). The policy's arms
+         are the m models (max_arms = m, and select/scores/probs need
+         n_arms = m); update(model, x, y) gives the context and the label.
+         select IGNORES X (it may be NULL): the choice depends on past data
+         only. This is what the paper's analysis needs (Lemma 2: the
+         contexts each model receives stay i.i.d. N(0, Sigma), which gives
+         the loss sigma_i^2 / k_i Tr(Sigma Sigma_hat_i^-1) of eq. 10);
+         choosing on the current context would bias them.
+         Rounds: each model first gets d + 1 samples (model 0 first, then
+         1, ...); then TRACE plays argmax_i of
+           s_i = w_i (sigma_hat_i^2 + Delta_i) Tr(Sigma S_i^-1)
+         (eq. 12, with Tr(Sigma Sigma_hat^-1) / k = Tr(Sigma S^-1),
+         S_i = sum x x^T), sigma_hat_i^2 = RSS_i / (k_i - d) the unbiased
+         OLS estimate, and (`width`)
+           ISDB_TRACEUCB_WIDTH_THEORY  Delta = alpha 8 R ln(2 m n / delta)
+                                       / sqrt(k - d) (eq. 11 for alpha 1;
+                                       R >= max sigma_i^2)
+           ISDB_TRACEUCB_WIDTH_SCALED  Delta = alpha R / sqrt(k - d)
+         n is the horizon, or the number of updates so far when it is 0.
+         SCALED needs R to bound the noise variances.
+         Modes: VAR is Var-UCB (Remark 2): s_i = w_i (sigma_hat_i^2 +
+         Delta_i) / k_i. UNIFORM is round robin (the model with the fewest
+         samples). STATIC is the optimal static allocation for known
+         noise_var (Prop. 1) made integer: d + 1 samples each, one more
+         each, then one at a time to argmax w_i sigma_i^2 d / (k_i - d -
+         1); its counts after n rounds are isdb_traceucb_static_allocation
+         (n) for every n >= m (d + 2), the exact integer minimiser of max_i
+         sigma_i^2 d / (k_i - d - 1) (finite only for k_i >= d + 2), and
+         its sequence depends on no data.
+         Objectives (mentioned in section 2 of the paper, not evaluated
+         there): weights w_i give max_i w_i E[L_i];
+         ISDB_TRACEUCB_AVERAGE_LOSS minimises sum_i w_i E[L_i] by ranking
+         sqrt(w_i (sigma_hat_i^2 + Delta_i)) in place of w_i (sigma_hat_i^2
+         + Delta_i) (the allocation then follows sigma_i, not sigma_i^2);
+         STATIC then adds samples by largest decrease w_i sigma_i^2 d /
+         ((k_i - d - 1)(k_i - d)).
+         Sigma (the second moment E[x x^T]: give E[x x^T], not the
+         covariance, for contexts with a mean) is given, or estimated by
+         the mean of x x^T over every context seen (valid because choices
+         ignore the current context). Estimates: the OLS estimate drives
+         nothing but the losses; the returned estimate of the paper is
+         ridge (S + lambda I)^-1 b (Theorem 7).
+         Numerics: per model the factor of sum [x; y][x; y]^T is kept by
+         Givens rotations (a sequential QR of [X y], O(d^2)); S = L L^T,
+         the OLS estimate is one triangular solve and RSS is the last pivot
+         squared, whose update is the recursion of Lemma 8 (no y^T y -
+         b^T beta cancellation). Tr(Sigma S^-1) is updated by
+         Sherman-Morrison through two triangular solves (no inverse). Every
+         `refresh` updates of a model its factor and trace are recomputed
+         from the exact sums (and RSS too when y^T y - ||L^-1 b||^2 loses
+         fewer than 10 bits), and at once if the trace drops by a factor
+         1000 (cancellation). A model whose S is singular (fewer than d
+         independent contexts, e.g. duplicated ones) has no estimate: it is
+         sampled before every estimated model, the one with the fewest
+         samples first, so a singular design never stops the run (if no
+         model can ever reach full rank, e.g. a feature that is always 0,
+         the allocation is round robin; the ridge estimates still exist).
+         Scores: the paper's index for estimated models (capped at 1e280);
+         DBL_MAX for models still in their first d + 1 samples;
+         1e300 / (1 + k) for models that must catch up. Ties: lowest index.
+         Deterministic; no random numbers.
+         Sparse-Trace-UCB (appendix F, Algorithm 2; sparse_s = s > 0, for
+         n < d m with a joint support of known size s): stage 1 gives each
+         model sparse_L samples (model 0 first); the last of them runs the
+         l1/l2 group lasso of the m tasks on that data (FISTA on a path
+         lam = lam_max 0.8^k, k <= 40, until s rows are non-zero; the
+         support is the s rows of largest norm); stage 2 is the configured
+         mode on the support's coordinates (d replaced by s, Sigma by its
+         block), and the estimates come from stage-2 data only, zero off
+         the support. During stage 1 a model past its quota refuses data
+         (ISDB_ERR_BAD_STATE). Theorem 20's conditions (irrepresentability
+         and the rest) are the caller's to judge.
+         The environment isdb_active_env draws the contexts and labels of
+         this setting (bench/repro_traceucb.c plays the paper's Figure 1
+         with it).
+      Defaults: mode ISDB_TRACEUCB_TRACE, width ISDB_TRACEUCB_WIDTH_SCALED,
+         objective ISDB_TRACEUCB_MAX_LOSS, alpha 1, R 1, delta 0.1, horizon
+         0 (unknown: n = updates so far), lambda 0 = 1/n, Sigma NULL
+         (estimated), weights NULL (all 1), noise_var NULL (STATIC needs
+         it), refresh 0 = d, sparse_s 0 (off), sparse_L 0 = max(s + 1,
+         ceil(2 s ln d)).
       Cost: select O(m); update O(d^2) with Sigma given, O(m d^2) with
-      Sigma estimated (every estimated model's trace moves), plus an O(d^3)
-      rebuild every `refresh` updates of a model (O(d^2) amortised); ridge
-      estimate O(d^3). Memory 2 m d^2 + 4 d^2 + O(m d) doubles, plus
-      m L (d + 1) + d^2 + 4 d m when sparse.
-      Sparse-Trace-UCB (appendix F, Algorithm 2; sparse_s = s > 0, for
-      n < d m with a joint support of known size s): stage 1 gives each
-      model sparse_L samples (model 0 first; default max(s + 1,
-      ceil(2 s ln d)), our choice: the paper has L = C s log d); the last of
-      them runs the l1/l2 group lasso of the m tasks on that data (FISTA on
-      a path lam = lam_max 0.8^k, k <= 40, until s rows are non-zero; the
-      support is the s rows of largest norm: the paper gives lam only as a
-      rate, so the path and the top-s rule are ours; O(40 * 300 m L d) once);
-      stage 2 is the configured mode on the support's coordinates (d
-      replaced by s, Sigma by its block), and the estimates come from
-      stage-2 data only, zero off the support. During stage 1 a model past
-      its quota refuses data (ISDB_ERR_BAD_STATE). Theorem 20's conditions
-      (irrepresentability and the rest) are the caller's to judge.
-      The environment isdb_active_env draws the contexts and labels of this
-      setting (bench/repro_traceucb.c plays the paper's Figure 1 with it).
+         Sigma estimated (every estimated model's trace moves), plus an
+         O(d^3) rebuild every `refresh` updates of a model (O(d^2)
+         amortised); ridge estimate O(d^3); sparse: the group lasso once,
+         O(40 * 300 m L d).
+      Memory (doubles): 2 m d^2 + 4 d^2 + O(m d), plus m L (d + 1) + d^2 +
+         4 d m when sparse (L = sparse_L).
+      Differs from the paper: the default width is SCALED (THEORY, eq. 11,
+         is the paper: faithful but huge, about 260 / sqrt(k - d) for R = 3,
+         n = 350, m = 7, which makes the allocation close to uniform; the
+         paper does not say which constants drew its figures). Estimating
+         Sigma is not in the paper. Sparse: sparse_L's default is ours (the
+         paper has L = C s log d), and so are the lasso path and the top-s
+         rule (the paper gives lam only as a rate).
+      Measured (bench/defaults.c, 6 problems): the theory width's final
+         loss is 1.54x SCALED's (geometric mean; round robin 1.57x); SCALED
+         told a tenth of the largest variance as R: 1.09x. See
+         bench/README.md, sections "Defaults review" and "Design notes:
+         Trace-UCB"; SCALED with alpha 0.5 and R = max sigma_i^2 gives the
+         paper's qualitative picture (section "Trace-UCB: active learning
+         of several linear models").
+      Config fields: isdb_traceucb_config, in the public declarations
+         under the banner "Trace-UCB: active learning of m linear models
+         from one context stream".
 
-   SNAPSHOT FORMAT (version 1; all integers little-endian)
+   SNAPSHOT FORMAT
+      Version 1; all integers little-endian.
       offset 0   4 bytes  "ISDB"
       offset 4   u32      format version (1; 0x10001 from a float build)
       offset 8   u32      policy kind (isdb_policy_kind)
