@@ -134,7 +134,8 @@
       LinUCB, SW-UCB, D-LinUCB, LinTS, BOB, the adaptive policy and the
       linear environment with the regret harness. ISD-linUCB, the JBD,
       OPKB, OAM, Trace-UCB and their environments are left out of a float
-      build (using one is a compile error): their solvers (Jacobi sweeps
+      build (using one is a compile error that says they need double;
+      ISDB_REAL long double stops at the header's #error): their solvers (Jacobi sweeps
       to 1e-12, log-det Newton steps, allocation problems solved to 1e-8,
       incomplete beta p-values) were built and validated in double only.
       What changes with float:
@@ -155,6 +156,10 @@
                           seed gives different draws in the two builds.
         snapshots         reals are stored as binary32 and the format
                           version says so; neither build loads the other's.
+        symbol names      every public function is linked as its name
+                          plus _f32 (isdb_linucb_init_f32), so a program
+                          that mixes float and double translation units
+                          fails to link instead of misreading numbers.
       A float build loses accuracy where the problem is ill-conditioned:
       with features far larger than sqrt(lambda) the Gram matrix can
       exceed 1/ISDB_REAL_EPSILON = 8e6 in condition number, where double
