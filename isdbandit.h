@@ -1293,6 +1293,10 @@ ISDB_API const char *isdb_version(void);
    Results
    ------------------------------------------------------------------------ */
 
+/* Snapshot loads tell their failures apart (-10 .. -14); -9 was
+   ISDB_ERR_FORMAT, the one code they all shared, and is retired (never
+   returned, so code that tested for it does not compile rather than
+   silently catch only some failures). */
 #define ISDB_RESULT_LIST(X)                                                        \
     X(ISDB_OK, 0, "success")                                                       \
     X(ISDB_MAXITER_REACHED, 1, "iteration limit reached; the result is usable")    \
@@ -1304,7 +1308,11 @@ ISDB_API const char *isdb_version(void);
     X(ISDB_ERR_RANGE, -6, "number larger in magnitude than ISDB_INPUT_MAX")        \
     X(ISDB_ERR_BAD_STATE, -7, "operation not valid in the object's current state") \
     X(ISDB_ERR_BUFFER_TOO_SMALL, -8, "buffer too small")                           \
-    X(ISDB_ERR_FORMAT, -9, "snapshot malformed, corrupt, or from another policy, config or version")
+    X(ISDB_ERR_SNAPSHOT_TRUNCATED, -10, "snapshot shorter than its header or its stated size") \
+    X(ISDB_ERR_SNAPSHOT_CORRUPT, -11, "snapshot corrupt (magic, checksum or a value)")           \
+    X(ISDB_ERR_SNAPSHOT_POLICY, -12, "snapshot of another policy")                               \
+    X(ISDB_ERR_SNAPSHOT_CONFIG, -13, "snapshot of the same policy with another config")          \
+    X(ISDB_ERR_SNAPSHOT_VERSION, -14, "snapshot of another format version or precision")
 
 #define ISDB__RESULT_ENUM(name, value, text) name = value,
 typedef enum isdb_result { ISDB_RESULT_LIST(ISDB__RESULT_ENUM) ISDB__RESULT_FORCE_INT = 0x7fffffff } isdb_result;
@@ -1624,7 +1632,19 @@ ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n
    needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. */
 ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t cap, size_t *size);
 /* Restores a snapshot written by a policy of the same kind and config.
-   Anything else is ISDB_ERR_FORMAT and leaves p unchanged. */
+   Anything else leaves p unchanged and returns the first of, in order:
+     shorter than a header (32 bytes)     ISDB_ERR_SNAPSHOT_TRUNCATED
+     no "ISDB" magic                      ISDB_ERR_SNAPSHOT_CORRUPT
+     another format version (the other
+       precision's snapshots included)    ISDB_ERR_SNAPSHOT_VERSION
+     shorter than its stated size         ISDB_ERR_SNAPSHOT_TRUNCATED
+     longer than it, or a bad checksum    ISDB_ERR_SNAPSHOT_CORRUPT
+     another policy kind                  ISDB_ERR_SNAPSHOT_POLICY
+     the same kind, another config        ISDB_ERR_SNAPSHOT_CONFIG
+     a value no run reaches (a count
+       above 2^62 or what the update
+       count allows, a factor that does
+       not match its sums...)             ISDB_ERR_SNAPSHOT_CORRUPT */
 ISDB_API isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size);
 /* Forgets all data and reseeds the generator; keeps the config. */
 ISDB_API void isdb_policy_reset(isdb_policy *p);
@@ -4660,6 +4680,7 @@ struct isdb_ser {
     const unsigned char *in;
     size_t pos, end;
     int failed;
+    int config_differs; /* the failure was a config value unlike the object's */
     uint64_t t; /* updates of the policy being walked (the stream's when checking) */
 };
 
@@ -4802,7 +4823,7 @@ ISDB__PRIVATE void isdb__ser_simplex(isdb_ser *s, isdb_real *v, int n) {
    own (bit for bit). */
 ISDB__PRIVATE void isdb__ser_cfg_u64(isdb_ser *s, uint64_t v) {
     uint64_t x = v;
-    if (isdb__ser_raw(s, &x, 8) && s->mode >= ISDB__SER_CHECK && x != v) s->failed = 1;
+    if (isdb__ser_raw(s, &x, 8) && s->mode >= ISDB__SER_CHECK && x != v) s->failed = s->config_differs = 1;
 }
 
 ISDB__PRIVATE void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, (uint64_t)(int64_t)v); }
@@ -4811,6 +4832,17 @@ ISDB__PRIVATE void isdb__ser_cfg_real(isdb_ser *s, isdb_real v) { isdb__ser_cfg_
 
 ISDB__PRIVATE void isdb__ser_require(isdb_ser *s, int ok) {
     if (s->mode >= ISDB__SER_CHECK && !ok) s->failed = 1;
+}
+
+/* A count of events (updates, selects, tests, restarts...): at most hi,
+   and never above ISDB__COUNT_MAX, 2^62, which no run reaches (146 years
+   at 10^9 a second), so a count read from a snapshot can still grow
+   without wrapping. Returns the value moved. */
+#define ISDB__COUNT_MAX ((uint64_t)1 << 62)
+ISDB__PRIVATE uint64_t isdb__ser_tally(isdb_ser *s, uint64_t *v, uint64_t hi) {
+    uint64_t x = isdb__ser_u64(s, v);
+    isdb__ser_require(s, x <= hi && x <= ISDB__COUNT_MAX);
+    return x;
 }
 
 /* The generator: an all-zero xoshiro state stays zero forever (a normal
@@ -5159,6 +5191,8 @@ isdb_result isdb_policy_update(isdb_policy *p, int arm, const isdb_real *x, isdb
         return ISDB_ERR_INVALID_ARG;
     }
     if ((r = isdb__check_input(&reward, 1)) != ISDB_OK) return r;
+    /* The update count stops at the largest a snapshot may hold. */
+    if (p->t >= ISDB__COUNT_MAX) return ISDB_ERR_BAD_STATE;
     /* base.t still counts the earlier updates while vt->update runs. */
     r = p->vt->update(p, arm, x, reward);
     if (r >= 0) p->t++;
@@ -5186,7 +5220,7 @@ ISDB__PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
     isdb__ser_cfg_int(s, p->d);
     isdb__ser_cfg_int(s, p->max_arms);
     isdb__ser_cfg_u64(s, p->seed);
-    s->t = isdb__ser_u64(s, &p->t);
+    s->t = isdb__ser_tally(s, &p->t, ISDB__COUNT_MAX);
     isdb__ser_rng(s, &p->rng);
     p->vt->serialize(p, s);
 }
@@ -5218,22 +5252,37 @@ isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_
     return ISDB_OK;
 }
 
+/* The header and the checksum of a snapshot for a policy of `kind`, in
+   the order isdb_policy_load documents. */
+ISDB__PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
+    uint64_t stated;
+    if (size < ISDB__SNAPSHOT_HEADER + 8) return ISDB_ERR_SNAPSHOT_TRUNCATED;
+    if (memcmp(in, "ISDB", 4) != 0) return ISDB_ERR_SNAPSHOT_CORRUPT;
+    if (isdb__get_le(in + 4, 4) != ISDB__SNAPSHOT_VERSION) return ISDB_ERR_SNAPSHOT_VERSION;
+    stated = isdb__get_le(in + 16, 8);
+    if (stated > (uint64_t)size) return ISDB_ERR_SNAPSHOT_TRUNCATED;
+    if (stated < (uint64_t)size || isdb__get_le(in + size - 8, 8) != isdb__fnv1a(in, size - 8))
+        return ISDB_ERR_SNAPSHOT_CORRUPT;
+    if (isdb__get_le(in + 8, 4) != (uint64_t)kind) return ISDB_ERR_SNAPSHOT_POLICY;
+    return ISDB_OK;
+}
+
 isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
     const unsigned char *in = (const unsigned char *)buf;
     isdb_ser s;
+    isdb_result r;
     if (!p || !p->vt || !buf) return ISDB_ERR_INVALID_ARG;
-    if (size < ISDB__SNAPSHOT_HEADER + 8) return ISDB_ERR_FORMAT;
-    if (memcmp(in, "ISDB", 4) != 0 || isdb__get_le(in + 4, 4) != ISDB__SNAPSHOT_VERSION ||
-        isdb__get_le(in + 8, 4) != (uint64_t)p->vt->kind || isdb__get_le(in + 16, 8) != (uint64_t)size ||
-        isdb__get_le(in + size - 8, 8) != isdb__fnv1a(in, size - 8))
-        return ISDB_ERR_FORMAT;
+    if ((r = isdb__snapshot_check(in, size, p->vt->kind)) != ISDB_OK) return r;
     memset(&s, 0, sizeof s);
     s.mode = ISDB__SER_CHECK;
     s.in = in;
     s.pos = ISDB__SNAPSHOT_HEADER;
     s.end = size - 8;
     isdb__serialize_policy(p, &s);
-    if (s.failed || s.pos != s.end) return ISDB_ERR_FORMAT;
+    /* The walk stops at its first failure: a config value unlike the
+       object's, or a state value (or a length) no run of this config
+       writes. */
+    if (s.failed || s.pos != s.end) return s.config_differs ? ISDB_ERR_SNAPSHOT_CONFIG : ISDB_ERR_SNAPSHOT_CORRUPT;
     s.mode = ISDB__SER_READ;
     s.pos = ISDB__SNAPSHOT_HEADER;
     isdb__serialize_policy(p, &s);
@@ -6630,17 +6679,36 @@ ISDB__PRIVATE void isdb__bob_end_block(isdb_bob *p) {
 }
 
 /* Before the draw: window j would start a fresh SW-UCB, which plays the
-   argmax of beta_j ||x||_{(lambda I)^-1}; p_j goes to that arm. The
-   block's SW-UCB is fresh until the draw, so its ridge state is the one
-   every window starts from; only beta depends on the window. */
+   argmax of beta_j ||x||_{(lambda I)^-1}. The block's SW-UCB is fresh
+   until the draw, so its ridge state is the one every window starts
+   from; only beta depends on the window. Window j gets the part of [0, 1)
+   where isdb__bob_draw's u picks it: [c_{j-1}, c_j), c the draw's running
+   sums of p capped at 1, the last window up to 1. A run of windows that
+   play the same arm gives that arm one interval, so the probabilities are
+   differences of numbers in [0, 1]: each in [0, 1], an arm every window
+   plays exactly 1, and the sum 1 to rounding (adding the p_j instead
+   could give 1 + 2^-52). */
 ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_swucb probe = p->sw; /* shares the fresh ridge arrays */
-    int j;
+    int j, n = p->par.n_windows, arm, run_arm = -1;
+    isdb_real c = 0, lo = 0, run_lo = 0;
     isdb__zero(n_arms, out);
-    for (j = 0; j < p->par.n_windows; ++j) {
+    for (j = 0; j < n; ++j) {
         probe.cfg.window = p->par.windows[j];
-        out[isdb__ridge_ucb_all(&probe._ridge, X, n_arms, isdb_swucb_beta(&probe), NULL)] += p->_p[j];
+        arm = isdb__ridge_ucb_all(&probe._ridge, X, n_arms, isdb_swucb_beta(&probe), NULL);
+        if (arm != run_arm) {
+            if (run_arm >= 0) out[run_arm] += lo - run_lo;
+            run_arm = arm;
+            run_lo = lo;
+        }
+        if (j < n - 1) {
+            c += p->_p[j];
+            lo = c < 1 ? c : 1;
+        } else {
+            lo = 1;
+        }
     }
+    out[run_arm] += lo - run_lo;
     return ISDB_OK;
 }
 
@@ -9223,7 +9291,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     const isdb_isd_options *e = &c->est;
     int d = c->d, dd = d * d, H = c->history, q, i;
     double logdet;
-    uint64_t mon_count;
+    uint64_t mon_count, alarms;
     isdb__isd_fit_views fit;
     isdb__ser_gram g;
     isdb__ser_view L, b, z, theta;
@@ -9277,12 +9345,15 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_int(s, &p->since_check, 0, c->monitor_every);
     isdb__ser_int(s, &p->fallback, 0, 1);
     isdb__ser_int(s, &p->monitor_recomputed, 0, 1);
-    isdb__ser_u64(s, &p->recomputes);
-    isdb__ser_u64(s, &p->recompute_failures);
-    isdb__ser_u64(s, &p->alarms);
-    isdb__ser_u64(s, &p->demotions);
-    mon_count = isdb__ser_u64(s, &p->mon_count);
-    isdb__ser_require(s, isdb__ser_u64(s, &p->mon_suspect) <= mon_count);
+    /* Recomputes also come from isdb_isd_recompute (any number); the
+       monitor tests at most once an update, and each demotion follows an
+       alarm; the monitor counts every update. */
+    isdb__ser_tally(s, &p->recomputes, ISDB__COUNT_MAX);
+    isdb__ser_tally(s, &p->recompute_failures, ISDB__COUNT_MAX);
+    alarms = isdb__ser_tally(s, &p->alarms, s->t);
+    isdb__ser_tally(s, &p->demotions, alarms);
+    mon_count = isdb__ser_tally(s, &p->mon_count, s->t);
+    isdb__ser_tally(s, &p->mon_suspect, mon_count);
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
     isdb__ser_real_range(s, &p->monitor_stat, 1, 0.0, DBL_MAX);
     isdb__ser_real_range(s, &p->monitor_pvalue, 1, 0.0, 1.0);
@@ -10431,7 +10502,7 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_opkb *p = (isdb_opkb *)bp;
     const isdb_opkb_config *c = &p->cfg;
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
-    uint64_t start, block_start;
+    uint64_t start, block_start, restarts, tests, last;
     double wmax, qmax;
     isdb__ser_cfg_int(s, (int)c->kernel);
     isdb__ser_cfg_real(s, c->length_scale);
@@ -10462,7 +10533,7 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->test_z);
     isdb__ser_cfg_real(s, c->solver_tol);
     isdb__ser_cfg_int(s, c->solver_max_iter);
-    isdb__ser_int(s, &p->epoch, 1, INT_MAX);
+    restarts = (uint64_t)isdb__ser_int(s, &p->epoch, 1, INT_MAX) - 1;
     block = isdb__ser_int(s, &p->block, 0, p->j_max);
     isdb__ser_int(s, &p->m_cur, 0, block);
     /* The epoch, then the block, began at or before now; blocks double. */
@@ -10470,8 +10541,14 @@ ISDB__PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     block_start = isdb__ser_u64(s, &p->block_start);
     isdb__ser_require(s, start <= block_start && block_start <= s->t);
     isdb__ser_require(s, isdb__ser_u64(s, &p->block_len) == isdb__opkb_len(p, block));
-    isdb__ser_u64(s, &p->tests);
-    isdb__ser_require(s, isdb__ser_u64(s, &p->last_restart) <= s->t);
+    /* An update runs at most one test per interval ending with it and one
+       for its block; a restart (at most one an update, at most
+       max_restarts) follows a test and begins its epoch after an update. */
+    tests = isdb__ser_tally(s, &p->tests, ISDB__COUNT_MAX);
+    isdb__ser_require(s, tests / (uint64_t)(isdb__max_int(J, p->j_max) + 1) <= s->t);
+    last = isdb__ser_tally(s, &p->last_restart, s->t);
+    isdb__ser_require(s, restarts <= (uint64_t)c->max_restarts && restarts <= tests && restarts <= last &&
+                             (restarts > 0 || last == 0));
     isdb__ser_real(s, &p->last_stat, 1);
     isdb__opkb_ser_info(s, &p->op_info);
     isdb__opkb_ser_info(s, &p->set_info);
@@ -11519,7 +11596,7 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     int i, d = c->d, dd = d * d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
     int tmp, factored, rank, more = 0, n_vec, n_ctx, arms = 0;
     const unsigned char *ctx_n;
-    uint64_t pulls = 0;
+    uint64_t pulls = 0, selects;
     double logdet;
     isdb__ser_gram g;
     isdb__ser_view L, b, theta, basis, vec;
@@ -11605,12 +11682,13 @@ ISDB__PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     tmp = (int)p->decision;
     isdb__ser_int(s, &tmp, ISDB_OAM_NONE, ISDB_OAM_WASTED);
     if (isdb__ser_storing(s)) p->decision = (isdb_oam_decision)tmp;
-    isdb__ser_u64(s, &p->counts.init);
-    isdb__ser_u64(s, &p->counts.exploit);
-    isdb__ser_u64(s, &p->counts.track);
-    isdb__ser_u64(s, &p->counts.forced);
-    isdb__ser_u64(s, &p->counts.wasted);
-    isdb__ser_u64(s, &p->counts.solves);
+    /* Each select makes one decision and at most one solve. */
+    selects = isdb__ser_tally(s, &p->counts.init, ISDB__COUNT_MAX);
+    selects += isdb__ser_tally(s, &p->counts.exploit, ISDB__COUNT_MAX - selects);
+    selects += isdb__ser_tally(s, &p->counts.track, ISDB__COUNT_MAX - selects);
+    selects += isdb__ser_tally(s, &p->counts.forced, ISDB__COUNT_MAX - selects);
+    selects += isdb__ser_tally(s, &p->counts.wasted, ISDB__COUNT_MAX - selects);
+    isdb__ser_tally(s, &p->counts.solves, selects);
     isdb__ser_real_range(s, &p->min_gap, 1, 0.0, DBL_MAX);
     isdb__ser_int(s, &p->tau_ctx, -1, n_ctx - 1);
     isdb__ser_int(s, &p->tau_n, 0, K);

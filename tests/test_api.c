@@ -181,40 +181,48 @@ static void check_save_load(const policy_case *pc) {
     CHECK_MSG(na == nb && memcmp(snap_a, snap_b, na) == 0, "%s: the resumed run ended in another state", pc->label);
     /* Rejected snapshots leave b as it is. */
     memcpy(bad, saved, n);
-    CHECK_RESULT(isdb_policy_load(b, bad, n - 1), ISDB_ERR_FORMAT);
-    CHECK_RESULT(isdb_policy_load(b, bad, 10), ISDB_ERR_FORMAT);
+    CHECK_RESULT(isdb_policy_load(b, bad, n - 1), ISDB_ERR_SNAPSHOT_TRUNCATED);
+    CHECK_RESULT(isdb_policy_load(b, bad, 10), ISDB_ERR_SNAPSHOT_TRUNCATED);
     bad[n / 2] ^= 0x10;
-    CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_FORMAT);
+    CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_SNAPSHOT_CORRUPT);
     bad[n / 2] ^= 0x10;
     /* One flipped bit anywhere: every header and checksum byte, and 200
-       positions spread over the body. */
+       positions spread over the body. A flip in the format version is
+       another version; in the stated size, a truncation if it states more
+       bytes than there are; anywhere else the magic or the checksum fails. */
     {
         size_t k, i;
         int all_rejected = 1;
+        isdb_result want;
         for (k = 0; k < 32 + 8 + 200; ++k) {
             i = k < 32 ? k : k < 40 ? n - 8 + (k - 32) : 32 + (k - 40) * (n - 40) / 200;
             bad[i] ^= (unsigned char)(1u << (k % 8));
-            if (isdb_policy_load(b, bad, n) != ISDB_ERR_FORMAT) all_rejected = 0;
+            want = ISDB_ERR_SNAPSHOT_CORRUPT;
+            if (i >= 4 && i < 8) want = ISDB_ERR_SNAPSHOT_VERSION;
+            if (i >= 16 && i < 24 && t_get_le(bad + 16, 8) > (uint64_t)n) want = ISDB_ERR_SNAPSHOT_TRUNCATED;
+            if (isdb_policy_load(b, bad, n) != want) all_rejected = 0;
             bad[i] ^= (unsigned char)(1u << (k % 8));
         }
         CHECK_MSG(all_rejected, "%s: a snapshot with one flipped bit loaded", pc->label);
     }
     bad[4] = 2; /* format version */
-    CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_FORMAT);
+    CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_SNAPSHOT_VERSION);
     bad[4] = saved[4];
     bad[0] = 'X';
-    CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_FORMAT);
+    CHECK_RESULT(isdb_policy_load(b, bad, n), ISDB_ERR_SNAPSHOT_CORRUPT);
     CHECK(same_state(b, snap_b, nb));
     /* Every other row: another kind, or the same kind with another config. */
     for (t = 0; t < N_CASES; ++t) {
         if (&cases[t] == pc) continue;
         CHECK_OK(cases[t].make(NULL, cases[t].d, cases[t].max_arms, &mem_c));
-        CHECK_MSG(isdb_policy_load(c, saved, n) == ISDB_ERR_FORMAT, "%s loaded a snapshot of %s", cases[t].label,
-                  pc->label);
+        CHECK_MSG(isdb_policy_load(c, saved, n) == (strcmp(isdb_policy_name(c), isdb_policy_name(a)) == 0
+                                                         ? ISDB_ERR_SNAPSHOT_CONFIG
+                                                         : ISDB_ERR_SNAPSHOT_POLICY),
+                  "%s: a snapshot of %s not refused as another policy's or config's", cases[t].label, pc->label);
         isdb_policy_uninit(c);
     }
     CHECK_OK(pc->make(NULL, pc->d + 1, pc->max_arms, &mem_c));
-    CHECK_RESULT(isdb_policy_load(c, saved, n), ISDB_ERR_FORMAT);
+    CHECK_RESULT(isdb_policy_load(c, saved, n), ISDB_ERR_SNAPSHOT_CONFIG);
     isdb_policy_uninit(c);
     CHECK(same_state(b, snap_b, nb));
     isdb_policy_uninit(a);

@@ -532,14 +532,14 @@ static void test_forged_snapshots(void) {
     CHECK(t_get_le(snap[0] + OFF_BLOCK, 8) == 1 && t_get_le(snap[0] + OFF_IN, 4) == 12);
     CHECK(t_get_le(snap[0] + OFF_J, 4) == (uint64_t)a.j);
     CHECK_OK(isdb_policy_save(&b.base, before, sizeof before, &nb));
-    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_J, (uint64_t)n_win, 4), ISDB_ERR_FORMAT);
-    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_DRAWN, 0, 4), ISDB_ERR_FORMAT); /* updates without a window */
-    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_IN, 35, 4), ISDB_ERR_FORMAT);   /* in_block = block length */
-    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_SUM, f64_bits(1e300), 8), ISDB_ERR_FORMAT);
-    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_LOGW, f64_bits(0.5), 8), ISDB_ERR_FORMAT);
-    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_LOGW, f64_bits(T_NAN), 8), ISDB_ERR_FORMAT);
+    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_J, (uint64_t)n_win, 4), ISDB_ERR_SNAPSHOT_CORRUPT);
+    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_DRAWN, 0, 4), ISDB_ERR_SNAPSHOT_CORRUPT); /* updates without a window */
+    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_IN, 35, 4), ISDB_ERR_SNAPSHOT_CORRUPT);   /* in_block = block length */
+    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_SUM, f64_bits(1e300), 8), ISDB_ERR_SNAPSHOT_CORRUPT);
+    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_LOGW, f64_bits(0.5), 8), ISDB_ERR_SNAPSHOT_CORRUPT);
+    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_LOGW, f64_bits(T_NAN), 8), ISDB_ERR_SNAPSHOT_CORRUPT);
     /* The last block of the horizon is 500 - 14 * 35 = 10 rounds long. */
-    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_BLOCK, 14, 8), ISDB_ERR_FORMAT);
+    CHECK_RESULT(load_forged(&b, snap[0], n, OFF_BLOCK, 14, 8), ISDB_ERR_SNAPSHOT_CORRUPT);
     nb = 0;
     CHECK_OK(isdb_policy_save(&b.base, snap2, sizeof snap2, &nb));
     CHECK(memcmp(snap2, before, nb) == 0);

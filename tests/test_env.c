@@ -89,7 +89,19 @@ static void test_rng_distributions(void) {
 
 static void test_results_and_names(void) {
     CHECK(strcmp(isdb_result_string(ISDB_OK), "success") == 0);
-    CHECK(strcmp(isdb_result_string(ISDB_ERR_FORMAT), "success") != 0);
+    CHECK(strcmp(isdb_result_string(ISDB_ERR_SNAPSHOT_CORRUPT), "success") != 0);
+    {
+        /* The snapshot codes follow the others and each has its own text. */
+        const isdb_result snap[] = {ISDB_ERR_SNAPSHOT_TRUNCATED, ISDB_ERR_SNAPSHOT_CORRUPT, ISDB_ERR_SNAPSHOT_POLICY,
+                                    ISDB_ERR_SNAPSHOT_CONFIG, ISDB_ERR_SNAPSHOT_VERSION};
+        int i, j;
+        for (i = 0; i < 5; ++i) {
+            CHECK((int)snap[i] == -10 - i);
+            CHECK(strcmp(isdb_result_string(snap[i]), "unknown result") != 0);
+            for (j = 0; j < i; ++j) CHECK(strcmp(isdb_result_string(snap[i]), isdb_result_string(snap[j])) != 0);
+        }
+        CHECK(strcmp(isdb_result_string((isdb_result)-9), "unknown result") == 0);
+    }
     CHECK(strcmp(isdb_result_string((isdb_result)12345), "unknown result") == 0);
     CHECK(strcmp(isdb_result_string(ISDB_ERR_RANGE), isdb_result_string(ISDB_ERR_NONFINITE)) != 0);
     CHECK(strcmp(isdb_version(), ISDB_VERSION_STRING) == 0);

@@ -5,8 +5,9 @@
    variance or count, a factor whose diagonal is not positive or that is
    not the factor of its Gram sum, a reciprocal or a solve that does not
    match, a probability out of [0, 1], a count that contradicts the update
-   count. Each must be refused with ISDB_ERR_FORMAT and leave the state
-   byte-identical, while the same bytes with the checksum recomputed load.
+   count. Each must be refused with ISDB_ERR_SNAPSHOT_CORRUPT and leave
+   the state byte-identical, while the same bytes with the checksum
+   recomputed load.
    The values are found in the snapshot by their bit patterns (read from
    the policy's own arrays), so the test does not depend on offsets.
    The unforged snapshot loads into a fresh policy, which then continues
@@ -91,7 +92,7 @@ static void refused(isdb_policy *p, size_t n, size_t at, isdb_real v, const char
     if (!at) return;
     nb = save(p, before);
     forge(n, at, v);
-    CHECK_MSG(isdb_policy_load(p, forged, n) == ISDB_ERR_FORMAT, "%s: loaded a snapshot with %s", label, what);
+    CHECK_MSG(isdb_policy_load(p, forged, n) == ISDB_ERR_SNAPSHOT_CORRUPT, "%s: loaded a snapshot with %s", label, what);
     na = save(p, after);
     CHECK_MSG(na == nb && memcmp(before, after, nb) == 0, "%s: refusing %s changed the state", label, what);
 }
@@ -104,7 +105,7 @@ static void refused_int(isdb_policy *p, size_t n, size_t at, int v, const char *
     memcpy(forged, snap, n);
     t_put_le(forged + at, (uint64_t)(uint32_t)v, 4);
     t_put_le(forged + n - 8, t_fnv1a(forged, n - 8), 8);
-    CHECK_MSG(isdb_policy_load(p, forged, n) == ISDB_ERR_FORMAT, "%s: loaded a snapshot with %s", label, what);
+    CHECK_MSG(isdb_policy_load(p, forged, n) == ISDB_ERR_SNAPSHOT_CORRUPT, "%s: loaded a snapshot with %s", label, what);
     na = save(p, after);
     CHECK_MSG(na == nb && memcmp(before, after, nb) == 0, "%s: refusing %s changed the state", label, what);
 }
@@ -350,7 +351,7 @@ static void forge_base(isdb_policy *p, size_t n, const char *label) {
     memcpy(forged, snap, n);
     for (k = 0; k < 4; ++k) t_put_le(forged + rng + 8 * (size_t)k, 0, 8);
     t_put_le(forged + n - 8, t_fnv1a(forged, n - 8), 8);
-    CHECK_MSG(isdb_policy_load(p, forged, n) == ISDB_ERR_FORMAT, "%s: loaded an all-zero generator", label);
+    CHECK_MSG(isdb_policy_load(p, forged, n) == ISDB_ERR_SNAPSHOT_CORRUPT, "%s: loaded an all-zero generator", label);
     refused(p, n, rng + 32, T_INF, label, "an infinite Gaussian spare");
 }
 
