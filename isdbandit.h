@@ -953,9 +953,21 @@
                           in an order fixed by the config and by values
                           earlier in the stream (BOB: the window index)
       last 8     u64      FNV-1a 64 hash of every byte before it
-      load rejects (ISDB_ERR_FORMAT, object unchanged) a wrong magic,
-      version, kind, size or checksum, a config different from the
-      object's own, and any state value out of range or not finite.
+      load leaves the object unchanged on any refusal and says which, in
+      the order it checks:
+        ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than the 32-byte header, or
+                                     than the size the header states
+        ISDB_ERR_SNAPSHOT_CORRUPT    no "ISDB" magic, longer than its
+                                     stated size, a bad checksum, or a
+                                     state value no run can produce
+        ISDB_ERR_SNAPSHOT_VERSION    another format version (the other
+                                     precision's included)
+        ISDB_ERR_SNAPSHOT_POLICY     another policy kind
+        ISDB_ERR_SNAPSHOT_CONFIG     the same kind with another config
+      (magic and version come before the stated size, so a buffer that is
+      no snapshot is not called truncated). The update count stops at
+      2^62: update then returns ISDB_ERR_BAD_STATE, and load refuses a
+      larger count, so no count wraps.
       The checksum catches damage, not forgery. A snapshot made to pass it
       is checked for everything the library indexes or samples with
       (sizes, counters, indices, probability vectors), so it cannot make
