@@ -1285,12 +1285,13 @@ typedef struct isdb__ridge {
 typedef struct isdb_linucb_config {
     int d;            /* feature dimension, 1..ISDB_MAX_DIM */
     int max_arms;     /* most arms per round */
-    isdb_real lambda;    /* ridge, > 0; default 1 */
-    isdb_real delta;     /* confidence level, in (0, 1); default 0.01 */
-    isdb_real R;         /* sub-Gaussian noise scale, >= 0; default 1 */
-    isdb_real S;         /* bound on ||theta||, >= 0; default 1 */
-    isdb_real L;         /* bound on ||x||, > 0; default 1 */
-    isdb_real alpha;     /* multiplier of the width, >= 0; default 1 */
+    isdb_real lambda;    /* ridge, in [1e-30, 1e30] ([1e-6, 1e6] in float); default 1 */
+    isdb_real delta;     /* confidence level, in (0, 1) and not subnormal (1 / delta finite); default 0.01 */
+    isdb_real R;         /* sub-Gaussian noise scale, in [0, 1e30] ([0, 1e6] in float; beyond, the
+                            scores overflow); default 1 */
+    isdb_real S;         /* bound on ||theta||, in [0, 1e30] ([0, 1e6] in float); default 1 */
+    isdb_real L;         /* bound on ||x||, in (0, 1e30] ((0, 1e6] in float); default 1 */
+    isdb_real alpha;     /* multiplier of the width, in [0, 1e30] ([0, 1e6] in float); default 1 */
     isdb_width width; /* default ISDB_WIDTH_LOGDET */
     int refresh;      /* refactorise every this many updates; 0 means max(4d, 256) */
 } isdb_linucb_config;
@@ -1329,6 +1330,7 @@ typedef struct isdb_swucb_config {
     isdb_real delta;     /* default 0.01 (the paper's proofs use 1/T) */
     isdb_real R, S, L;   /* default 1 each */
     isdb_real alpha;     /* default 1 */
+    /* (lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config) */
     isdb_width width; /* default ISDB_WIDTH_LOGDET (measured); ISDB_WIDTH_SIMPLE is eq. 5 of the paper */
     int refresh;      /* rebuild from the window every this many updates; 0 means max(w, d) */
 } isdb_swucb_config;
@@ -1377,8 +1379,9 @@ typedef struct isdb_dlinucb_config {
     isdb_real lambda;    /* default 1 */
     isdb_real delta;     /* default 0.01 */
     isdb_real R;         /* sub-Gaussian noise scale; default 1 */
-    isdb_real S, L;      /* default 1 each */
+    isdb_real S, L;      /* default 1 each; L above about 1e160 made beta NaN: now at most 1e30 */
     isdb_real alpha;     /* default 1 */
+    /* (lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config) */
 } isdb_dlinucb_config;
 
 typedef struct isdb_dlinucb {
@@ -1479,6 +1482,7 @@ typedef struct isdb_bob_config {
     isdb_real lambda;       /* ridge of each block's SW-UCB; default 1 */
     isdb_real R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
+    /* (lambda, R, S, L and alpha: the ranges of isdb_linucb_config) */
     isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]
                                ([1e-20, 1e20] in float); default 1 */
     int clip;            /* 1: clip each rescaled block reward to [0, 1]; default 0 (the paper does not) */
@@ -1541,6 +1545,7 @@ typedef struct isdb_adaptive_config {
     isdb_real delta;          /* confidence level of the width, in (0, 1); default 0.01 */
     isdb_real S, L;           /* bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;          /* multiplier of the width, >= 0; default 1 */
+    /* (lambda, R, delta, S, L and alpha: the ranges of isdb_linucb_config) */
     int min_memory;        /* shortest memory 1 / (1 - gamma), >= 2; 0 means max(16, 2 d) */
     int max_memory;        /* longest finite memory, >= min_memory; 0 means max(4096, min_memory) */
     isdb_real threshold;      /* z at which the change test cuts the memory, > 0; default 3.5 */
@@ -1772,10 +1777,13 @@ typedef struct isdb_isd_config {
                                  0: max(4 p_res, 256), or max(window, p_res) */
     /* Widths. */
     isdb_isd_radius radius;   /* default ISDB_ISD_RADIUS_PAPER */
-    double delta;             /* confidence level eta, in (0, 1); default 0.01 */
-    double sigma, L, M;       /* noise scale, bounds on ||x|| and ||gamma||; default 1 each */
-    double alpha;             /* multiplier of the width (PAPER, CODE), or the width (FIXED); default 1 */
-    double delta_pi;          /* the subspace error DeltaPi of PAPER; < 0: the plug-in (default -1) */
+    double delta;             /* confidence level eta, in (0, 1), not subnormal; default 0.01 */
+    double sigma, L, M;       /* noise scale, bounds on ||x|| and ||gamma||, in [0, 1e30] (L > 0);
+                                 default 1 each */
+    double alpha;             /* multiplier of the width (PAPER, CODE), or the width (FIXED), in
+                                 [0, 1e30]; default 1 */
+    double delta_pi;          /* the subspace error DeltaPi of PAPER, at most 1e30; < 0: the plug-in
+                                 (default -1) */
     /* Recompute (Algorithm 1's `recompute`). */
     int recompute_every;      /* re-estimate every this many updates; 0: never (default) */
     int history;              /* online rows kept (ring); 0: the least the options need */
@@ -1992,16 +2000,16 @@ typedef struct isdb_opkb_config {
     int n_arms;                /* N, the size of the fixed arm set, 1..4096 */
     const double *arms;        /* N x d arm features, copied at init; required unless GRAM */
     isdb_kernel kernel;        /* default ISDB_KERNEL_LINEAR */
-    double length_scale;       /* RBF, MATERN52; default 1 */
+    double length_scale;       /* RBF, MATERN52: >= 1e-150 (its square a normal number); default 1 */
     const double *gram;        /* GRAM: N x N symmetric positive semi-definite, copied */
     isdb_feature_map features; /* default ISDB_FEATURES_AUTO */
     double rank_tol;           /* eigen map cut-off, in [0, 1); default 1e-12 */
     int adaptive;              /* 0: OPKB (default), 1: ADA-OPKB */
     double horizon;            /* T, 2..1e15 */
     double sigma;              /* lambda = sigma / T; default 100 */
-    double delta;              /* confidence, in (0, 1); default 1e-4 */
+    double delta;              /* confidence, in (0, 1), not subnormal; default 1e-4 */
     double reward_scale;       /* rewards are divided by it (the paper's S + B); default 1 */
-    /* Constants; isdb_opkb_config_preset sets them all. tuned / theory: */
+    /* Constants; isdb_opkb_config_preset sets them all (gamma_factor and c3 in (0, 1e30]). tuned / theory: */
     double gamma_factor;       /* gamma = gamma_factor max ln det(I + T/sigma sum P phi phi^T):  0.5 / 1 */
     double c1;                 /* mu_j = c1 2^(-j/2):                                          0.1 / 0.5 */
     double c3;                 /* E = ceil(c3 gamma ln(C0 N / delta)), C0 = 8 T log2 T:       0.04 / 4 */
@@ -2480,7 +2488,7 @@ typedef enum isdb_path_kind {
 typedef struct isdb_linear_env_config {
     int d, n_arms;
     uint64_t seed;              /* default 1 */
-    isdb_real noise_sd;            /* Gaussian noise standard deviation; default 1 */
+    isdb_real noise_sd;            /* Gaussian noise standard deviation, in [0, 1e30] ([0, 1e6] in float); default 1 */
     isdb_arms_kind arms;        /* default ISDB_ARMS_SPHERE */
     const isdb_real *fixed_arms;   /* FIXED: n_arms x d, copied at init */
     const isdb_real *cov;          /* GAUSSIAN: d x d covariance, copied; NULL: identity */
@@ -2490,8 +2498,9 @@ typedef struct isdb_linear_env_config {
     int n_pieces;               /* PIECEWISE */
     const isdb_real *pieces;       /* PIECEWISE: n_pieces x d, copied */
     const uint64_t *switch_at;  /* PIECEWISE: n_pieces - 1 increasing rounds, copied */
-    isdb_real sin_center, sin_amp, sin_omega; /* SINUSOID: default 0.5, 0.3, 0 */
-    isdb_real rot_from, rot_to;    /* ROTATION: angles in radians; default 0, pi/2 */
+    isdb_real sin_center, sin_amp, sin_omega; /* SINUSOID, in [-1e30, 1e30] ([-1e6, 1e6] in float):
+                                                 default 0.5, 0.3, 0 */
+    isdb_real rot_from, rot_to;    /* ROTATION: angles in radians, in [-1e30, 1e30] (float: 1e6); default 0, pi/2 */
     uint64_t rot_rounds;        /* ROTATION: default 1 */
     void (*theta_fn)(uint64_t t, isdb_real *theta, void *user); /* CALLBACK */
     void *theta_user;
@@ -2564,19 +2573,19 @@ typedef struct isdb_isd_env_config {
     const double *basis;      /* d x d orthogonal U, columns (copied); NULL: Haar-random */
     uint64_t basis_seed;      /* the Haar basis and the drawn gammat0; default 1 */
     const double *gamma0;     /* d coordinates gammat0 (copied); NULL: uniform in [gamma_lo, gamma_hi) */
-    double gamma_lo, gamma_hi; /* default 0.5, 1.5 */
+    double gamma_lo, gamma_hi; /* lo < hi, both in [-1e30, 1e30]; default 0.5, 1.5 */
     int normalize_gamma0;     /* 1: the drawn gammat0 scaled to unit norm (authors' code); default 0 */
     uint64_t cov_seed;        /* the offline covariance sequence; default 42 */
     int cov_period;           /* offline rows per covariance draw; default 400 */
     double drift_amp, drift_freq; /* default 1.5, 0.25 */
     int drift_code;           /* 1: the authors' indexing of the drift (see above); default 0 */
-    double res_lo, res_hi;    /* online residual coordinates; default 0.5, 1.5 */
+    double res_lo, res_hi;    /* online residual coordinates, lo < hi in [-1e30, 1e30]; default 0.5, 1.5 */
     /* Online residual path: called each round t = 0, 1, ... with the p_res
        residual coordinates (the values of the previous round; at t = 0
        the uniform draw) to update in place. NULL: constant. */
     void (*res_path)(uint64_t t, int p_res, double *res, void *user);
     void *res_user;
-    double noise_sd;          /* online noise sd; default 1 */
+    double noise_sd;          /* online noise sd, in [0, 1e30]; default 1 */
 } isdb_isd_env_config;
 
 typedef struct isdb_isd_env {
@@ -2638,16 +2647,16 @@ typedef struct isdb_kernel_env_config {
     const double *arms;         /* n_arms x d, copied; NULL (default): drawn on the sphere */
     isdb_kernel_env_kind kind;  /* default ISDB_KENV_GP_SWITCH */
     isdb_kernel kernel;         /* GP_SWITCH prior; default ISDB_KERNEL_RBF */
-    double length_scale;        /* default 0.2 */
+    double length_scale;        /* >= 1e-150; default 0.2 */
     const double *gram;         /* GP_SWITCH with ISDB_KERNEL_GRAM: n_arms x n_arms */
-    double amplitude;           /* largest |expected reward|; default 0.8 */
+    double amplitude;           /* largest |expected reward|, in [0, 1e30]; default 0.8 */
     int n_switches;             /* GP_SWITCH; default 0 */
     const uint64_t *switch_at;  /* n_switches increasing rounds, copied */
     double freq;                /* COSINE; default 3 */
     int n_phase;                /* COSINE knots; default 0 */
     const uint64_t *phase_at;   /* n_phase non-decreasing rounds, copied */
     const double *phase;        /* n_phase phases (radians), copied */
-    double noise_sd;            /* default 0.1 */
+    double noise_sd;            /* in [0, 1e30]; default 0.1 */
     double y_bound;             /* default 1; 0: no truncation */
 } isdb_kernel_env_config;
 
@@ -2672,7 +2681,7 @@ ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
 typedef struct isdb_context_env_config {
     int d, n_arms, n_contexts;
     uint64_t seed;         /* default 1 */
-    double noise_sd;       /* default 1 */
+    double noise_sd;       /* in [0, 1e30]; default 1 */
     const double *arms;    /* n_contexts x n_arms x d, copied */
     const double *probs;   /* n_contexts weights >= 0 with a positive sum (normalised), copied; NULL: uniform */
     const double *theta;   /* d, copied */
@@ -2910,8 +2919,8 @@ ISDB__PRIVATE int isdb__want_ptr(isdb_refusal *why, const void *ptr, const char 
     return isdb__want(why, ptr != NULL, field, "non-NULL");
 }
 /* v in [lo, hi]; open & 1 excludes lo, open & 2 excludes hi. */
-ISDB__PRIVATE int isdb__want_real(isdb_refusal *why, isdb_real v, const char *field, isdb_real lo, isdb_real hi, int open,
-                                  const char *range) {
+ISDB__PRIVATE int isdb__want_real(isdb_refusal *why, isdb_real v, const char *field, isdb_real lo, isdb_real hi,
+                                  int open, const char *range) {
     int ok = ((open & 1) ? v > lo : v >= lo) && ((open & 2) ? v < hi : v <= hi);
     return ok ? 1 : isdb__refuse(why, field, (double)lo, (double)hi, range);
 }
@@ -6086,8 +6095,8 @@ isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *wh
         isdb__want_nonneg(why, c->R, "R") &&
         isdb__want_int(why, (int)c->inflation, "inflation", ISDB_LINTS_THEORY, ISDB_LINTS_NONE,
                        "an isdb_lints_inflation") &&
-        (c->inflation == ISDB_LINTS_NONE ||
-         (isdb__want_real(why, c->epsilon, "epsilon", 0, 1, 1, "(0, 1]") && isdb__want_open01(why, c->delta, "delta"))) &&
+        (c->inflation == ISDB_LINTS_NONE || (isdb__want_real(why, c->epsilon, "epsilon", 0, 1, 1, "(0, 1]") &&
+                                             isdb__want_open01(why, c->delta, "delta"))) &&
         isdb__want_int(why, c->mc_samples, "mc_samples", 1, INT_MAX, ">= 1") &&
         isdb__want_count(why, c->refresh, "refresh"));
 }
@@ -6637,8 +6646,9 @@ isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_ref
     if (!(isdb__want_start(why) && isdb__want_ptr(why, cfg, "cfg") &&
           isdb__want_sizes(why, cfg->d, cfg->max_arms, "max_arms") &&
           isdb__want_ucb(why, cfg->lambda, cfg->delta, cfg->R, cfg->S, cfg->L, cfg->alpha) &&
-          isdb__want_count(why, cfg->min_memory, "min_memory") && isdb__want_count(why, cfg->max_memory, "max_memory") &&
-          isdb__want_pos(why, cfg->threshold, "threshold") && isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
+          isdb__want_count(why, cfg->min_memory, "min_memory") &&
+          isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
+          isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
           isdb__want_count(why, cfg->refresh, "refresh")))
         return ISDB_ERR_INVALID_ARG;
     c = isdb__adaptive_resolve(cfg);
@@ -10841,7 +10851,8 @@ isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
 
 isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
     return isdb__checked(
-        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
+        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
         isdb__want_int(why, c->max_contexts, "max_contexts", 1, INT_MAX / c->max_arms / c->d - 2,
                        "[1, INT_MAX / max_arms / d - 2]") &&
         isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2") && isdb__want_nonneg(why, c->c, "c") &&
@@ -11669,7 +11680,8 @@ isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c, isdb_refus
         return ISDB_ERR_INVALID_ARG;
     if (c->Sigma)
         for (i = 0; i < c->d; ++i)
-            if (!isdb__want(why, c->Sigma[i * c->d + i] >= 0.0, "Sigma", "a diagonal >= 0")) return ISDB_ERR_INVALID_ARG;
+            if (!isdb__want(why, c->Sigma[i * c->d + i] >= 0.0, "Sigma", "a diagonal >= 0"))
+                return ISDB_ERR_INVALID_ARG;
     if (!(isdb__want(why, !c->weights || isdb__tu_positive_all(c->weights, c->m), "weights", "NULL, or m values > 0") &&
           (c->mode != ISDB_TRACEUCB_STATIC ||
            isdb__want(why, c->noise_var && isdb__tu_positive_all(c->noise_var, c->m), "noise_var",

@@ -341,7 +341,8 @@ static const field f_active_env[] = {FI(isdb_active_env_config, d, 0), FI(isdb_a
                                      FUF(isdb_active_env_config, seed, 0, NO_BAD)};
 #endif
 
-#define KIND(label, n, base, is_env, round, fields) {label, base, check_##n, init_##n, is_env, round, fields, COUNT(fields)}
+#define KIND(label, n, base, is_env, round, fields) \
+    {label, base, check_##n, init_##n, is_env, round, fields, COUNT(fields)}
 static const kind kinds[] = {
     KIND("linucb", linucb, base_linucb, 0, NULL, f_linucb),
     KIND("swucb", swucb, base_swucb, 0, NULL, f_swucb),
