@@ -75,7 +75,7 @@ typedef struct kind {
 
 #define KIND_FNS(n)                                                                                  \
     static isdb_result check_##n(const any_config *c, isdb_refusal *why) {                          \
-        return isdb_##n##_config_check(&c->n, why);                                                  \
+        return isdb_##n##_config_check(c ? &c->n : NULL, why);                                       \
     }                                                                                                \
     static isdb_result init_##n(const any_config *c, const isdb_allocator *alloc, void *obj) {      \
         return isdb_##n##_init(&c->n, alloc, (isdb_##n *)obj);                                       \
