@@ -1221,7 +1221,8 @@ ISDB_API isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, con
                                               isdb_refusal *why);
 /* The checks every init_preallocated makes after the config's: pol
    non-NULL ("pol"), then heap non-NULL and 8-byte aligned ("heap"). Every
-   init makes the pol check (and an env init, "env", the same). */
+   policy init makes the pol check; an environment's init refuses a NULL
+   env before its config. */
 ISDB_API isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why);
 
 /* Chooses an arm among the n_arms rows of X (n_arms x d). */
