@@ -1098,10 +1098,12 @@ typedef ISDB_REAL isdb_real;
    public declarations below (make test checks that none is missing).
    ISD, JBD, OPKB, OAM and Trace-UCB are absent from a float build. */
 #if ISDB_REAL_IS_FLOAT
+#define isdb_active_env_config_check isdb_active_env_config_check_f32
 #define isdb_active_env_config_init isdb_active_env_config_init_f32
 #define isdb_active_env_init isdb_active_env_init_f32
 #define isdb_adaptive_beta isdb_adaptive_beta_f32
 #define isdb_adaptive_changes isdb_adaptive_changes_f32
+#define isdb_adaptive_config_check isdb_adaptive_config_check_f32
 #define isdb_adaptive_config_init isdb_adaptive_config_init_f32
 #define isdb_adaptive_explain isdb_adaptive_explain_f32
 #define isdb_adaptive_get_config isdb_adaptive_get_config_f32
@@ -1111,6 +1113,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_adaptive_memory isdb_adaptive_memory_f32
 #define isdb_adaptive_theta isdb_adaptive_theta_f32
 #define isdb_bob_block isdb_bob_block_f32
+#define isdb_bob_config_check isdb_bob_config_check_f32
 #define isdb_bob_config_init isdb_bob_config_init_f32
 #define isdb_bob_get_config isdb_bob_get_config_f32
 #define isdb_bob_get_params isdb_bob_get_params_f32
@@ -1129,9 +1132,11 @@ typedef ISDB_REAL isdb_real;
 #define isdb_chol_solve isdb_chol_solve_f32
 #define isdb_chol_update isdb_chol_update_f32
 #define isdb_chol_update_work_size isdb_chol_update_work_size_f32
+#define isdb_context_env_config_check isdb_context_env_config_check_f32
 #define isdb_context_env_config_init isdb_context_env_config_init_f32
 #define isdb_context_env_init isdb_context_env_init_f32
 #define isdb_dlinucb_beta isdb_dlinucb_beta_f32
+#define isdb_dlinucb_config_check isdb_dlinucb_config_check_f32
 #define isdb_dlinucb_config_init isdb_dlinucb_config_init_f32
 #define isdb_dlinucb_explain isdb_dlinucb_explain_f32
 #define isdb_dlinucb_get_config isdb_dlinucb_get_config_f32
@@ -1146,11 +1151,14 @@ typedef ISDB_REAL isdb_real;
 #define isdb_env_uninit isdb_env_uninit_f32
 #define isdb_feature_map_build isdb_feature_map_build_f32
 #define isdb_feature_map_work_size isdb_feature_map_work_size_f32
+#define isdb_init_check isdb_init_check_f32
 #define isdb_isd_basis isdb_isd_basis_f32
 #define isdb_isd_beta_inv isdb_isd_beta_inv_f32
 #define isdb_isd_block_pvalues isdb_isd_block_pvalues_f32
 #define isdb_isd_blocks isdb_isd_blocks_f32
+#define isdb_isd_config_check isdb_isd_config_check_f32
 #define isdb_isd_config_init isdb_isd_config_init_f32
+#define isdb_isd_env_config_check isdb_isd_env_config_check_f32
 #define isdb_isd_env_config_init isdb_isd_env_config_init_f32
 #define isdb_isd_env_init isdb_isd_env_init_f32
 #define isdb_isd_env_invariant_basis isdb_isd_env_invariant_basis_f32
@@ -1173,12 +1181,15 @@ typedef ISDB_REAL isdb_real;
 #define isdb_jbd_blocks isdb_jbd_blocks_f32
 #define isdb_jbd_options_init isdb_jbd_options_init_f32
 #define isdb_jbd_work_size isdb_jbd_work_size_f32
+#define isdb_kernel_env_config_check isdb_kernel_env_config_check_f32
 #define isdb_kernel_env_config_init isdb_kernel_env_config_init_f32
 #define isdb_kernel_env_drift isdb_kernel_env_drift_f32
 #define isdb_kernel_env_init isdb_kernel_env_init_f32
 #define isdb_kernel_gram isdb_kernel_gram_f32
+#define isdb_linear_env_config_check isdb_linear_env_config_check_f32
 #define isdb_linear_env_config_init isdb_linear_env_config_init_f32
 #define isdb_linear_env_init isdb_linear_env_init_f32
+#define isdb_lints_config_check isdb_lints_config_check_f32
 #define isdb_lints_config_init isdb_lints_config_init_f32
 #define isdb_lints_get_config isdb_lints_get_config_f32
 #define isdb_lints_heap_size isdb_lints_heap_size_f32
@@ -1187,6 +1198,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_lints_last_sample isdb_lints_last_sample_f32
 #define isdb_lints_theta isdb_lints_theta_f32
 #define isdb_linucb_beta isdb_linucb_beta_f32
+#define isdb_linucb_config_check isdb_linucb_config_check_f32
 #define isdb_linucb_config_init isdb_linucb_config_init_f32
 #define isdb_linucb_explain isdb_linucb_explain_f32
 #define isdb_linucb_get_config isdb_linucb_get_config_f32
@@ -1200,6 +1212,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_oam_allocate isdb_oam_allocate_f32
 #define isdb_oam_allocate_work_size isdb_oam_allocate_work_size_f32
 #define isdb_oam_allocation isdb_oam_allocation_f32
+#define isdb_oam_config_check isdb_oam_config_check_f32
 #define isdb_oam_config_init isdb_oam_config_init_f32
 #define isdb_oam_epsilon isdb_oam_epsilon_f32
 #define isdb_oam_f isdb_oam_f_f32
@@ -1223,6 +1236,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_opkb_alpha isdb_opkb_alpha_f32
 #define isdb_opkb_block isdb_opkb_block_f32
 #define isdb_opkb_block_length isdb_opkb_block_length_f32
+#define isdb_opkb_config_check isdb_opkb_config_check_f32
 #define isdb_opkb_config_init isdb_opkb_config_init_f32
 #define isdb_opkb_config_preset isdb_opkb_config_preset_f32
 #define isdb_opkb_design isdb_opkb_design_f32
@@ -1248,6 +1262,8 @@ typedef ISDB_REAL isdb_real;
 #define isdb_orth_basis_work_size isdb_orth_basis_work_size_f32
 #define isdb_polar isdb_polar_f32
 #define isdb_polar_work_size isdb_polar_work_size_f32
+#define isdb_policy_check_select isdb_policy_check_select_f32
+#define isdb_policy_check_update isdb_policy_check_update_f32
 #define isdb_policy_kind_name isdb_policy_kind_name_f32
 #define isdb_policy_load isdb_policy_load_f32
 #define isdb_policy_name isdb_policy_name_f32
@@ -1269,6 +1285,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_rng_uniform isdb_rng_uniform_f32
 #define isdb_sim_run isdb_sim_run_f32
 #define isdb_swucb_beta isdb_swucb_beta_f32
+#define isdb_swucb_config_check isdb_swucb_config_check_f32
 #define isdb_swucb_config_init isdb_swucb_config_init_f32
 #define isdb_swucb_explain isdb_swucb_explain_f32
 #define isdb_swucb_get_config isdb_swucb_get_config_f32
@@ -1278,6 +1295,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_swucb_theta isdb_swucb_theta_f32
 #define isdb_swucb_tuned_window isdb_swucb_tuned_window_f32
 #define isdb_sym_eig isdb_sym_eig_f32
+#define isdb_traceucb_config_check isdb_traceucb_config_check_f32
 #define isdb_traceucb_config_init isdb_traceucb_config_init_f32
 #define isdb_traceucb_counts isdb_traceucb_counts_f32
 #define isdb_traceucb_estimate isdb_traceucb_estimate_f32
@@ -1332,6 +1350,21 @@ typedef enum isdb_result { ISDB_RESULT_LIST(ISDB__RESULT_ENUM) ISDB__RESULT_FORC
 
 /* Text for a result code; "unknown result" for values not in the list. */
 ISDB_API const char *isdb_result_string(isdb_result r);
+
+/* What a refusal refused, for the config checks (isdb_<name>_config_check)
+   and the argument checks below. field: the config member as spelled in
+   its struct ("lambda", "window", "est.folds"), or the argument's name
+   ("cfg", "pol", "heap", "X", "n_arms", "arm", "x", "reward", "out").
+   lo, hi: the numeric valid range where there is one (computed from the
+   config where it depends on another field, e.g. [1, d]), NaN otherwise.
+   range: a short text such as "(0, 1)", "[1, d]", "finite", "non-NULL".
+   Every string is static: nothing is allocated, nothing global is kept.
+   A check that passes sets field and range to NULL, lo and hi to NaN. */
+typedef struct isdb_refusal {
+    const char *field;
+    double lo, hi;
+    const char *range;
+} isdb_refusal;
 
 /* ---------------------------------------------------------------------------
    Allocator. NULL wherever an allocator is asked for means ISDB_MALLOC and
@@ -1630,6 +1663,20 @@ struct isdb_policy {
     int _owns_heap;
 };
 
+/* The argument checks of isdb_policy_select (and scores, probs: the same
+   checks; "out" for their output) and of isdb_policy_update, alone: the
+   code the call would return before running the policy, and in why (may
+   be NULL) the argument refused ("pol", "X", "n_arms", "arm", "x",
+   "reward"). ISDB_OK means the call will run the policy. */
+ISDB_API isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why);
+ISDB_API isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
+                                              isdb_refusal *why);
+/* The checks every init_preallocated makes after the config's: pol
+   non-NULL ("pol"), then heap non-NULL and 8-byte aligned ("heap"). Every
+   policy init makes the pol check; an environment's init refuses a NULL
+   env before its config. */
+ISDB_API isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why);
+
 /* Chooses an arm among the n_arms rows of X (n_arms x d). */
 ISDB_API isdb_result isdb_policy_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm);
 /* Learns from playing features x (d) as arm `arm` and observing reward. */
@@ -1703,12 +1750,13 @@ typedef struct isdb__ridge {
 typedef struct isdb_linucb_config {
     int d;            /* feature dimension, 1..ISDB_MAX_DIM */
     int max_arms;     /* most arms per round */
-    isdb_real lambda;    /* ridge, > 0; default 1 */
-    isdb_real delta;     /* confidence level, in (0, 1); default 0.01 */
-    isdb_real R;         /* sub-Gaussian noise scale, >= 0; default 1 */
-    isdb_real S;         /* bound on ||theta||, >= 0; default 1 */
-    isdb_real L;         /* bound on ||x||, > 0; default 1 */
-    isdb_real alpha;     /* multiplier of the width, >= 0; default 1 */
+    isdb_real lambda;    /* ridge, in [1e-30, 1e30] ([1e-6, 1e6] in float); default 1 */
+    isdb_real delta;     /* confidence level, in (0, 1) and not subnormal (1 / delta finite); default 0.01 */
+    isdb_real R;         /* sub-Gaussian noise scale, in [0, 1e30] ([0, 1e6] in float; beyond, the
+                            scores overflow); default 1 */
+    isdb_real S;         /* bound on ||theta||, in [0, 1e30] ([0, 1e6] in float); default 1 */
+    isdb_real L;         /* bound on ||x||, in (0, 1e30] ((0, 1e6] in float); default 1 */
+    isdb_real alpha;     /* multiplier of the width, in [0, 1e30] ([0, 1e6] in float); default 1 */
     isdb_width width; /* default ISDB_WIDTH_LOGDET */
     int refresh;      /* refactorise every this many updates; 0 means max(4d, 256) */
 } isdb_linucb_config;
@@ -1720,6 +1768,10 @@ typedef struct isdb_linucb {
 } isdb_linucb;
 
 ISDB_API isdb_linucb_config isdb_linucb_config_init(int d, int max_arms);
+/* ISDB_OK, or the code heap_size and init return for this config (the
+   same check), with the first field refused and its range in why (may be
+   NULL). Every policy and environment config has one. */
+ISDB_API isdb_result isdb_linucb_config_check(const isdb_linucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol);
 ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol);
@@ -1743,6 +1795,7 @@ typedef struct isdb_swucb_config {
     isdb_real delta;     /* default 0.01 (the paper's proofs use 1/T) */
     isdb_real R, S, L;   /* default 1 each */
     isdb_real alpha;     /* default 1 */
+    /* (lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config) */
     isdb_width width; /* default ISDB_WIDTH_LOGDET (measured); ISDB_WIDTH_SIMPLE is eq. 5 of the paper */
     int refresh;      /* rebuild from the window every this many updates; 0 means max(w, d) */
 } isdb_swucb_config;
@@ -1760,6 +1813,7 @@ typedef struct isdb_swucb {
 } isdb_swucb;
 
 ISDB_API isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window);
+ISDB_API isdb_result isdb_swucb_config_check(const isdb_swucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol);
 ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol);
@@ -1790,8 +1844,9 @@ typedef struct isdb_dlinucb_config {
     isdb_real lambda;    /* default 1 */
     isdb_real delta;     /* default 0.01 */
     isdb_real R;         /* sub-Gaussian noise scale; default 1 */
-    isdb_real S, L;      /* default 1 each */
+    isdb_real S, L;      /* default 1 each; L above about 1e160 made beta NaN: now at most 1e30 */
     isdb_real alpha;     /* default 1 */
+    /* (lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config) */
 } isdb_dlinucb_config;
 
 typedef struct isdb_dlinucb {
@@ -1807,6 +1862,7 @@ typedef struct isdb_dlinucb {
 } isdb_dlinucb;
 
 ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma);
+ISDB_API isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc,
                                        isdb_dlinucb *pol);
@@ -1852,6 +1908,7 @@ typedef struct isdb_lints {
 } isdb_lints;
 
 ISDB_API isdb_lints_config isdb_lints_config_init(int d, int max_arms);
+ISDB_API isdb_result isdb_lints_config_check(const isdb_lints_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol);
 ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol);
@@ -1890,6 +1947,7 @@ typedef struct isdb_bob_config {
     isdb_real lambda;       /* ridge of each block's SW-UCB; default 1 */
     isdb_real R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
+    /* (lambda, R, S, L and alpha: the ranges of isdb_linucb_config) */
     isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]
                                ([1e-20, 1e20] in float); default 1 */
     int clip;            /* 1: clip each rescaled block reward to [0, 1]; default 0 (the paper does not) */
@@ -1914,6 +1972,7 @@ typedef struct isdb_bob {
 } isdb_bob;
 
 ISDB_API isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T);
+ISDB_API isdb_result isdb_bob_config_check(const isdb_bob_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol);
 ISDB_API isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol);
@@ -1951,6 +2010,7 @@ typedef struct isdb_adaptive_config {
     isdb_real delta;          /* confidence level of the width, in (0, 1); default 0.01 */
     isdb_real S, L;           /* bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;          /* multiplier of the width, >= 0; default 1 */
+    /* (lambda, R, delta, S, L and alpha: the ranges of isdb_linucb_config) */
     int min_memory;        /* shortest memory 1 / (1 - gamma), >= 2; 0 means max(16, 2 d) */
     int max_memory;        /* longest finite memory, >= min_memory; 0 means max(4096, min_memory) */
     isdb_real threshold;      /* z at which the change test cuts the memory, > 0; default 3.5 */
@@ -1980,6 +2040,7 @@ typedef struct isdb_adaptive {
 } isdb_adaptive;
 
 ISDB_API isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms);
+ISDB_API isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_allocator *alloc,
                                         isdb_adaptive *pol);
@@ -2181,10 +2242,13 @@ typedef struct isdb_isd_config {
                                  0: max(4 p_res, 256), or max(window, p_res) */
     /* Widths. */
     isdb_isd_radius radius;   /* default ISDB_ISD_RADIUS_PAPER */
-    double delta;             /* confidence level eta, in (0, 1); default 0.01 */
-    double sigma, L, M;       /* noise scale, bounds on ||x|| and ||gamma||; default 1 each */
-    double alpha;             /* multiplier of the width (PAPER, CODE), or the width (FIXED); default 1 */
-    double delta_pi;          /* the subspace error DeltaPi of PAPER; < 0: the plug-in (default -1) */
+    double delta;             /* confidence level eta, in (0, 1), not subnormal; default 0.01 */
+    double sigma, L, M;       /* noise scale, bounds on ||x|| and ||gamma||, in [0, 1e30] (L > 0);
+                                 default 1 each */
+    double alpha;             /* multiplier of the width (PAPER, CODE), or the width (FIXED), in
+                                 [0, 1e30]; default 1 */
+    double delta_pi;          /* the subspace error DeltaPi of PAPER, at most 1e30; < 0: the plug-in
+                                 (default -1) */
     /* Recompute (Algorithm 1's `recompute`). */
     int recompute_every;      /* re-estimate every this many updates; 0: never (default) */
     int history;              /* online rows kept (ring); 0: the least the options need */
@@ -2264,6 +2328,7 @@ typedef struct isdb_isd_info {
 
 ISDB_API isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0,
                                               const double *R0);
+ISDB_API isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes);
 /* Init fits the decomposition (estimated mode: JBD and cross-validation,
    the cost of isdb_isd_estimate on n_offline rows). */
@@ -2400,16 +2465,16 @@ typedef struct isdb_opkb_config {
     int n_arms;                /* N, the size of the fixed arm set, 1..4096 */
     const double *arms;        /* N x d arm features, copied at init; required unless GRAM */
     isdb_kernel kernel;        /* default ISDB_KERNEL_LINEAR */
-    double length_scale;       /* RBF, MATERN52; default 1 */
+    double length_scale;       /* RBF, MATERN52: >= 1e-150 (its square a normal number); default 1 */
     const double *gram;        /* GRAM: N x N symmetric positive semi-definite, copied */
     isdb_feature_map features; /* default ISDB_FEATURES_AUTO */
     double rank_tol;           /* eigen map cut-off, in [0, 1); default 1e-12 */
     int adaptive;              /* 0: OPKB (default), 1: ADA-OPKB */
     double horizon;            /* T, 2..1e15 */
     double sigma;              /* lambda = sigma / T; default 100 */
-    double delta;              /* confidence, in (0, 1); default 1e-4 */
+    double delta;              /* confidence, in (0, 1), not subnormal; default 1e-4 */
     double reward_scale;       /* rewards are divided by it (the paper's S + B); default 1 */
-    /* Constants; isdb_opkb_config_preset sets them all. tuned / theory: */
+    /* Constants; isdb_opkb_config_preset sets them all (gamma_factor and c3 in (0, 1e30]). tuned / theory: */
     double gamma_factor;       /* gamma = gamma_factor max ln det(I + T/sigma sum P phi phi^T):  0.5 / 1 */
     double c1;                 /* mu_j = c1 2^(-j/2):                                          0.1 / 0.5 */
     double c3;                 /* E = ceil(c3 gamma ln(C0 N / delta)), C0 = 8 T log2 T:       0.04 / 4 */
@@ -2468,6 +2533,7 @@ typedef struct isdb_opkb {
 ISDB_API isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon);
 /* Sets the constants of a preset (the fields marked above); leaves the rest. */
 ISDB_API void isdb_opkb_config_preset(isdb_opkb_config *cfg, isdb_opkb_preset preset);
+ISDB_API isdb_result isdb_opkb_config_check(const isdb_opkb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol);
 ISDB_API isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol);
@@ -2637,6 +2703,7 @@ typedef struct isdb_oam {
 } isdb_oam;
 
 ISDB_API isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon);
+ISDB_API isdb_result isdb_oam_config_check(const isdb_oam_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol);
 ISDB_API isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol);
@@ -2772,6 +2839,7 @@ typedef struct isdb_traceucb {
 
 /* Defaults as documented on each field; d and m must be set here. */
 ISDB_API isdb_traceucb_config isdb_traceucb_config_init(int d, int m);
+ISDB_API isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc,
                                         isdb_traceucb *pol);
@@ -2912,7 +2980,7 @@ typedef enum isdb_path_kind {
 typedef struct isdb_linear_env_config {
     int d, n_arms;
     uint64_t seed;              /* default 1 */
-    isdb_real noise_sd;            /* Gaussian noise standard deviation; default 1 */
+    isdb_real noise_sd;            /* Gaussian noise standard deviation, in [0, 1e30] ([0, 1e6] in float); default 1 */
     isdb_arms_kind arms;        /* default ISDB_ARMS_SPHERE */
     const isdb_real *fixed_arms;   /* FIXED: n_arms x d, copied at init */
     const isdb_real *cov;          /* GAUSSIAN: d x d covariance, copied; NULL: identity */
@@ -2922,8 +2990,9 @@ typedef struct isdb_linear_env_config {
     int n_pieces;               /* PIECEWISE */
     const isdb_real *pieces;       /* PIECEWISE: n_pieces x d, copied */
     const uint64_t *switch_at;  /* PIECEWISE: n_pieces - 1 increasing rounds, copied */
-    isdb_real sin_center, sin_amp, sin_omega; /* SINUSOID: default 0.5, 0.3, 0 */
-    isdb_real rot_from, rot_to;    /* ROTATION: angles in radians; default 0, pi/2 */
+    isdb_real sin_center, sin_amp, sin_omega; /* SINUSOID, in [-1e30, 1e30] ([-1e6, 1e6] in float):
+                                                 default 0.5, 0.3, 0 */
+    isdb_real rot_from, rot_to;    /* ROTATION: angles in radians, in [-1e30, 1e30] (float: 1e6); default 0, pi/2 */
     uint64_t rot_rounds;        /* ROTATION: default 1 */
     void (*theta_fn)(uint64_t t, isdb_real *theta, void *user); /* CALLBACK */
     void *theta_user;
@@ -2937,6 +3006,7 @@ typedef struct isdb_linear_env {
 } isdb_linear_env;
 
 ISDB_API isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms);
+ISDB_API isdb_result isdb_linear_env_config_check(const isdb_linear_env_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_linear_env *env);
 
@@ -2995,19 +3065,19 @@ typedef struct isdb_isd_env_config {
     const double *basis;      /* d x d orthogonal U, columns (copied); NULL: Haar-random */
     uint64_t basis_seed;      /* the Haar basis and the drawn gammat0; default 1 */
     const double *gamma0;     /* d coordinates gammat0 (copied); NULL: uniform in [gamma_lo, gamma_hi) */
-    double gamma_lo, gamma_hi; /* default 0.5, 1.5 */
+    double gamma_lo, gamma_hi; /* lo < hi, both in [-1e30, 1e30]; default 0.5, 1.5 */
     int normalize_gamma0;     /* 1: the drawn gammat0 scaled to unit norm (authors' code); default 0 */
     uint64_t cov_seed;        /* the offline covariance sequence; default 42 */
     int cov_period;           /* offline rows per covariance draw; default 400 */
     double drift_amp, drift_freq; /* default 1.5, 0.25 */
     int drift_code;           /* 1: the authors' indexing of the drift (see above); default 0 */
-    double res_lo, res_hi;    /* online residual coordinates; default 0.5, 1.5 */
+    double res_lo, res_hi;    /* online residual coordinates, lo < hi in [-1e30, 1e30]; default 0.5, 1.5 */
     /* Online residual path: called each round t = 0, 1, ... with the p_res
        residual coordinates (the values of the previous round; at t = 0
        the uniform draw) to update in place. NULL: constant. */
     void (*res_path)(uint64_t t, int p_res, double *res, void *user);
     void *res_user;
-    double noise_sd;          /* online noise sd; default 1 */
+    double noise_sd;          /* online noise sd, in [0, 1e30]; default 1 */
 } isdb_isd_env_config;
 
 typedef struct isdb_isd_env {
@@ -3025,6 +3095,7 @@ typedef struct isdb_isd_env {
 
 ISDB_API isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, const int *block_sizes,
                                                       const int *residual);
+ISDB_API isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc,
                                        isdb_isd_env *env);
 /* T0 logged offline rows: X0 (T0 x d) the features of the logged actions,
@@ -3068,16 +3139,16 @@ typedef struct isdb_kernel_env_config {
     const double *arms;         /* n_arms x d, copied; NULL (default): drawn on the sphere */
     isdb_kernel_env_kind kind;  /* default ISDB_KENV_GP_SWITCH */
     isdb_kernel kernel;         /* GP_SWITCH prior; default ISDB_KERNEL_RBF */
-    double length_scale;        /* default 0.2 */
+    double length_scale;        /* >= 1e-150; default 0.2 */
     const double *gram;         /* GP_SWITCH with ISDB_KERNEL_GRAM: n_arms x n_arms */
-    double amplitude;           /* largest |expected reward|; default 0.8 */
+    double amplitude;           /* largest |expected reward|, in [0, 1e30]; default 0.8 */
     int n_switches;             /* GP_SWITCH; default 0 */
     const uint64_t *switch_at;  /* n_switches increasing rounds, copied */
     double freq;                /* COSINE; default 3 */
     int n_phase;                /* COSINE knots; default 0 */
     const uint64_t *phase_at;   /* n_phase non-decreasing rounds, copied */
     const double *phase;        /* n_phase phases (radians), copied */
-    double noise_sd;            /* default 0.1 */
+    double noise_sd;            /* in [0, 1e30]; default 0.1 */
     double y_bound;             /* default 1; 0: no truncation */
 } isdb_kernel_env_config;
 
@@ -3089,6 +3160,7 @@ typedef struct isdb_kernel_env {
 } isdb_kernel_env;
 
 ISDB_API isdb_kernel_env_config isdb_kernel_env_config_init(int d, int n_arms);
+ISDB_API isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_kernel_env *env);
 /* The phase (COSINE) or the sign s(t) (GP_SWITCH) at round t. */
@@ -3101,7 +3173,7 @@ ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
 typedef struct isdb_context_env_config {
     int d, n_arms, n_contexts;
     uint64_t seed;         /* default 1 */
-    double noise_sd;       /* default 1 */
+    double noise_sd;       /* in [0, 1e30]; default 1 */
     const double *arms;    /* n_contexts x n_arms x d, copied */
     const double *probs;   /* n_contexts weights >= 0 with a positive sum (normalised), copied; NULL: uniform */
     const double *theta;   /* d, copied */
@@ -3115,6 +3187,7 @@ typedef struct isdb_context_env {
 } isdb_context_env;
 
 ISDB_API isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_contexts);
+ISDB_API isdb_result isdb_context_env_config_check(const isdb_context_env_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
                                            isdb_context_env *env);
 
@@ -3141,6 +3214,7 @@ typedef struct isdb_active_env {
 } isdb_active_env;
 
 ISDB_API isdb_active_env_config isdb_active_env_config_init(int d, int m);
+ISDB_API isdb_result isdb_active_env_config_check(const isdb_active_env_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_active_env *env);
 #endif /* !ISDB_REAL_IS_FLOAT */
@@ -3305,6 +3379,104 @@ ISDB__PRIVATE int isdb__positive(isdb_real x) { return isdb__finite(x) && x > 0;
 ISDB__PRIVATE int isdb__nonneg(isdb_real x) { return isdb__finite(x) && x >= 0; }
 ISDB__PRIVATE int isdb__open01(isdb_real x) { return x > 0 && x < 1; }
 ISDB__PRIVATE int isdb__ridge_ok(isdb_real lambda) { return lambda >= ISDB__LAMBDA_MIN && lambda <= ISDB__LAMBDA_MAX; }
+
+/* Refusals. Each isdb__want_* returns 1 if its value is valid, otherwise
+   fills why (if not NULL) with the field, its range and the text, and
+   returns 0; a check is a chain of them joined by &&, one per field, so
+   why names the first field refused. NaN fails every range. */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__RIDGE_TEXT "[1e-6, 1e6]"
+#else
+#define ISDB__RIDGE_TEXT "[1e-30, 1e30]"
+#endif
+ISDB__PRIVATE int isdb__refuse(isdb_refusal *why, const char *field, double lo, double hi, const char *range) {
+    if (why) {
+        why->field = field;
+        why->lo = lo;
+        why->hi = hi;
+        why->range = range;
+    }
+    return 0;
+}
+/* Starts a check: nothing refused yet. */
+ISDB__PRIVATE int isdb__want_start(isdb_refusal *why) {
+    isdb__refuse(why, NULL, (double)NAN, (double)NAN, NULL);
+    return 1;
+}
+/* ok, or a refusal of a range that is not an interval. */
+ISDB__PRIVATE int isdb__want(isdb_refusal *why, int ok, const char *field, const char *range) {
+    return ok ? 1 : isdb__refuse(why, field, (double)NAN, (double)NAN, range);
+}
+ISDB__PRIVATE int isdb__want_ptr(isdb_refusal *why, const void *ptr, const char *field) {
+    return isdb__want(why, ptr != NULL, field, "non-NULL");
+}
+/* v in [lo, hi]; open & 1 excludes lo, open & 2 excludes hi. */
+ISDB__PRIVATE int isdb__want_real(isdb_refusal *why, isdb_real v, const char *field, isdb_real lo, isdb_real hi,
+                                  int open, const char *range) {
+    int ok = ((open & 1) ? v > lo : v >= lo) && ((open & 2) ? v < hi : v <= hi);
+    return ok ? 1 : isdb__refuse(why, field, (double)lo, (double)hi, range);
+}
+ISDB__PRIVATE int isdb__want_finite(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, -ISDB__REAL_MAX, ISDB__REAL_MAX, 0, "finite");
+}
+ISDB__PRIVATE int isdb__want_pos(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, 0, ISDB__REAL_MAX, 1, "> 0, finite");
+}
+ISDB__PRIVATE int isdb__want_nonneg(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, 0, ISDB__REAL_MAX, 0, ">= 0, finite");
+}
+ISDB__PRIVATE int isdb__want_open01(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, 0, 1, 3, "(0, 1)");
+}
+ISDB__PRIVATE int isdb__want_ridge(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0, ISDB__RIDGE_TEXT);
+}
+/* Scales (noise, bounds on norms, width multipliers, amplitudes) are
+   bounded by ISDB__SCALE_MAX, the ridge's bound: with the ridge and the
+   inputs in their ranges, products of a few of them stay finite (beyond
+   it the sweep of tests/test_config_fields.c found infinite scores). A
+   confidence level delta must be a normal number, so 1 / delta is finite. */
+#define ISDB__SCALE_MAX ISDB__LAMBDA_MAX
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__SCALE_TEXT "[0, 1e6]"
+#define ISDB__POS_SCALE_TEXT "(0, 1e6]"
+#define ISDB__BOUNDED_TEXT "[-1e6, 1e6]"
+#define ISDB__DELTA_MIN FLT_MIN
+#define ISDB__DELTA_TEXT "[FLT_MIN, 1)"
+#else
+#define ISDB__SCALE_TEXT "[0, 1e30]"
+#define ISDB__POS_SCALE_TEXT "(0, 1e30]"
+#define ISDB__BOUNDED_TEXT "[-1e30, 1e30]"
+#define ISDB__DELTA_MIN DBL_MIN
+#define ISDB__DELTA_TEXT "[DBL_MIN, 1)"
+#endif
+ISDB__PRIVATE int isdb__want_scale(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, 0, ISDB__SCALE_MAX, 0, ISDB__SCALE_TEXT);
+}
+ISDB__PRIVATE int isdb__want_pos_scale(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, 0, ISDB__SCALE_MAX, 1, ISDB__POS_SCALE_TEXT);
+}
+ISDB__PRIVATE int isdb__want_bounded(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, -ISDB__SCALE_MAX, ISDB__SCALE_MAX, 0, ISDB__BOUNDED_TEXT);
+}
+ISDB__PRIVATE int isdb__want_delta(isdb_refusal *why, isdb_real v, const char *field) {
+    return isdb__want_real(why, v, field, ISDB__DELTA_MIN, 1, 2, ISDB__DELTA_TEXT);
+}
+ISDB__PRIVATE int isdb__want_int(isdb_refusal *why, int v, const char *field, int lo, int hi, const char *range) {
+    return v >= lo && v <= hi ? 1 : isdb__refuse(why, field, (double)lo, (double)hi, range);
+}
+ISDB__PRIVATE int isdb__want_count(isdb_refusal *why, int v, const char *field) {
+    return isdb__want_int(why, v, field, 0, INT_MAX, ">= 0");
+}
+ISDB__PRIVATE int isdb__want_flag(isdb_refusal *why, int v, const char *field) {
+    return isdb__want_int(why, v, field, 0, 1, "0 or 1");
+}
+ISDB__PRIVATE int isdb__want_u64(isdb_refusal *why, uint64_t v, const char *field, uint64_t lo, uint64_t hi,
+                                 const char *range) {
+    return v >= lo && v <= hi ? 1 : isdb__refuse(why, field, (double)lo, (double)hi, range);
+}
+/* The end of a config check. */
+ISDB__PRIVATE isdb_result isdb__checked(int ok) { return ok ? ISDB_OK : ISDB_ERR_INVALID_ARG; }
 
 /* floor(x) of an x computed with a rounding error or two, so that exact
    powers (pow(1000, 2/3) = 99.999...) stay whole. In float the slack is
@@ -5151,6 +5323,15 @@ ISDB__PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy_vtab
 ISDB__PRIVATE int isdb__sizes_ok(int d, int max_arms) {
     return isdb__dim_ok(d) && max_arms >= 1 && max_arms <= INT_MAX / d;
 }
+ISDB__PRIVATE int isdb__want_sizes(isdb_refusal *why, int d, int max_arms, const char *arms_field) {
+    return isdb__want_int(why, d, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]") &&
+           isdb__want_int(why, max_arms, arms_field, 1, INT_MAX / d, "[1, INT_MAX / d]");
+}
+
+isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why) {
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, pol, "pol") &&
+                         isdb__want(why, isdb__heap_aligned(heap), "heap", "non-NULL, 8-byte aligned"));
+}
 
 /* The tail of every isdb_X_init: allocate the measured heap, run
    init_preallocated through `setup`, and hand the heap to the policy. */
@@ -5170,39 +5351,71 @@ ISDB__PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t byte
     return ISDB_OK;
 }
 
-/* Checks shared by select, scores and probs. */
-ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out) {
-    if (!p || !p->vt || !out) return ISDB_ERR_INVALID_ARG;
-    if (n_arms < 1 || n_arms > p->max_arms) return ISDB_ERR_INVALID_ARG;
-    if (!X) return (p->vt->flags & ISDB_POLICY_X_OPTIONAL) ? ISDB_OK : ISDB_ERR_INVALID_ARG;
-    return isdb__check_input(X, n_arms * p->d);
+#define ISDB__INPUT_TEXT "finite, |v| <= ISDB_INPUT_MAX"
+
+/* A vector of inputs: ISDB_OK, or isdb__check_input's code naming field. */
+ISDB__PRIVATE isdb_result isdb__want_input(isdb_refusal *why, const isdb_real *v, int n, const char *field) {
+    isdb_result r = isdb__check_input(v, n);
+    if (r != ISDB_OK) isdb__refuse(why, field, -(double)ISDB_INPUT_MAX, (double)ISDB_INPUT_MAX, ISDB__INPUT_TEXT);
+    return r;
+}
+
+/* Checks shared by select, scores and probs; out_name names their output. */
+ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out,
+                                            const char *out_name, isdb_refusal *why) {
+    if (!(isdb__want_start(why) && isdb__want(why, p && p->vt, "pol", "an initialised policy") &&
+          isdb__want_ptr(why, out, out_name) &&
+          isdb__want_int(why, n_arms, "n_arms", 1, p->max_arms, "[1, max_arms]")))
+        return ISDB_ERR_INVALID_ARG;
+    if (!X)
+        return isdb__want(why, (p->vt->flags & ISDB_POLICY_X_OPTIONAL) != 0, "X", "non-NULL") ? ISDB_OK
+                                                                                             : ISDB_ERR_INVALID_ARG;
+    return isdb__want_input(why, X, n_arms * p->d, "X");
+}
+
+/* The checks of update. */
+ISDB__PRIVATE isdb_result isdb__check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
+                                             isdb_refusal *why) {
+    isdb_result r;
+    if (!(isdb__want_start(why) && isdb__want(why, p && p->vt, "pol", "an initialised policy") &&
+          isdb__want_int(why, arm, "arm", 0, p->max_arms - 1, "[0, max_arms - 1]")))
+        return ISDB_ERR_INVALID_ARG;
+    if (x) {
+        if ((r = isdb__want_input(why, x, p->d, "x")) != ISDB_OK) return r;
+    } else if (!isdb__want(why, (p->vt->flags & ISDB_POLICY_X_OPTIONAL) != 0, "x", "non-NULL")) {
+        return ISDB_ERR_INVALID_ARG;
+    }
+    return isdb__want_input(why, &reward, 1, "reward");
+}
+
+isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why) {
+    int arm = 0; /* only its address is checked */
+    return isdb__check_round(p, X, n_arms, &arm, "arm", why);
+}
+
+isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
+                                     isdb_refusal *why) {
+    return isdb__check_update(p, arm, x, reward, why);
 }
 
 isdb_result isdb_policy_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
-    isdb_result r = isdb__check_round(p, X, n_arms, arm);
+    isdb_result r = isdb__check_round(p, X, n_arms, arm, "arm", NULL);
     return r != ISDB_OK ? r : p->vt->select(p, X, n_arms, arm);
 }
 
 isdb_result isdb_policy_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
-    isdb_result r = isdb__check_round(p, X, n_arms, out);
+    isdb_result r = isdb__check_round(p, X, n_arms, out, "out", NULL);
     return r != ISDB_OK ? r : p->vt->scores(p, X, n_arms, out);
 }
 
 isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
-    isdb_result r = isdb__check_round(p, X, n_arms, out);
+    isdb_result r = isdb__check_round(p, X, n_arms, out, "out", NULL);
     return r != ISDB_OK ? r : p->vt->probs(p, X, n_arms, out);
 }
 
 isdb_result isdb_policy_update(isdb_policy *p, int arm, const isdb_real *x, isdb_real reward) {
-    isdb_result r;
-    if (!p || !p->vt) return ISDB_ERR_INVALID_ARG;
-    if (arm < 0 || arm >= p->max_arms) return ISDB_ERR_INVALID_ARG;
-    if (x) {
-        if ((r = isdb__check_input(x, p->d)) != ISDB_OK) return r;
-    } else if (!(p->vt->flags & ISDB_POLICY_X_OPTIONAL)) {
-        return ISDB_ERR_INVALID_ARG;
-    }
-    if ((r = isdb__check_input(&reward, 1)) != ISDB_OK) return r;
+    isdb_result r = isdb__check_update(p, arm, x, reward, NULL);
+    if (r != ISDB_OK) return r;
     /* The update count stops at the largest a snapshot may hold. */
     if (p->t >= ISDB__COUNT_MAX) return ISDB_ERR_BAD_STATE;
     /* base.t still counts the earlier updates while vt->update runs. */
@@ -5642,11 +5855,15 @@ ISDB__PRIVATE isdb_real isdb__width(isdb_width kind, int d, isdb_real n, isdb_re
     return R * isdb__sqrt(radius > 0 ? radius : 0) + isdb__sqrt(lambda) * S;
 }
 
-/* Checks shared by the ridge UCB configs. */
-ISDB__PRIVATE int isdb__ucb_params_ok(isdb_real lambda, isdb_real delta, isdb_real R, isdb_real S, isdb_real L, isdb_real alpha,
-                                      isdb_width width) {
-    return isdb__ridge_ok(lambda) && isdb__open01(delta) && isdb__nonneg(R) && isdb__nonneg(S) &&
-           isdb__positive(L) && isdb__nonneg(alpha) && width >= ISDB_WIDTH_LOGDET && width <= ISDB_WIDTH_CONSTANT;
+/* Checks shared by the ridge UCB configs (lambda, delta, R, S, L, alpha). */
+ISDB__PRIVATE int isdb__want_ucb(isdb_refusal *why, isdb_real lambda, isdb_real delta, isdb_real R, isdb_real S,
+                                 isdb_real L, isdb_real alpha) {
+    return isdb__want_ridge(why, lambda, "lambda") && isdb__want_delta(why, delta, "delta") &&
+           isdb__want_scale(why, R, "R") && isdb__want_scale(why, S, "S") && isdb__want_pos_scale(why, L, "L") &&
+           isdb__want_scale(why, alpha, "alpha");
+}
+ISDB__PRIVATE int isdb__want_width(isdb_refusal *why, isdb_width width) {
+    return isdb__want_int(why, (int)width, "width", ISDB_WIDTH_LOGDET, ISDB_WIDTH_CONSTANT, "an isdb_width");
 }
 
 /* ---------------------------------------------------------------------------
@@ -5669,9 +5886,11 @@ isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
     return c;
 }
 
-ISDB__PRIVATE int isdb__linucb_config_ok(const isdb_linucb_config *c) {
-    return c && isdb__sizes_ok(c->d, c->max_arms) &&
-           isdb__ucb_params_ok(c->lambda, c->delta, c->R, c->S, c->L, c->alpha, c->width) && c->refresh >= 0;
+isdb_result isdb_linucb_config_check(const isdb_linucb_config *c, isdb_refusal *why) {
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
+                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
+                         isdb__want_width(why, c->width) && isdb__want_count(why, c->refresh, "refresh"));
 }
 
 ISDB__PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_linucb *p, void *heap) {
@@ -5729,7 +5948,7 @@ static const isdb_policy_vtable isdb__linucb_vt = {
 
 isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes) {
     isdb_linucb probe;
-    if (!bytes || !isdb__linucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_linucb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__linucb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -5738,7 +5957,7 @@ isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *h
     size_t bytes;
     isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
@@ -5792,9 +6011,12 @@ isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window) {
     return c;
 }
 
-ISDB__PRIVATE int isdb__swucb_config_ok(const isdb_swucb_config *c) {
-    return c && isdb__sizes_ok(c->d, c->max_arms) && c->window >= 1 && c->window <= INT_MAX / (c->d + 1) &&
-           isdb__ucb_params_ok(c->lambda, c->delta, c->R, c->S, c->L, c->alpha, c->width) && c->refresh >= 0;
+isdb_result isdb_swucb_config_check(const isdb_swucb_config *c, isdb_refusal *why) {
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
+                         isdb__want_int(why, c->window, "window", 1, INT_MAX / (c->d + 1), "[1, INT_MAX / (d + 1)]") &&
+                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
+                         isdb__want_width(why, c->width) && isdb__want_count(why, c->refresh, "refresh"));
 }
 
 ISDB__PRIVATE size_t isdb__swucb_layout(const isdb_swucb_config *c, isdb_swucb *p, void *heap) {
@@ -6013,7 +6235,7 @@ static const isdb_policy_vtable isdb__swucb_vt = {
 
 isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes) {
     isdb_swucb probe;
-    if (!bytes || !isdb__swucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_swucb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__swucb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -6022,7 +6244,7 @@ isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *hea
     size_t bytes;
     isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(cfg->window, cfg->d);
@@ -6098,9 +6320,11 @@ isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamm
     return c;
 }
 
-ISDB__PRIVATE int isdb__dlinucb_config_ok(const isdb_dlinucb_config *c) {
-    return c && isdb__sizes_ok(c->d, c->max_arms) && isdb__open01(c->gamma) &&
-           isdb__ucb_params_ok(c->lambda, c->delta, c->R, c->S, c->L, c->alpha, ISDB_WIDTH_LOGDET);
+isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, isdb_refusal *why) {
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
+                         isdb__want_open01(why, c->gamma, "gamma") &&
+                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha));
 }
 
 ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
@@ -6310,7 +6534,7 @@ static const isdb_policy_vtable isdb__dlinucb_vt = {
 
 isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes) {
     isdb_dlinucb probe;
-    if (!bytes || !isdb__dlinucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_dlinucb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__dlinucb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -6319,7 +6543,7 @@ isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void 
     size_t bytes;
     isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     isdb__dlinucb_layout(cfg, pol, heap);
@@ -6385,11 +6609,17 @@ isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
     return c;
 }
 
-ISDB__PRIVATE int isdb__lints_config_ok(const isdb_lints_config *c) {
-    return c && isdb__sizes_ok(c->d, c->max_arms) && isdb__ridge_ok(c->lambda) && isdb__nonneg(c->R) &&
-           (c->inflation == ISDB_LINTS_NONE ||
-            (c->inflation == ISDB_LINTS_THEORY && c->epsilon > 0 && c->epsilon <= 1 && isdb__open01(c->delta))) &&
-           c->mc_samples >= 1 && c->refresh >= 0;
+isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
+    return isdb__checked(
+        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") && isdb__want_ridge(why, c->lambda, "lambda") &&
+        isdb__want_nonneg(why, c->R, "R") &&
+        isdb__want_int(why, (int)c->inflation, "inflation", ISDB_LINTS_THEORY, ISDB_LINTS_NONE,
+                       "an isdb_lints_inflation") &&
+        (c->inflation == ISDB_LINTS_NONE || (isdb__want_real(why, c->epsilon, "epsilon", 0, 1, 1, "(0, 1]") &&
+                                             isdb__want_open01(why, c->delta, "delta"))) &&
+        isdb__want_int(why, c->mc_samples, "mc_samples", 1, INT_MAX, ">= 1") &&
+        isdb__want_count(why, c->refresh, "refresh"));
 }
 
 ISDB__PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *p, void *heap) {
@@ -6480,7 +6710,7 @@ static const isdb_policy_vtable isdb__lints_vt = {
 
 isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes) {
     isdb_lints probe;
-    if (!bytes || !isdb__lints_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_lints_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__lints_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -6489,7 +6719,7 @@ isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *hea
     size_t bytes;
     isdb_result r = isdb_lints_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
@@ -6586,12 +6816,19 @@ isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
 #define ISDB__REWARD_BOUND_MAX 1e30
 #endif
 
-ISDB__PRIVATE int isdb__bob_config_ok(const isdb_bob_config *c) {
+isdb_result isdb_bob_config_check(const isdb_bob_config *c, isdb_refusal *why) {
+    isdb_bob_params par;
     /* delta = 1/T is in (0, 1/2] once T >= 2. */
-    return c && isdb__sizes_ok(c->d, c->max_arms) && c->T >= 2 &&
-           isdb__ucb_params_ok(c->lambda, 0.5, c->R, c->S, c->L, c->alpha, ISDB_WIDTH_SIMPLE) &&
-           c->reward_bound >= ISDB__REWARD_BOUND_MIN && c->reward_bound <= ISDB__REWARD_BOUND_MAX &&
-           (c->clip == 0 || c->clip == 1) && c->refresh >= 0;
+    return isdb__checked(
+        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
+        isdb__want_u64(why, c->T, "T", 2, UINT64_MAX, ">= 2") &&
+        isdb__want_ucb(why, c->lambda, ISDB__R(0.5), c->R, c->S, c->L, c->alpha) &&
+        isdb__want_real(why, c->reward_bound, "reward_bound", ISDB__REWARD_BOUND_MIN, ISDB__REWARD_BOUND_MAX, 0,
+                        ISDB_REAL_IS_FLOAT ? "[1e-20, 1e20]" : "[1e-30, 1e30]") &&
+        isdb__want_flag(why, c->clip, "clip") && isdb__want_count(why, c->refresh, "refresh") &&
+        isdb__want(why, isdb_bob_tuned_params(c->d, c->T, c->R, c->reward_bound, &par) == ISDB_OK, "T",
+                   "block length d^(2/3) T^(1/2) <= INT_MAX"));
 }
 
 /* The SW-UCB of a block with window w (Algorithm 2 lines 9-13): delta =
@@ -6848,9 +7085,8 @@ static const isdb_policy_vtable isdb__bob_vt = {ISDB_POLICY_BOB,  "bob",        
 isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes) {
     isdb_bob probe;
     isdb_bob_params par;
-    if (!bytes || !isdb__bob_config_ok(cfg) ||
-        isdb_bob_tuned_params(cfg->d, cfg->T, cfg->R, cfg->reward_bound, &par) != ISDB_OK)
-        return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_bob_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    isdb_bob_tuned_params(cfg->d, cfg->T, cfg->R, cfg->reward_bound, &par);
     *bytes = isdb__bob_layout(cfg, &par, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -6859,7 +7095,7 @@ isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, i
     size_t bytes;
     isdb_result r = isdb_bob_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     isdb_bob_tuned_params(cfg->d, cfg->T, cfg->R, cfg->reward_bound, &pol->par);
@@ -6944,15 +7180,22 @@ ISDB__PRIVATE int isdb__adaptive_memories(const isdb_adaptive_config *c, int *me
     return n;
 }
 
-ISDB__PRIVATE int isdb__adaptive_config_ok(const isdb_adaptive_config *cfg) {
+isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_refusal *why) {
     isdb_adaptive_config c;
     int memories[ISDB_ADAPTIVE_MAX_ESTIMATORS];
-    if (!cfg || !isdb__sizes_ok(cfg->d, cfg->max_arms) || cfg->min_memory < 0 || cfg->max_memory < 0 ||
-        cfg->refresh < 0 || !isdb__positive(cfg->threshold) || !isdb__nonneg(cfg->play_threshold) ||
-        !isdb__ucb_params_ok(cfg->lambda, cfg->delta, cfg->R, cfg->S, cfg->L, cfg->alpha, ISDB_WIDTH_LOGDET))
-        return 0;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, cfg, "cfg") &&
+          isdb__want_sizes(why, cfg->d, cfg->max_arms, "max_arms") &&
+          isdb__want_ucb(why, cfg->lambda, cfg->delta, cfg->R, cfg->S, cfg->L, cfg->alpha) &&
+          isdb__want_count(why, cfg->min_memory, "min_memory") &&
+          isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
+          isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
+          isdb__want_count(why, cfg->refresh, "refresh")))
+        return ISDB_ERR_INVALID_ARG;
     c = isdb__adaptive_resolve(cfg);
-    return c.min_memory >= 2 && c.max_memory >= c.min_memory && isdb__adaptive_memories(&c, memories) > 0;
+    return isdb__checked(isdb__want_int(why, c.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
+                         isdb__want_int(why, c.max_memory, "max_memory", c.min_memory, INT_MAX, "0 or >= min_memory") &&
+                         isdb__want(why, isdb__adaptive_memories(&c, memories) > 0, "max_memory",
+                                    "within 30 doublings of min_memory"));
 }
 
 /* Lays out the heap for the resolved config c and sets the estimators'
@@ -7169,7 +7412,7 @@ static const isdb_policy_vtable isdb__adaptive_vt = {
 isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes) {
     isdb_adaptive probe;
     isdb_adaptive_config c;
-    if (!bytes || !isdb__adaptive_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_adaptive_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     c = isdb__adaptive_resolve(cfg);
     *bytes = isdb__adaptive_layout(&c, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
@@ -7179,7 +7422,7 @@ isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, voi
     size_t bytes;
     isdb_result r = isdb_adaptive_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = isdb__adaptive_resolve(cfg);
     isdb__adaptive_layout(&pol->cfg, pol, heap);
@@ -7336,18 +7579,32 @@ typedef struct isdb__isd_dims {
 
 ISDB__PRIVATE int isdb__flag_ok(int v) { return v == 0 || v == 1; }
 
-ISDB__PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) {
-    return o && o->rule >= ISDB_ISD_RULE_TEST && o->rule <= ISDB_ISD_RULE_BOTH && o->splits >= 0 &&
-           o->splits != 1 &&
-           isdb__open01(o->level) && o->n_windows >= 2 && o->window_length >= 0 && o->folds >= 2 && o->adapt >= 0 &&
-           isdb__flag_ok(o->center) && isdb__flag_ok(o->intercept) && o->one_se >= ISDB_ISD_BEST_SCORE &&
-           o->one_se <= ISDB_ISD_ONE_SE_PAIRED &&
-           isdb__flag_ok(o->force_residual) &&
-           (o->jbd.method == ISDB_JBD_JACOBI || o->jbd.method == ISDB_JBD_UWEDGE) && o->jbd.max_iter >= 0 &&
-           (o->jbd.scale == ISDB_JBD_SCALE_CORRELATION || o->jbd.scale == ISDB_JBD_SCALE_FROBENIUS) &&
-           (o->jbd.off_norm == ISDB_JBD_OFF_MAXCOL || o->jbd.off_norm == ISDB_JBD_OFF_ENTRYWISE) &&
-           o->jbd.tol >= 0.0 && isdb__finite(o->jbd.tol) && o->jbd.threshold >= 0.0 && o->jbd.threshold <= 1.0;
+/* The estimator's options, named as the members of isdb_isd_config.est. */
+ISDB__PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
+    return isdb__want_ptr(why, o, "est") &&
+           isdb__want_int(why, o->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule") &&
+           isdb__want(why, o->splits >= 0 && o->splits != 1, "est.splits", "0 or >= 2") &&
+           isdb__want_open01(why, o->level, "est.level") &&
+           isdb__want_int(why, o->n_windows, "est.n_windows", 2, INT_MAX, ">= 2") &&
+           isdb__want_count(why, o->window_length, "est.window_length") &&
+           isdb__want_flag(why, o->center, "est.center") && isdb__want_flag(why, o->intercept, "est.intercept") &&
+           isdb__want_int(why, o->folds, "est.folds", 2, INT_MAX, ">= 2") &&
+           isdb__want_count(why, o->adapt, "est.adapt") &&
+           isdb__want_int(why, o->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED,
+                          "an isdb_isd_selection") &&
+           isdb__want_flag(why, o->force_residual, "est.force_residual") &&
+           isdb__want_int(why, (int)o->jbd.method, "est.jbd.method", ISDB_JBD_JACOBI, ISDB_JBD_UWEDGE,
+                          "an isdb_jbd_method") &&
+           isdb__want_count(why, o->jbd.max_iter, "est.jbd.max_iter") &&
+           isdb__want_nonneg(why, o->jbd.tol, "est.jbd.tol") &&
+           isdb__want_real(why, o->jbd.threshold, "est.jbd.threshold", 0.0, 1.0, 0, "[0, 1]") &&
+           isdb__want_int(why, (int)o->jbd.scale, "est.jbd.scale", ISDB_JBD_SCALE_CORRELATION, ISDB_JBD_SCALE_FROBENIUS,
+                          "an isdb_jbd_scale") &&
+           isdb__want_int(why, (int)o->jbd.off_norm, "est.jbd.off_norm", ISDB_JBD_OFF_MAXCOL, ISDB_JBD_OFF_ENTRYWISE,
+                          "an isdb_jbd_offnorm");
 }
+
+ISDB__PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) { return isdb__isd_options_want(NULL, o); }
 
 ISDB__PRIVATE int isdb__isd_resolve(int p, int n, const isdb_isd_options *o, isdb__isd_dims *dm) {
     if (!isdb__isd_options_ok(o) || !isdb__dim_ok(p) || n < 2 || n > INT_MAX / (p + 1)) return 0;
@@ -7988,47 +8245,71 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
     return c;
 }
 
-/* Checks c and writes the resolved config (history and monitor sizes). */
-ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r) {
+/* Checks c, naming the first field refused in why (may be NULL), and
+   writes the resolved config (history and monitor sizes). */
+ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
     int d, need;
-    if (!c || !isdb__sizes_ok(c->d, c->max_arms)) return 0;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+          isdb__want_sizes(why, c->d, c->max_arms, "max_arms")))
+        return 0;
     d = c->d;
-    if (c->n_offline < 0 || c->n_offline > INT_MAX / (d + 1) - 1) return 0;
-    if (c->n_offline > 0 && (!c->X0 || !c->R0)) return 0;
-    if (!isdb__flag_ok(c->oracle) || !isdb__isd_options_ok(&c->est)) return 0;
+    if (!(isdb__want_int(why, c->n_offline, "n_offline", 0, INT_MAX / (d + 1) - 1, "[0, INT_MAX / (d + 1) - 1]") &&
+          (c->n_offline == 0 || (isdb__want_ptr(why, c->X0, "X0") && isdb__want_ptr(why, c->R0, "R0"))) &&
+          isdb__want_flag(why, c->oracle, "oracle") && isdb__isd_options_want(why, &c->est)))
+        return 0;
     if (c->oracle) {
-        if (c->p_inv < 0 || c->p_inv > d || (c->p_inv > 0 && !c->U_inv)) return 0;
-        if (c->p_inv > 0 && !c->beta_inv && c->n_offline < 1) return 0;
-    } else if (isdb_isd_estimate_work_size(d, c->n_offline, &c->est) == 0) {
-        return 0; /* too few offline rows for the estimator */
-    }
-    if (c->learner == ISDB_ISD_RES_WINDOW) {
-        if (c->window < 1) return 0;
-    } else if (c->learner == ISDB_ISD_RES_DISCOUNT) {
-        if (!isdb__open01(c->gamma)) return 0;
-    } else if (c->learner != ISDB_ISD_RES_LINUCB) {
+        if (!(isdb__want_int(why, c->p_inv, "p_inv", 0, d, "[0, d]") &&
+              (c->p_inv == 0 || isdb__want_ptr(why, c->U_inv, "U_inv")) &&
+              isdb__want(why, c->p_inv == 0 || c->beta_inv || c->n_offline >= 1, "n_offline",
+                         ">= 1 when beta_inv is NULL")))
+            return 0;
+    } else if (!isdb__want(why, isdb_isd_estimate_work_size(d, c->n_offline, &c->est) != 0, "n_offline",
+                           "enough rows for the estimator's windows and folds")) {
         return 0;
     }
-    if (!isdb__ridge_ok(c->lambda) || c->refresh < 0) return 0;
-    if (c->radius < ISDB_ISD_RADIUS_PAPER || c->radius > ISDB_ISD_RADIUS_FIXED) return 0;
-    if (!isdb__open01(c->delta) || !isdb__nonneg(c->sigma) || !isdb__positive(c->L) || !isdb__nonneg(c->M) ||
-        !isdb__nonneg(c->alpha) || !isdb__finite(c->delta_pi))
-        return 0;
-    if (c->recompute_every < 0 || c->history < 0 || c->monitor < ISDB_ISD_MONITOR_OFF ||
-        c->monitor > ISDB_ISD_MONITOR_RECOMPUTE || c->monitor_window < 0 || c->monitor_every < 0 ||
-        c->monitor_chunk < 0 || !isdb__open01(c->monitor_level) || !isdb__flag_ok(c->monitor_confirm))
+    if (!(isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_DISCOUNT,
+                         "an isdb_isd_learner") &&
+          (c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) &&
+          (c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) &&
+          isdb__want_ridge(why, c->lambda, "lambda") && isdb__want_count(why, c->refresh, "refresh") &&
+          isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_FIXED,
+                         "an isdb_isd_radius") &&
+          isdb__want_delta(why, c->delta, "delta") && isdb__want_scale(why, c->sigma, "sigma") &&
+          isdb__want_pos_scale(why, c->L, "L") && isdb__want_scale(why, c->M, "M") &&
+          isdb__want_scale(why, c->alpha, "alpha") &&
+          isdb__want_real(why, c->delta_pi, "delta_pi", -ISDB__REAL_MAX, ISDB__SCALE_MAX, 0,
+                          "< 0 (the plug-in) or [0, 1e30]") &&
+          isdb__want_count(why, c->recompute_every, "recompute_every") &&
+          isdb__want_count(why, c->history, "history") &&
+          isdb__want_int(why, (int)c->monitor, "monitor", ISDB_ISD_MONITOR_OFF, ISDB_ISD_MONITOR_RECOMPUTE,
+                         "an isdb_isd_monitor") &&
+          isdb__want_count(why, c->monitor_window, "monitor_window") &&
+          isdb__want_count(why, c->monitor_every, "monitor_every") &&
+          isdb__want_count(why, c->monitor_chunk, "monitor_chunk") &&
+          isdb__want_open01(why, c->monitor_level, "monitor_level") &&
+          isdb__want_flag(why, c->monitor_confirm, "monitor_confirm")))
         return 0;
     *r = *c;
     if (r->monitor_window == 0) r->monitor_window = 10 * d + 20;
-    if (r->monitor != ISDB_ISD_MONITOR_OFF && r->monitor_window < d + 10) return 0;
+    if (r->monitor != ISDB_ISD_MONITOR_OFF &&
+        !isdb__want_int(why, r->monitor_window, "monitor_window", d + 10, INT_MAX, "0 or >= d + 10"))
+        return 0;
     if (r->monitor_every == 0) r->monitor_every = 2 * d;
     need = r->history;
     if (r->learner == ISDB_ISD_RES_WINDOW) need = isdb__max_int(need, r->window);
     if (r->recompute_every > 0) need = isdb__max_int(need, r->recompute_every);
     if (r->monitor != ISDB_ISD_MONITOR_OFF) need = isdb__max_int(need, r->monitor_window);
-    if (need > INT_MAX / (d + 1) - c->n_offline - 1) return 0;
+    if (!isdb__want(why, need <= INT_MAX / (d + 1) - c->n_offline - 1, "history",
+                    "the rows kept (history, window, recompute_every, monitor_window) and n_offline: "
+                    "(n_offline + rows + 1) (d + 1) <= INT_MAX"))
+        return 0;
     r->history = need;
     return 1;
+}
+
+isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
+    isdb_isd_config r;
+    return isdb__checked(isdb__isd_config_resolve(cfg, &r, why));
 }
 
 /* Doubles of scratch: the estimator on the largest pool, or the fits,
@@ -9453,7 +9734,7 @@ static const isdb_policy_vtable isdb__isd_vt = {ISDB_POLICY_ISD,     "isd",     
 isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     isdb_isd_config r;
     isdb_isd probe;
-    if (!bytes || !isdb__isd_config_resolve(cfg, &r)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || !isdb__isd_config_resolve(cfg, &r, NULL)) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__isdp_layout(&r, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -9479,8 +9760,8 @@ isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, i
     int d, n0, pi, rank;
     uint64_t h = 0xcbf29ce484222325ull;
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
-    isdb__isd_config_resolve(cfg, &rc);
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    isdb__isd_config_resolve(cfg, &rc, NULL);
     d = rc.d;
     n0 = rc.n_offline;
     pi = rc.oracle ? rc.p_inv : 0;
@@ -10010,6 +10291,9 @@ isdb_result isdb_opkb_solve(int n, int p, const double *Phi, const double *c, do
    ------------------------------------------------------------------------ */
 
 #define ISDB__OPKB_MAX_ARMS 4096
+/* Smallest RBF or Matern length scale: its square must be a normal number
+   (a smaller one made the Gram matrix NaN). */
+#define ISDB__LENGTH_SCALE_MIN 1e-150
 #define ISDB__OPKB_TEST_Z 3.5
 #define ISDB__OPKB_TEST_FACTOR 2.0 /* the calibrated test's sides g - F D and D - F g */
 #define ISDB__SQRT2 1.4142135623730951
@@ -10100,40 +10384,43 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
     return c->n_arms;
 }
 
-ISDB__PRIVATE int isdb__opkb_config_ok(const isdb_opkb_config *c) {
+isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_refusal *why) {
     int N;
-    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || c->n_arms > ISDB__OPKB_MAX_ARMS) return 0;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
+          isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]") &&
+          isdb__want_int(why, (int)c->kernel, "kernel", ISDB_KERNEL_LINEAR, ISDB_KERNEL_GRAM, "an isdb_kernel") &&
+          isdb__want_int(why, (int)c->features, "features", ISDB_FEATURES_AUTO, ISDB_FEATURES_EIGEN,
+                         "an isdb_feature_map")))
+        return ISDB_ERR_INVALID_ARG;
     N = c->n_arms;
-    if (c->kernel != ISDB_KERNEL_LINEAR && c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52 &&
-        c->kernel != ISDB_KERNEL_GRAM)
-        return 0;
-    if (c->features != ISDB_FEATURES_AUTO && c->features != ISDB_FEATURES_CHOLESKY &&
-        c->features != ISDB_FEATURES_EIGEN)
-        return 0;
-    if (c->kernel == ISDB_KERNEL_GRAM) {
-        if (!c->gram || !isdb__all_finite(c->gram, N * N)) return 0;
-    } else if (!c->arms) {
-        return 0;
-    }
-    if (c->arms && isdb__check_input(c->arms, N * c->d) != ISDB_OK) return 0;
-    if ((c->kernel == ISDB_KERNEL_RBF || c->kernel == ISDB_KERNEL_MATERN52) && !isdb__positive(c->length_scale))
-        return 0;
-    if (!(c->rank_tol >= 0.0 && c->rank_tol < 1.0)) return 0;
-    if ((c->adaptive != 0 && c->adaptive != 1) || (c->test_mean != 0 && c->test_mean != 1) ||
-        (c->test_block != 0 && c->test_block != 1))
-        return 0;
-    if (!(c->horizon >= 2.0 && c->horizon <= 1e15)) return 0;
-    if (!isdb__positive(c->sigma) || !isdb__ridge_ok(c->sigma / c->horizon) || !isdb__open01(c->delta)) return 0;
-    if (!(c->reward_scale >= 1e-30 && c->reward_scale <= 1e30)) return 0;
-    if (!isdb__positive(c->gamma_factor) || !(c->c1 >= 0.0 && c->c1 <= 1.0) || !isdb__positive(c->c3) ||
-        !isdb__nonneg(c->c4) || !isdb__positive(c->beta_scale) || !isdb__nonneg(c->set_scale) ||
-        !(c->mix >= 0.0 && c->mix <= 1.0) || !isdb__positive(c->c0_scale))
-        return 0;
-    if (c->j_star < 0 || c->j_star > 64 || c->max_restarts < 0) return 0;
-    if ((c->test != ISDB_OPKB_TEST_CALIBRATED && c->test != ISDB_OPKB_TEST_CONSTANT) || !isdb__positive(c->test_z))
-        return 0;
-    if (!isdb__positive(c->solver_tol) || c->solver_max_iter < 1) return 0;
-    return 1;
+    return isdb__checked(
+        (c->kernel == ISDB_KERNEL_GRAM
+             ? isdb__want(why, c->gram && isdb__all_finite(c->gram, N * N), "gram", "non-NULL, finite")
+             : isdb__want_ptr(why, c->arms, "arms")) &&
+        isdb__want(why, !c->arms || isdb__check_input(c->arms, N * c->d) == ISDB_OK, "arms",
+                   "finite, |v| <= ISDB_INPUT_MAX") &&
+        ((c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52) ||
+         isdb__want_real(why, c->length_scale, "length_scale", ISDB__LENGTH_SCALE_MIN, ISDB__REAL_MAX, 0,
+                         "[1e-150, DBL_MAX]")) &&
+        isdb__want_real(why, c->rank_tol, "rank_tol", 0.0, 1.0, 2, "[0, 1)") &&
+        isdb__want_flag(why, c->adaptive, "adaptive") &&
+        isdb__want_real(why, c->horizon, "horizon", 2.0, 1e15, 0, "[2, 1e15]") &&
+        isdb__want_pos(why, c->sigma, "sigma") &&
+        (isdb__ridge_ok(c->sigma / c->horizon) ||
+         isdb__refuse(why, "sigma", 1e-30 * c->horizon, 1e30 * c->horizon, "sigma / horizon in [1e-30, 1e30]")) &&
+        isdb__want_delta(why, c->delta, "delta") &&
+        isdb__want_real(why, c->reward_scale, "reward_scale", 1e-30, 1e30, 0, "[1e-30, 1e30]") &&
+        isdb__want_pos_scale(why, c->gamma_factor, "gamma_factor") &&
+        isdb__want_real(why, c->c1, "c1", 0.0, 1.0, 0, "[0, 1]") && isdb__want_pos_scale(why, c->c3, "c3") &&
+        isdb__want_nonneg(why, c->c4, "c4") && isdb__want_pos(why, c->beta_scale, "beta_scale") &&
+        isdb__want_nonneg(why, c->set_scale, "set_scale") &&
+        isdb__want_real(why, c->mix, "mix", 0.0, 1.0, 0, "[0, 1]") && isdb__want_pos(why, c->c0_scale, "c0_scale") &&
+        isdb__want_flag(why, c->test_mean, "test_mean") && isdb__want_int(why, c->j_star, "j_star", 0, 64, "[0, 64]") &&
+        isdb__want_flag(why, c->test_block, "test_block") && isdb__want_count(why, c->max_restarts, "max_restarts") &&
+        isdb__want_int(why, (int)c->test, "test", ISDB_OPKB_TEST_CALIBRATED, ISDB_OPKB_TEST_CONSTANT,
+                       "an isdb_opkb_test") &&
+        isdb__want_pos(why, c->test_z, "test_z") && isdb__want_pos(why, c->solver_tol, "solver_tol") &&
+        isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"));
 }
 
 /* Doubles of scratch: the feature map at init, then the solver, the rows
@@ -10608,7 +10895,7 @@ static const isdb_policy_vtable isdb__opkb_vt = {
 
 isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes) {
     isdb_opkb probe;
-    if (!bytes || !isdb__opkb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_opkb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__opkb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -10640,7 +10927,7 @@ isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap,
     int i, N;
     isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     N = cfg->n_arms;
@@ -11111,13 +11398,22 @@ isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
     return c;
 }
 
-ISDB__PRIVATE int isdb__oam_config_ok(const isdb_oam_config *c) {
-    return c && isdb__sizes_ok(c->d, c->max_arms) && c->max_contexts >= 1 &&
-           c->max_contexts < INT_MAX / c->max_arms / c->d - 1 && c->horizon >= 2 && isdb__nonneg(c->c) &&
-           isdb__nonneg(c->zeta) && c->forcing >= ISDB_OAM_FORCE_LOGLOG && c->forcing <= ISDB_OAM_FORCE_NONE &&
-           isdb__nonneg(c->force_c) && (c->force_s_now == 0 || c->force_s_now == 1) &&
-           (c->lambda == 0.0 || isdb__ridge_ok(c->lambda)) && isdb__positive(c->solver_tol) &&
-           c->solver_tol < 1.0 && c->solver_max_iter >= 1 && c->refresh >= 0;
+isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
+    return isdb__checked(
+        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
+        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
+        isdb__want_int(why, c->max_contexts, "max_contexts", 1, INT_MAX / c->max_arms / c->d - 2,
+                       "[1, INT_MAX / max_arms / d - 2]") &&
+        isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2") && isdb__want_nonneg(why, c->c, "c") &&
+        isdb__want_nonneg(why, c->zeta, "zeta") &&
+        isdb__want_int(why, (int)c->forcing, "forcing", ISDB_OAM_FORCE_LOGLOG, ISDB_OAM_FORCE_NONE,
+                       "an isdb_oam_forcing") &&
+        isdb__want_nonneg(why, c->force_c, "force_c") && isdb__want_flag(why, c->force_s_now, "force_s_now") &&
+        (c->lambda == 0.0 || isdb__want_real(why, c->lambda, "lambda", ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0,
+                                             "0 or [1e-30, 1e30]")) &&
+        isdb__want_real(why, c->solver_tol, "solver_tol", 0.0, 1.0, 3, "(0, 1)") &&
+        isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1") &&
+        isdb__want_count(why, c->refresh, "refresh"));
 }
 
 ISDB__PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, void *heap) {
@@ -11756,7 +12052,7 @@ static const isdb_policy_vtable isdb__oam_vt = {
 
 isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes) {
     isdb_oam probe;
-    if (!bytes || !isdb__oam_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_oam_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__oam_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -11765,7 +12061,7 @@ isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, i
     size_t bytes;
     isdb_result r = isdb_oam_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
@@ -11915,32 +12211,45 @@ ISDB__PRIVATE int isdb__tu_positive_all(const double *v, int n) {
     return 1;
 }
 
-ISDB__PRIVATE int isdb__traceucb_config_ok(const isdb_traceucb_config *c) {
+isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c, isdb_refusal *why) {
     int i;
-    if (!c || !isdb__sizes_ok(c->d, c->m) || c->m > INT_MAX / (c->d * c->d)) return 0;
-    if (c->mode < ISDB_TRACEUCB_TRACE || c->mode > ISDB_TRACEUCB_STATIC) return 0;
-    if (c->width < ISDB_TRACEUCB_WIDTH_THEORY || c->width > ISDB_TRACEUCB_WIDTH_SCALED) return 0;
-    if (c->objective < ISDB_TRACEUCB_MAX_LOSS || c->objective > ISDB_TRACEUCB_AVERAGE_LOSS) return 0;
-    if (!isdb__nonneg(c->alpha) || !(c->alpha <= ISDB_INPUT_MAX) || !isdb__nonneg(c->R) ||
-        !(c->R <= ISDB_INPUT_MAX) || !isdb__open01(c->delta) || c->horizon < 0 || c->refresh < 0)
-        return 0;
-    if (!(c->lambda == 0.0 || isdb__ridge_ok(c->lambda))) return 0;
-    if (c->Sigma) {
-        if (isdb__check_input(c->Sigma, c->d * c->d) != ISDB_OK) return 0;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->m, "m") &&
+          isdb__want_int(why, c->m, "m", 1, INT_MAX / (c->d * c->d), "[1, INT_MAX / d^2]") &&
+          isdb__want_int(why, (int)c->mode, "mode", ISDB_TRACEUCB_TRACE, ISDB_TRACEUCB_STATIC,
+                         "an isdb_traceucb_mode") &&
+          isdb__want_int(why, (int)c->width, "width", ISDB_TRACEUCB_WIDTH_THEORY, ISDB_TRACEUCB_WIDTH_SCALED,
+                         "an isdb_traceucb_width") &&
+          isdb__want_int(why, (int)c->objective, "objective", ISDB_TRACEUCB_MAX_LOSS, ISDB_TRACEUCB_AVERAGE_LOSS,
+                         "an isdb_traceucb_objective") &&
+          isdb__want_real(why, c->alpha, "alpha", 0.0, ISDB_INPUT_MAX, 0, "[0, ISDB_INPUT_MAX]") &&
+          isdb__want_real(why, c->R, "R", 0.0, ISDB_INPUT_MAX, 0, "[0, ISDB_INPUT_MAX]") &&
+          isdb__want_open01(why, c->delta, "delta") && isdb__want_count(why, c->horizon, "horizon") &&
+          (c->lambda == 0.0 || isdb__want_ridge(why, c->lambda, "lambda")) &&
+          isdb__want(why, !c->Sigma || isdb__check_input(c->Sigma, c->d * c->d) == ISDB_OK, "Sigma",
+                     "NULL, or finite with |v| <= ISDB_INPUT_MAX")))
+        return ISDB_ERR_INVALID_ARG;
+    if (c->Sigma)
         for (i = 0; i < c->d; ++i)
-            if (!(c->Sigma[i * c->d + i] >= 0.0)) return 0;
-    }
-    if (c->weights && !isdb__tu_positive_all(c->weights, c->m)) return 0;
-    if (c->mode == ISDB_TRACEUCB_STATIC && (!c->noise_var || !isdb__tu_positive_all(c->noise_var, c->m)))
-        return 0;
-    if (c->sparse_s < 0 || c->sparse_s > c->d || c->sparse_L < 0) return 0;
+            if (!isdb__want(why, c->Sigma[i * c->d + i] >= 0.0, "Sigma", "a diagonal >= 0"))
+                return ISDB_ERR_INVALID_ARG;
+    if (!(isdb__want(why, !c->weights || isdb__tu_positive_all(c->weights, c->m), "weights", "NULL, or m values > 0") &&
+          (c->mode != ISDB_TRACEUCB_STATIC ||
+           isdb__want(why, c->noise_var && isdb__tu_positive_all(c->noise_var, c->m), "noise_var",
+                      "m values > 0 (STATIC)")) &&
+          isdb__want_count(why, c->refresh, "refresh") &&
+          isdb__want_int(why, c->sparse_s, "sparse_s", 0, c->d, "[0, d]") &&
+          isdb__want_count(why, c->sparse_L, "sparse_L")))
+        return ISDB_ERR_INVALID_ARG;
     if (c->sparse_s > 0) {
         /* m L (d + 1) stage-1 values and 4 d m + 2 d scratch must fit an int. */
         double L = (double)isdb__tu_stage1_len(c);
-        if (L * (double)c->m * ((double)c->d + 1.0) > (double)INT_MAX) return 0;
-        if (4.0 * (double)c->d * (double)c->m + 2.0 * (double)c->d > (double)INT_MAX) return 0;
+        if (!isdb__want(why, L * (double)c->m * ((double)c->d + 1.0) <= (double)INT_MAX, "sparse_L",
+                        "m sparse_L (d + 1) <= INT_MAX") ||
+            !isdb__want(why, 4.0 * (double)c->d * (double)c->m + 2.0 * (double)c->d <= (double)INT_MAX, "m",
+                        "4 d m + 2 d <= INT_MAX when sparse"))
+            return ISDB_ERR_INVALID_ARG;
     }
-    return 1;
+    return ISDB_OK;
 }
 
 ISDB__PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_traceucb *p, void *heap) {
@@ -12560,7 +12869,7 @@ static const isdb_policy_vtable isdb__traceucb_vt = {
 
 isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes) {
     isdb_traceucb probe;
-    if (!bytes || !isdb__traceucb_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!bytes || isdb_traceucb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__traceucb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
@@ -12570,7 +12879,7 @@ isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, voi
     int i, m;
     isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
-    if (!pol || !isdb__heap_aligned(heap)) return ISDB_ERR_INVALID_ARG;
+    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     m = cfg->m;
@@ -12869,41 +13178,52 @@ ISDB__PRIVATE isdb_result isdb__linear_env_reward(isdb_env *be, int arm, isdb_re
 
 static const isdb_env_vtable isdb__linear_env_vt = {"linear", isdb__linear_env_next, isdb__linear_env_reward, NULL};
 
-ISDB__PRIVATE int isdb__linear_env_config_ok(const isdb_linear_env_config *c) {
-    int k;
-    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || !isdb__nonneg(c->noise_sd) || !isdb__nonneg(c->clip_norm))
-        return 0;
+isdb_result isdb_linear_env_config_check(const isdb_linear_env_config *c, isdb_refusal *why) {
+    int k, ok;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
+          isdb__want_scale(why, c->noise_sd, "noise_sd") && isdb__want_nonneg(why, c->clip_norm, "clip_norm") &&
+          isdb__want_int(why, (int)c->arms, "arms", ISDB_ARMS_FIXED, ISDB_ARMS_BOX, "an isdb_arms_kind")))
+        return ISDB_ERR_INVALID_ARG;
     switch (c->arms) {
     case ISDB_ARMS_FIXED:
-        if (!c->fixed_arms || isdb__check_input(c->fixed_arms, c->n_arms * c->d) != ISDB_OK) return 0;
+        ok = isdb__want(why, c->fixed_arms && isdb__check_input(c->fixed_arms, c->n_arms * c->d) == ISDB_OK,
+                        "fixed_arms", "non-NULL, finite, |v| <= ISDB_INPUT_MAX");
         break;
     case ISDB_ARMS_GAUSSIAN:
-        if (c->cov && !isdb__all_finite(c->cov, c->d * c->d)) return 0;
+        ok = isdb__want(why, !c->cov || isdb__all_finite(c->cov, c->d * c->d), "cov", "NULL or finite");
         break;
     case ISDB_ARMS_BOX:
-        if (!isdb__finite(c->box_lo) || !isdb__finite(c->box_hi) || !(c->box_lo < c->box_hi)) return 0;
-        break;
-    case ISDB_ARMS_SPHERE:
+        ok = isdb__want_finite(why, c->box_lo, "box_lo") &&
+             isdb__want_real(why, c->box_hi, "box_hi", c->box_lo, ISDB__REAL_MAX, 1, "(box_lo, inf), finite");
         break;
     default:
-        return 0;
+        ok = 1;
+        break;
     }
+    if (!ok || !isdb__want_int(why, (int)c->path, "path", ISDB_PATH_PIECEWISE, ISDB_PATH_CALLBACK, "an isdb_path_kind"))
+        return ISDB_ERR_INVALID_ARG;
     switch (c->path) {
     case ISDB_PATH_PIECEWISE:
-        if (c->n_pieces < 1 || c->n_pieces > INT_MAX / c->d || !c->pieces ||
-            !isdb__all_finite(c->pieces, c->n_pieces * c->d) || (c->n_pieces > 1 && !c->switch_at))
-            return 0;
+        if (!(isdb__want_int(why, c->n_pieces, "n_pieces", 1, INT_MAX / c->d, "[1, INT_MAX / d]") &&
+              isdb__want(why, c->pieces && isdb__all_finite(c->pieces, c->n_pieces * c->d), "pieces",
+                         "non-NULL, finite") &&
+              (c->n_pieces == 1 || isdb__want_ptr(why, c->switch_at, "switch_at"))))
+            return ISDB_ERR_INVALID_ARG;
         for (k = 1; k < c->n_pieces - 1; ++k)
-            if (c->switch_at[k] <= c->switch_at[k - 1]) return 0;
-        return 1;
+            if (!isdb__want(why, c->switch_at[k] > c->switch_at[k - 1], "switch_at", "increasing"))
+                return ISDB_ERR_INVALID_ARG;
+        return ISDB_OK;
     case ISDB_PATH_SINUSOID:
-        return isdb__finite(c->sin_center) && isdb__finite(c->sin_amp) && isdb__finite(c->sin_omega);
+        return isdb__checked(isdb__want_bounded(why, c->sin_center, "sin_center") &&
+                             isdb__want_bounded(why, c->sin_amp, "sin_amp") &&
+                             isdb__want_bounded(why, c->sin_omega, "sin_omega"));
     case ISDB_PATH_ROTATION:
-        return c->d >= 2 && isdb__finite(c->rot_from) && isdb__finite(c->rot_to) && c->rot_rounds >= 1;
-    case ISDB_PATH_CALLBACK:
-        return c->theta_fn != NULL;
+        return isdb__checked(isdb__want_int(why, c->d, "d", 2, ISDB_MAX_DIM, "[2, ISDB_MAX_DIM] (ROTATION)") &&
+                             isdb__want_bounded(why, c->rot_from, "rot_from") &&
+                             isdb__want_bounded(why, c->rot_to, "rot_to") &&
+                             isdb__want_u64(why, c->rot_rounds, "rot_rounds", 1, UINT64_MAX, ">= 1"));
     default:
-        return 0;
+        return isdb__checked(isdb__want(why, c->theta_fn != NULL, "theta_fn", "non-NULL"));
     }
 }
 
@@ -12913,7 +13233,7 @@ isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_a
     isdb_result r;
     void *heap = NULL;
     int d, k, pieces;
-    if (!env || !isdb__linear_env_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!env || isdb_linear_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(env, 0, sizeof *env);
     d = cfg->d;
     pieces = cfg->path == ISDB_PATH_PIECEWISE ? cfg->n_pieces : 0;
@@ -13025,22 +13345,30 @@ isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, co
     return c;
 }
 
-ISDB__PRIVATE int isdb__isd_env_config_ok(const isdb_isd_env_config *c) {
+isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *c, isdb_refusal *why) {
     int b, total = 0;
-    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || c->n_blocks < 1 || c->n_blocks > c->d || !c->block_sizes ||
-        !c->residual)
-        return 0;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
+          isdb__want_int(why, c->n_blocks, "n_blocks", 1, c->d, "[1, d]") &&
+          isdb__want_ptr(why, c->block_sizes, "block_sizes") && isdb__want_ptr(why, c->residual, "residual")))
+        return ISDB_ERR_INVALID_ARG;
     for (b = 0; b < c->n_blocks; ++b) {
-        if (c->block_sizes[b] < 1 || c->block_sizes[b] > c->d - total || !isdb__flag_ok(c->residual[b])) return 0;
+        if (!(isdb__want_int(why, c->block_sizes[b], "block_sizes", 1, c->d - total, ">= 1, summing to d") &&
+              isdb__want_flag(why, c->residual[b], "residual")))
+            return ISDB_ERR_INVALID_ARG;
         total += c->block_sizes[b];
     }
-    if (total != c->d) return 0;
-    if (c->basis && !isdb__all_finite(c->basis, c->d * c->d)) return 0;
-    if (c->gamma0 && !isdb__all_finite(c->gamma0, c->d)) return 0;
-    return isdb__finite(c->gamma_lo) && isdb__finite(c->gamma_hi) && c->gamma_lo < c->gamma_hi &&
-           isdb__flag_ok(c->normalize_gamma0) && c->cov_period >= 1 && isdb__finite(c->drift_amp) &&
-           isdb__finite(c->drift_freq) && isdb__flag_ok(c->drift_code) && isdb__finite(c->res_lo) &&
-           isdb__finite(c->res_hi) && c->res_lo < c->res_hi && isdb__nonneg(c->noise_sd);
+    return isdb__checked(
+        isdb__want(why, total == c->d, "block_sizes", ">= 1, summing to d") &&
+        isdb__want(why, !c->basis || isdb__all_finite(c->basis, c->d * c->d), "basis", "NULL or finite") &&
+        isdb__want(why, !c->gamma0 || isdb__all_finite(c->gamma0, c->d), "gamma0", "NULL or finite") &&
+        isdb__want_bounded(why, c->gamma_lo, "gamma_lo") &&
+        isdb__want_real(why, c->gamma_hi, "gamma_hi", c->gamma_lo, ISDB__SCALE_MAX, 1, "(gamma_lo, 1e30]") &&
+        isdb__want_flag(why, c->normalize_gamma0, "normalize_gamma0") &&
+        isdb__want_int(why, c->cov_period, "cov_period", 1, INT_MAX, ">= 1") &&
+        isdb__want_finite(why, c->drift_amp, "drift_amp") && isdb__want_finite(why, c->drift_freq, "drift_freq") &&
+        isdb__want_flag(why, c->drift_code, "drift_code") && isdb__want_bounded(why, c->res_lo, "res_lo") &&
+        isdb__want_real(why, c->res_hi, "res_hi", c->res_lo, ISDB__SCALE_MAX, 1, "(res_lo, 1e30]") &&
+        isdb__want_scale(why, c->noise_sd, "noise_sd"));
 }
 
 /* A block-diagonal factor with uniform [0, 1) entries. */
@@ -13112,7 +13440,7 @@ isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocat
     void *heap = NULL;
     int d, k, b, i, j, off, pass;
     isdb_rng rng;
-    if (!env || !isdb__isd_env_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!env || isdb_isd_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(env, 0, sizeof *env);
     d = cfg->d;
     memset(&a, 0, sizeof a);
@@ -13344,30 +13672,41 @@ ISDB__PRIVATE isdb_result isdb__kernel_env_reward(isdb_env *be, int arm, double 
 
 static const isdb_env_vtable isdb__kernel_env_vt = {"kernel", isdb__kernel_env_next, isdb__kernel_env_reward, NULL};
 
-ISDB__PRIVATE int isdb__kernel_env_config_ok(const isdb_kernel_env_config *c) {
+isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config *c, isdb_refusal *why) {
     int k;
-    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || c->n_arms > ISDB__OPKB_MAX_ARMS) return 0;
-    if (c->arms && isdb__check_input(c->arms, c->n_arms * c->d) != ISDB_OK) return 0;
-    if (!isdb__nonneg(c->amplitude) || !isdb__nonneg(c->noise_sd) || !isdb__nonneg(c->y_bound)) return 0;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
+          isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]") &&
+          isdb__want(why, !c->arms || isdb__check_input(c->arms, c->n_arms * c->d) == ISDB_OK, "arms",
+                     "NULL, or finite with |v| <= ISDB_INPUT_MAX") &&
+          isdb__want_scale(why, c->amplitude, "amplitude") && isdb__want_scale(why, c->noise_sd, "noise_sd") &&
+          isdb__want_nonneg(why, c->y_bound, "y_bound") &&
+          isdb__want_int(why, (int)c->kind, "kind", ISDB_KENV_GP_SWITCH, ISDB_KENV_COSINE, "an isdb_kernel_env_kind")))
+        return ISDB_ERR_INVALID_ARG;
     if (c->kind == ISDB_KENV_GP_SWITCH) {
-        if (c->kernel == ISDB_KERNEL_GRAM) {
-            if (!c->gram || !isdb__all_finite(c->gram, c->n_arms * c->n_arms)) return 0;
-        } else if (c->kernel == ISDB_KERNEL_RBF || c->kernel == ISDB_KERNEL_MATERN52) {
-            if (!isdb__positive(c->length_scale)) return 0;
-        } else if (c->kernel != ISDB_KERNEL_LINEAR) {
-            return 0;
-        }
-        if (c->n_switches < 0 || (c->n_switches > 0 && !c->switch_at)) return 0;
+        if (!(isdb__want_int(why, (int)c->kernel, "kernel", ISDB_KERNEL_LINEAR, ISDB_KERNEL_GRAM, "an isdb_kernel") &&
+              (c->kernel != ISDB_KERNEL_GRAM ||
+               isdb__want(why, c->gram && isdb__all_finite(c->gram, c->n_arms * c->n_arms), "gram",
+                          "non-NULL, finite")) &&
+              ((c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52) ||
+               isdb__want_real(why, c->length_scale, "length_scale", ISDB__LENGTH_SCALE_MIN, ISDB__REAL_MAX, 0,
+                               "[1e-150, DBL_MAX]")) &&
+              isdb__want_count(why, c->n_switches, "n_switches") &&
+              (c->n_switches == 0 || isdb__want_ptr(why, c->switch_at, "switch_at"))))
+            return ISDB_ERR_INVALID_ARG;
         for (k = 1; k < c->n_switches; ++k)
-            if (c->switch_at[k] <= c->switch_at[k - 1]) return 0;
-        return 1;
+            if (!isdb__want(why, c->switch_at[k] > c->switch_at[k - 1], "switch_at", "increasing"))
+                return ISDB_ERR_INVALID_ARG;
+        return ISDB_OK;
     }
-    if (c->kind != ISDB_KENV_COSINE || !isdb__finite(c->freq)) return 0;
-    if (c->n_phase < 0 || (c->n_phase > 0 && (!c->phase_at || !c->phase || !isdb__all_finite(c->phase, c->n_phase))))
-        return 0;
+    if (!(isdb__want_finite(why, c->freq, "freq") && isdb__want_count(why, c->n_phase, "n_phase") &&
+          (c->n_phase == 0 || (isdb__want_ptr(why, c->phase_at, "phase_at") &&
+                               isdb__want(why, c->phase && isdb__all_finite(c->phase, c->n_phase), "phase",
+                                          "non-NULL, finite")))))
+        return ISDB_ERR_INVALID_ARG;
     for (k = 1; k < c->n_phase; ++k)
-        if (c->phase_at[k] < c->phase_at[k - 1]) return 0;
-    return 1;
+        if (!isdb__want(why, c->phase_at[k] >= c->phase_at[k - 1], "phase_at", "non-decreasing"))
+            return ISDB_ERR_INVALID_ARG;
+    return ISDB_OK;
 }
 
 isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
@@ -13378,7 +13717,7 @@ isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_a
     void *heap = NULL;
     double *scratch = NULL;
     int N, d, k, i, gp;
-    if (!env || !isdb__kernel_env_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!env || isdb_kernel_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(env, 0, sizeof *env);
     N = cfg->n_arms;
     d = cfg->d;
@@ -13478,21 +13817,24 @@ isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_co
     return c;
 }
 
-ISDB__PRIVATE int isdb__context_env_config_ok(const isdb_context_env_config *c) {
+isdb_result isdb_context_env_config_check(const isdb_context_env_config *c, isdb_refusal *why) {
     int m;
     double sum = 0.0;
-    if (!c || !isdb__sizes_ok(c->d, c->n_arms) || c->n_contexts < 1 ||
-        c->n_contexts > INT_MAX / (c->n_arms * c->d) || !isdb__nonneg(c->noise_sd) || !c->arms || !c->theta)
-        return 0;
-    if (isdb__check_input(c->arms, c->n_contexts * c->n_arms * c->d) != ISDB_OK ||
-        isdb__check_input(c->theta, c->d) != ISDB_OK)
-        return 0;
-    if (!c->probs) return 1;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
+          isdb__want_int(why, c->n_contexts, "n_contexts", 1, INT_MAX / (c->n_arms * c->d),
+                         "[1, INT_MAX / (n_arms d)]") &&
+          isdb__want_scale(why, c->noise_sd, "noise_sd") &&
+          isdb__want(why, c->arms && isdb__check_input(c->arms, c->n_contexts * c->n_arms * c->d) == ISDB_OK, "arms",
+                     "non-NULL, finite, |v| <= ISDB_INPUT_MAX") &&
+          isdb__want(why, c->theta && isdb__check_input(c->theta, c->d) == ISDB_OK, "theta",
+                     "non-NULL, finite, |v| <= ISDB_INPUT_MAX")))
+        return ISDB_ERR_INVALID_ARG;
+    if (!c->probs) return ISDB_OK;
     for (m = 0; m < c->n_contexts; ++m) {
-        if (!isdb__nonneg(c->probs[m])) return 0;
+        if (!isdb__want_nonneg(why, c->probs[m], "probs")) return ISDB_ERR_INVALID_ARG;
         sum += c->probs[m];
     }
-    return sum > 0.0 && isdb__finite(sum);
+    return isdb__checked(isdb__want(why, sum > 0.0 && isdb__finite(sum), "probs", "values >= 0, finite positive sum"));
 }
 
 ISDB__PRIVATE isdb_result isdb__context_env_next(isdb_env *be) {
@@ -13525,7 +13867,7 @@ isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb
     int d, K, M, k, m, last = 0;
     double sum = 0.0, acc = 0.0;
     double *arms = NULL, *theta = NULL;
-    if (!env || !isdb__context_env_config_ok(cfg)) return ISDB_ERR_INVALID_ARG;
+    if (!env || isdb_context_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(env, 0, sizeof *env);
     d = cfg->d;
     K = cfg->n_arms;
@@ -13619,20 +13961,30 @@ ISDB__PRIVATE void isdb__active_env_reset(isdb_env *be) {
 static const isdb_env_vtable isdb__active_env_vt = {"active", isdb__active_env_next, isdb__active_env_reward,
                                                     isdb__active_env_reset};
 
+isdb_result isdb_active_env_config_check(const isdb_active_env_config *c, isdb_refusal *why) {
+    int i;
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->m, "m") &&
+          isdb__want(why, !c->Sigma || isdb__check_input(c->Sigma, c->d * c->d) == ISDB_OK, "Sigma",
+                     "NULL, or finite with |v| <= ISDB_INPUT_MAX") &&
+          isdb__want(why, !c->beta || isdb__check_input(c->beta, c->m * c->d) == ISDB_OK, "beta",
+                     "NULL, or finite with |v| <= ISDB_INPUT_MAX")))
+        return ISDB_ERR_INVALID_ARG;
+    if (c->noise_var)
+        for (i = 0; i < c->m; ++i)
+            if (!isdb__want_real(why, c->noise_var[i], "noise_var", 0.0, ISDB_INPUT_MAX, 0, "[0, ISDB_INPUT_MAX]"))
+                return ISDB_ERR_INVALID_ARG;
+    return ISDB_OK;
+}
+
 isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
                                  isdb_active_env *env) {
     isdb__arena a;
     isdb_result r;
     void *heap = NULL;
     int d, m, i, k;
-    if (!env || !cfg || !isdb__sizes_ok(cfg->d, cfg->m)) return ISDB_ERR_INVALID_ARG;
+    if (!env || isdb_active_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     d = cfg->d;
     m = cfg->m;
-    if (cfg->Sigma && isdb__check_input(cfg->Sigma, d * d) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
-    if (cfg->beta && isdb__check_input(cfg->beta, m * d) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
-    if (cfg->noise_var)
-        for (i = 0; i < m; ++i)
-            if (!(cfg->noise_var[i] >= 0.0 && cfg->noise_var[i] <= ISDB_INPUT_MAX)) return ISDB_ERR_INVALID_ARG;
     memset(env, 0, sizeof *env);
     memset(&a, 0, sizeof a);
     for (k = 0; k < 2; ++k) {
