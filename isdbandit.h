@@ -1325,7 +1325,9 @@ ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isd
 /* Window sizes of Cheung et al., clamped to [1, T]:
      ISDB_WINDOW_KNOWN     floor(d^(2/3) T^(2/3) B_T^(-2/3))     (section 5.1; B_T > 0)
      ISDB_WINDOW_EQ12      floor((d T)^(2/3) (B_T + 1)^(-2/3))   (eq. 12; B_T >= 0)
-     ISDB_WINDOW_AGNOSTIC  floor((d T)^(2/3))                    (B_T unknown; B_T ignored) */
+     ISDB_WINDOW_AGNOSTIC  floor((d T)^(2/3))                    (B_T unknown)
+   With ISDB_WINDOW_AGNOSTIC, B_T is not read: any value is accepted (0,
+   negative, NaN or infinite alike; pass 0) and the window is the same. */
 typedef enum isdb_window_rule {
     ISDB_WINDOW_KNOWN = 0,
     ISDB_WINDOW_EQ12 = 1,
@@ -1552,10 +1554,35 @@ ISDB_API void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta);
 ISDB_API isdb_real isdb_adaptive_beta(const isdb_adaptive *pol);
 /* *mean = x.theta, *bonus = beta ||x||_{V^-1}; either may be NULL. */
 ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
-/* The memory select plays from now: min(1 / (1 - gamma), observations
-   since the last cut) of the estimator it plays. */
+/* One estimator, as isdb_adaptive_estimator describes it. */
+typedef struct isdb_adaptive_estimator_info {
+    int memory;      /* nominal memory 1 / (1 - gamma); 0 for the undiscounted one */
+    isdb_real gamma; /* its discount; 1 for the undiscounted one */
+    int count;       /* observations its estimate holds: updates since the reset,
+                        or since the cut that restarted it plus what it took over
+                        (min(count, memory) of the estimator it was cut to);
+                        saturates at INT_MAX */
+    int effective;   /* its effective memory in rounds: min(memory, count) (a
+                        discount gamma weighs about the last 1 / (1 - gamma)
+                        observations), or count for the undiscounted one (it
+                        weighs every observation it holds alike) */
+} isdb_adaptive_estimator_info;
+/* How many estimators the policy keeps (the resolved config's doubling
+   memories, then the undiscounted one): indices 0 .. n - 1, shortest
+   memory first, the undiscounted one last. */
+ISDB_API int isdb_adaptive_n_estimators(const isdb_adaptive *pol);
+/* The index of the estimator select plays now (n - 1 until a shorter one
+   predicts better: see the manual's ADAPTIVE). */
+ISDB_API int isdb_adaptive_played(const isdb_adaptive *pol);
+/* Describes estimator k; ISDB_ERR_INVALID_ARG (and *info untouched) if k
+   is out of range or an argument is NULL. */
+ISDB_API isdb_result isdb_adaptive_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info);
+/* The effective memory, in rounds, of the estimator select plays now (its
+   `effective` above): how many of the latest observations its estimate
+   stands for. 0 before the first update. */
 ISDB_API int isdb_adaptive_memory(const isdb_adaptive *pol);
-/* How many times the change test has cut the memory so far. */
+/* How many times the change test has cut the memory (detected a change)
+   so far. */
 ISDB_API uint64_t isdb_adaptive_changes(const isdb_adaptive *pol);
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
@@ -6766,10 +6793,27 @@ isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_r
     return ISDB_OK;
 }
 
-int isdb_adaptive_memory(const isdb_adaptive *pol) {
-    const isdb__adaptive_est *e = isdb__adaptive_played(pol);
+int isdb_adaptive_n_estimators(const isdb_adaptive *pol) { return pol->n_est; }
+
+int isdb_adaptive_played(const isdb_adaptive *pol) { return pol->played; }
+
+/* The effective memory of estimator e (isdb_adaptive_estimator_info). */
+ISDB__PRIVATE int isdb__adaptive_effective(const isdb__adaptive_est *e) {
     return e->memory ? isdb__min_int(e->memory, e->count) : e->count;
 }
+
+isdb_result isdb_adaptive_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info) {
+    const isdb__adaptive_est *e;
+    if (!pol || !info || k < 0 || k >= pol->n_est) return ISDB_ERR_INVALID_ARG;
+    e = &pol->_est[k];
+    info->memory = e->memory;
+    info->gamma = e->gamma;
+    info->count = e->count;
+    info->effective = isdb__adaptive_effective(e);
+    return ISDB_OK;
+}
+
+int isdb_adaptive_memory(const isdb_adaptive *pol) { return isdb__adaptive_effective(isdb__adaptive_played(pol)); }
 
 uint64_t isdb_adaptive_changes(const isdb_adaptive *pol) { return pol->changes; }
 
