@@ -1825,7 +1825,9 @@ ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isd
 /* Window sizes of Cheung et al., clamped to [1, T]:
      ISDB_WINDOW_KNOWN     floor(d^(2/3) T^(2/3) B_T^(-2/3))     (section 5.1; B_T > 0)
      ISDB_WINDOW_EQ12      floor((d T)^(2/3) (B_T + 1)^(-2/3))   (eq. 12; B_T >= 0)
-     ISDB_WINDOW_AGNOSTIC  floor((d T)^(2/3))                    (B_T unknown; B_T ignored) */
+     ISDB_WINDOW_AGNOSTIC  floor((d T)^(2/3))                    (B_T unknown)
+   With ISDB_WINDOW_AGNOSTIC, B_T is not read: any value is accepted (0,
+   negative, NaN or infinite alike; pass 0) and the window is the same. */
 typedef enum isdb_window_rule {
     ISDB_WINDOW_KNOWN = 0,
     ISDB_WINDOW_EQ12 = 1,
@@ -1861,6 +1863,12 @@ typedef struct isdb_dlinucb {
     isdb_real *_work;           /* 8 d: four or eight arms' lanes (select), or L^-1 x and V^-1 x (explain) */
 } isdb_dlinucb;
 
+/* Every update with valid input is taken (ISDB_OK): V is refactorised
+   each update, and when rounding leaves the stored Gram sum without a
+   positive pivot (features far from unit scale along nearly one direction:
+   norm 1e6 in double, far less in float) the factor is carried by Givens
+   rotations of the previous one instead, which cannot fail; inputs whose
+   Gram sum factors take the same bits as before. */
 ISDB_API isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma);
 ISDB_API isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes);
@@ -2053,10 +2061,35 @@ ISDB_API void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta);
 ISDB_API isdb_real isdb_adaptive_beta(const isdb_adaptive *pol);
 /* *mean = x.theta, *bonus = beta ||x||_{V^-1}; either may be NULL. */
 ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
-/* The memory select plays from now: min(1 / (1 - gamma), observations
-   since the last cut) of the estimator it plays. */
+/* One estimator, as isdb_adaptive_estimator describes it. */
+typedef struct isdb_adaptive_estimator_info {
+    int memory;      /* nominal memory 1 / (1 - gamma); 0 for the undiscounted one */
+    isdb_real gamma; /* its discount; 1 for the undiscounted one */
+    int count;       /* observations its estimate holds: updates since the reset,
+                        or since the cut that restarted it plus what it took over
+                        (min(count, memory) of the estimator it was cut to);
+                        saturates at INT_MAX */
+    int effective;   /* its effective memory in rounds: min(memory, count) (a
+                        discount gamma weighs about the last 1 / (1 - gamma)
+                        observations), or count for the undiscounted one (it
+                        weighs every observation it holds alike) */
+} isdb_adaptive_estimator_info;
+/* How many estimators the policy keeps (the resolved config's doubling
+   memories, then the undiscounted one): indices 0 .. n - 1, shortest
+   memory first, the undiscounted one last. */
+ISDB_API int isdb_adaptive_n_estimators(const isdb_adaptive *pol);
+/* The index of the estimator select plays now (n - 1 until a shorter one
+   predicts better: see the manual's ADAPTIVE). */
+ISDB_API int isdb_adaptive_played(const isdb_adaptive *pol);
+/* Describes estimator k; ISDB_ERR_INVALID_ARG (and *info untouched) if k
+   is out of range or an argument is NULL. */
+ISDB_API isdb_result isdb_adaptive_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info);
+/* The effective memory, in rounds, of the estimator select plays now (its
+   `effective` above): how many of the latest observations its estimate
+   stands for. 0 before the first update. */
 ISDB_API int isdb_adaptive_memory(const isdb_adaptive *pol);
-/* How many times the change test has cut the memory so far. */
+/* How many times the change test has cut the memory (detected a change)
+   so far. */
 ISDB_API uint64_t isdb_adaptive_changes(const isdb_adaptive *pol);
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
@@ -6448,23 +6481,86 @@ ISDB__PRIVATE void isdb__swap_ptr(isdb_real **a, isdb_real **b) {
     *b = t;
 }
 
+/* In place, L (lower, n x n, positive diagonal) <- the factor of
+   L L^T + pad I, pad > 0: one Givens sweep per unit vector sqrt(pad) e_j,
+   from column j on (the columns before it see a zero and are left
+   exactly as they are). Cannot fail: every new diagonal entry is
+   sqrt(l^2 + w^2) >= l > 0, and column j's is at least sqrt(pad).
+   z = L^-1 b on entry is L_new^-1 b on return (the rotations of
+   isdb__chol_update_ex with y = 0). O(n^3 / 3); work: n. */
+ISDB__PRIVATE void isdb__chol_pad(int n, isdb_real *L, isdb_real pad, isdb_real *z, isdb_real *w) {
+    isdb_real root = isdb__sqrt(pad);
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        isdb_real y = 0;
+        isdb__zero(n, w);
+        w[j] = root;
+        for (k = j; k < n; ++k) {
+            isdb_real l = L[k * n + k], r = isdb__sqrt(l * l + w[k] * w[k]), inv = 1 / r;
+            isdb_real cs = l * inv, sn = w[k] * inv, zk = z[k];
+            L[k * n + k] = r;
+            z[k] = cs * zk + sn * y;
+            y = cs * y - sn * zk;
+            for (i = k + 1; i < n; ++i) {
+                isdb_real lik = L[i * n + k];
+                L[i * n + k] = cs * lik + sn * w[i];
+                w[i] = cs * w[i] - sn * lik;
+            }
+        }
+    }
+}
+
+/* V_next = gamma V + x x^T + (1 - gamma) lambda I is symmetric positive
+   definite in exact arithmetic (gamma times one, plus a positive
+   semidefinite rank one, plus a positive multiple of I), but the Gram sums
+   round at eps ||V||: with features of norm 1e6 along nearly one direction
+   and gamma 0.999, ||V|| ~ 1e12 / (1 - gamma) = 1e15, whose rounding in
+   double exceeds lambda = 1 (in float far sooner), the stored V_next can
+   have a non-positive pivot, and isdb_chol refuses it. The update then
+   carries the factor itself instead: L_next = the factor of
+   gamma L L^T + x x^T + (1 - gamma) lambda I, by scaling L by sqrt(gamma),
+   a rank-one Givens update with x and the padding (isdb__chol_pad). Every
+   step keeps the diagonal positive, so it cannot fail, and L_next L_next^T
+   agrees with V_next to the same rounding (the snapshot's factor check
+   accepts it). z = L^-1 b is carried by the same rotations (sqrt(gamma) z
+   for gamma b under sqrt(gamma) L, then the update with (x, y), then the
+   padding), not solved afresh from b: L's trailing block is known only to
+   eps ||L||, and a z from the same rotations stays consistent with it (in
+   float at scale 1e6 a fresh solve mispredicts the arms' mean by several
+   units, the carried z by under 1e-3: tests/test_dlinucb_scale.c). Plain
+   factorisations resume as soon as V_next factors, so inputs on which
+   isdb_chol succeeds take exactly the bits they always did. O(d^3), like
+   the factorisation. Updates _z in place (the caller commits); uses d of
+   _work (scratch). */
+ISDB__PRIVATE void isdb__dlinucb_factor_step(isdb_dlinucb *p, const isdb_real *x, isdb_real y) {
+    int i, j, d = p->cfg.d;
+    isdb_real g = p->cfg.gamma, root = isdb__sqrt(g);
+    for (i = 0; i < d; ++i) {
+        p->_z[i] *= root;
+        for (j = 0; j < d; ++j) p->_chol_next[i * d + j] = j <= i ? root * p->_chol[i * d + j] : 0;
+    }
+    isdb__chol_update_ex(d, p->_chol_next, p->_chol_next, x, p->_work, NULL, p->_z, y);
+    isdb__chol_pad(d, p->_chol_next, (1 - g) * p->cfg.lambda, p->_z, p->_work);
+}
+
 ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     const isdb_dlinucb_config *c = &p->cfg;
-    int i, d = c->d;
+    int i, carried, d = c->d;
     isdb_real g = c->gamma, lam = c->lambda;
     (void)arm;
     isdb__discount_gram(d, p->_gram, p->_gram_next, x, g, (1 - g) * lam);
     isdb__discount_gram(d, p->_gram_tilde, p->_gram_tilde_next, x, g * g, (1 - g) * (1 + g) * lam);
     for (i = 0; i < d; ++i) p->_b_next[i] = g * p->_b[i] + y * x[i];
     isdb__copy(d * d, p->_gram_next, p->_chol_next);
-    if (isdb_chol(d, p->_chol_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
+    carried = isdb_chol(d, p->_chol_next) != ISDB_OK;
+    if (carried) isdb__dlinucb_factor_step(p, x, y);
     isdb__swap_ptr(&p->_gram, &p->_gram_next);
     isdb__swap_ptr(&p->_gram_tilde, &p->_gram_tilde_next);
     isdb__swap_ptr(&p->_chol, &p->_chol_next);
     isdb__swap_ptr(&p->_b, &p->_b_next);
     for (i = 0; i < d; ++i) p->_inv_diag[i] = 1 / p->_chol[i * d + i];
-    isdb__tri_solve(d, p->_chol, p->_inv_diag, 0, p->_b, p->_z);
+    if (!carried) isdb__tri_solve(d, p->_chol, p->_inv_diag, 0, p->_b, p->_z);
     return ISDB_OK;
 }
 
@@ -7461,10 +7557,27 @@ isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_r
     return ISDB_OK;
 }
 
-int isdb_adaptive_memory(const isdb_adaptive *pol) {
-    const isdb__adaptive_est *e = isdb__adaptive_played(pol);
+int isdb_adaptive_n_estimators(const isdb_adaptive *pol) { return pol->n_est; }
+
+int isdb_adaptive_played(const isdb_adaptive *pol) { return pol->played; }
+
+/* The effective memory of estimator e (isdb_adaptive_estimator_info). */
+ISDB__PRIVATE int isdb__adaptive_effective(const isdb__adaptive_est *e) {
     return e->memory ? isdb__min_int(e->memory, e->count) : e->count;
 }
+
+isdb_result isdb_adaptive_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info) {
+    const isdb__adaptive_est *e;
+    if (!pol || !info || k < 0 || k >= pol->n_est) return ISDB_ERR_INVALID_ARG;
+    e = &pol->_est[k];
+    info->memory = e->memory;
+    info->gamma = e->gamma;
+    info->count = e->count;
+    info->effective = isdb__adaptive_effective(e);
+    return ISDB_OK;
+}
+
+int isdb_adaptive_memory(const isdb_adaptive *pol) { return isdb__adaptive_effective(isdb__adaptive_played(pol)); }
 
 uint64_t isdb_adaptive_changes(const isdb_adaptive *pol) { return pol->changes; }
 

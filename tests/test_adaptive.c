@@ -309,6 +309,104 @@ static void test_config(void) {
     CHECK_OK(isdb_adaptive_heap_size(&c, &bytes));
 }
 
+/* Plays one round of env; 0 if anything failed. */
+static int play_round(isdb_adaptive *p, isdb_env *env) {
+    int arm;
+    isdb_real y;
+    return isdb_env_next(env) == ISDB_OK && isdb_policy_select(&p->base, env->X, env->n_arms, &arm) == ISDB_OK &&
+           isdb_env_reward(env, arm, &y) == ISDB_OK &&
+           isdb_policy_update(&p->base, arm, env->X + arm * env->d, y) == ISDB_OK;
+}
+
+/* The getters against runs whose answers are known. Every round, the
+   counts each estimator reports follow from the rounds played and the
+   cuts seen through isdb_adaptive_changes alone: +1 a round; a cut at i
+   sets every longer estimator to min(count_i, memory_i) and leaves the
+   others; isdb_adaptive_memory is the played one's effective memory.
+   A stationary stream: no cut, the undiscounted estimator played at the
+   end with memory = every round played. theta turning around at round
+   2000: a cut soon after, a shorter memory played right after it, and at
+   the end the undiscounted one again with memory = the rounds since the
+   last cut plus what that cut handed it. */
+static void test_getters(void) {
+    enum { D = 3, K = 10, T = 6000, JUMP = 2000 };
+    int run;
+    for (run = 0; run < 2; ++run) {
+        isdb_linear_env env;
+        isdb_adaptive p;
+        isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+        isdb_adaptive_estimator_info info;
+        int expect[ISDB_ADAPTIVE_MAX_ESTIMATORS], memories[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+        int n, k, t, ok = 1, shorter_after_cut = 0, first_cut = -1, last_cut = -1, handed = 0;
+        uint64_t seen = 0;
+        c.R = 0.5;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+        CHECK_OK(make_env(D, K, 77, run ? JUMP : 0, 0.5, &env));
+        n = isdb_adaptive_n_estimators(&p);
+        /* min_memory 16 doubling to max_memory 4096, then the undiscounted. */
+        CHECK(n == 10);
+        for (k = 0; k < n; ++k) {
+            CHECK_OK(isdb_adaptive_estimator(&p, k, &info));
+            memories[k] = info.memory;
+            CHECK(info.memory == (k + 1 < n ? 16 << k : 0));
+            CHECK(info.gamma == (k + 1 < n ? 1 - (isdb_real)1 / (isdb_real)info.memory : 1));
+            CHECK(info.count == 0 && info.effective == 0);
+            expect[k] = 0;
+        }
+        CHECK(isdb_adaptive_played(&p) == n - 1 && isdb_adaptive_memory(&p) == 0);
+        memset(&info, 0x5a, sizeof info);
+        CHECK_RESULT(isdb_adaptive_estimator(&p, -1, &info), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_adaptive_estimator(&p, n, &info), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_adaptive_estimator(NULL, 0, &info), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_adaptive_estimator(&p, 0, NULL), ISDB_ERR_INVALID_ARG);
+        CHECK(info.memory == 0x5a5a5a5a && info.count == 0x5a5a5a5a);
+        for (t = 1; t <= T && ok; ++t) {
+            int played, cut_at = -1;
+            if (!play_round(&p, &env.base)) ok = 0;
+            for (k = 0; k < n; ++k) ++expect[k];
+            if (isdb_adaptive_changes(&p) != seen) {
+                /* One cut a round at most; it is at the first estimator
+                   whose count left the +1 a round, less one. */
+                ok &= isdb_adaptive_changes(&p) == seen + 1;
+                seen = isdb_adaptive_changes(&p);
+                for (k = 0; k < n && cut_at < 0; ++k) {
+                    CHECK_OK(isdb_adaptive_estimator(&p, k, &info));
+                    if (info.count != expect[k]) cut_at = k - 1;
+                }
+                ok &= cut_at >= 0 && cut_at + 1 < n;
+                if (cut_at < 0) break;
+                handed = expect[cut_at] < memories[cut_at] ? expect[cut_at] : memories[cut_at];
+                for (k = cut_at + 1; k < n; ++k) expect[k] = handed;
+                if (first_cut < 0) first_cut = t;
+                last_cut = t;
+            }
+            for (k = 0; k < n; ++k) {
+                CHECK_OK(isdb_adaptive_estimator(&p, k, &info));
+                ok &= info.count == expect[k] &&
+                      info.effective == (memories[k] && memories[k] < expect[k] ? memories[k] : expect[k]);
+            }
+            played = isdb_adaptive_played(&p);
+            ok &= played >= 0 && played < n;
+            CHECK_OK(isdb_adaptive_estimator(&p, played, &info));
+            ok &= isdb_adaptive_memory(&p) == info.effective;
+            if (first_cut > 0 && t < first_cut + 50 && played < n - 1) shorter_after_cut = 1;
+        }
+        CHECK_MSG(ok, "run %d: the getters disagree with the counts of the rounds and cuts (round %d)", run, t - 1);
+        CHECK(isdb_adaptive_played(&p) == n - 1);
+        if (!run) {
+            CHECK_MSG(seen == 0, "stationary run: %lu cuts", (unsigned long)seen);
+            CHECK(isdb_adaptive_memory(&p) == T);
+        } else {
+            CHECK_MSG(first_cut > JUMP && first_cut <= JUMP + 300, "first cut at round %d", first_cut);
+            CHECK(shorter_after_cut);
+            CHECK_MSG(isdb_adaptive_memory(&p) == T - last_cut + handed, "memory %d, rounds since the cut %d + %d",
+                      isdb_adaptive_memory(&p), T - last_cut, handed);
+        }
+        isdb_policy_uninit(&p.base);
+        isdb_env_uninit(&env.base);
+    }
+}
+
 int main(void) {
     test_config();
     test_estimators_match_references();
@@ -316,5 +414,6 @@ int main(void) {
     test_snapshot_across_cuts();
     test_change_test();
     test_stationary_false_cuts();
+    test_getters();
     return test_report();
 }

@@ -480,6 +480,15 @@ static void test_tuned_parameters(void) {
     CHECK_RESULT(isdb_swucb_tuned_window(ISDB_WINDOW_KNOWN, 2, 100, 0.0, &w), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 0, 100, 0.0, &w), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 2, T_NAN, 0.0, &w), ISDB_ERR_INVALID_ARG);
+    /* The agnostic rule does not read B_T: every value gives its window. */
+    {
+        const isdb_real any_B[6] = {-1, (isdb_real)-1e30, T_NAN, T_INF, -T_INF, T_REAL_MAX};
+        for (i = 0; i < 6; ++i) {
+            w = 0;
+            CHECK_OK(isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC, 2, T[0], any_B[i], &w));
+            CHECK_MSG(w == agnostic[0], "B_T %g: agnostic window %d, expected %d", (double)any_B[i], w, agnostic[0]);
+        }
+    }
     /* Russac et al. abrupt experiment: B_T = 4 + sqrt 2, d = 2, T = 6000. */
     CHECK_OK(isdb_dlinucb_tuned_gamma(2, 6000, 4.0 + sqrt(2.0), &gamma));
     CHECK_NEAR(gamma, 0.99412, 5e-6);
