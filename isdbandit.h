@@ -90,7 +90,22 @@
       Results     functions that can fail return isdb_result: 0 is ISDB_OK,
                   positive values are success with a caveat, negative values
                   are errors (isdb_result_string names each).
-      Refusals    see isdb_refusal.
+      Refusals    say what to fix, with no global state:
+                  isdb_X_config_check(&cfg, &why) returns the code that
+                  heap_size and init return for that config (they run the
+                  same check) and fills why (an isdb_refusal, may be NULL)
+                  with the first field refused, spelled as in the struct
+                  ("window", "est.folds"), its range lo..hi where numeric
+                  (NaN otherwise) and a short text such as "(0, 1)".
+                  isdb_policy_check_select / _check_update name the
+                  argument that select, scores, probs or update refuse
+                  ("X", "n_arms", "arm", "x", "reward"); isdb_init_check
+                  names "pol" or "heap" (non-NULL, 8-byte aligned). Every
+                  config an init accepts gives finite scores for inputs
+                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, noise,
+                  amplitudes) are at most 1e30 (1e6 in float), confidence
+                  levels are not subnormal. Snapshot refusals: SNAPSHOT
+                  FORMAT.
       Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
                   a wrong arm index, a NULL pointer or a bad size returns an
                   error and leaves the object exactly as it was. Nothing in
@@ -306,7 +321,8 @@
          matrix be numerically singular (a feature vector dwarfing lambda),
          the rebuild applies one Givens update per stored observation
          instead, so an update never fails. isdb_swucb_tuned_window gives
-         the paper's window sizes.
+         the paper's window sizes (ISDB_WINDOW_AGNOSTIC reads no B_T: pass
+         0).
       Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, width
          ISDB_WIDTH_LOGDET, refresh 0 = max(w, d). The window has no
          default (an argument of isdb_swucb_config_init).
@@ -339,10 +355,14 @@
                      + d ln(1 + L^2 (1 - gamma^(2n)) / (lambda d (1 - gamma^2)))).
          1 - gamma^2 and 1 - gamma^(2n) are computed without cancellation.
          The (1 - gamma) lambda I term makes the update full rank, so V is
-         refactorised every update. An update that would make V
-         numerically singular (a feature vector dwarfing lambda: condition
-         beyond ~1e15, ~1e7 in float) is refused with ISDB_ERR_NOT_SPD and
-         changes nothing. isdb_dlinucb_tuned_gamma gives
+         refactorised every update. Every valid update is taken: when
+         rounding in the Gram sums leaves the stored V without a positive
+         pivot (features far from unit scale along nearly one direction,
+         e.g. norm 1e6 with gamma 0.999 in double), the factor steps in
+         factored form instead (sqrt(gamma) L, a Givens update with x,
+         then the (1 - gamma) lambda I padding, L^-1 b carried through the
+         same rotations), which cannot fail; inputs whose V factors keep
+         the same bits. isdb_dlinucb_tuned_gamma gives
          gamma = 1 - (B_T/(d T))^(2/3).
       Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1. gamma has no
          default (an argument of isdb_dlinucb_config_init); the width is
@@ -474,6 +494,12 @@
       Defaults: lambda 1, R 1, delta 0.01, S 1, L 1, alpha 1, min_memory
          0 = max(16, 2 d), max_memory 0 = max(4096, min_memory), threshold
          3.5, play_threshold 2, refresh 0 = max(4 d, 256).
+      Getters: isdb_adaptive_n_estimators, _played (the index select
+         plays) and _estimator (its memory 1/(1 - gamma), 0 undiscounted;
+         gamma; observations held; effective memory min(memory, held));
+         isdb_adaptive_memory is the played one's effective memory (a cut
+         hands the restarted estimators what the shorter one held);
+         isdb_adaptive_changes counts the changes detected.
       Cost: with n estimators, update O(n d^2) (a prediction, a rank-one
          update and the gamma^2 sum per estimator, plus n^2 / 2 scalar
          sums); select O(K d^2) (one estimator; D-LinUCB's width when a
@@ -1105,12 +1131,15 @@ typedef ISDB_REAL isdb_real;
 #define isdb_adaptive_changes isdb_adaptive_changes_f32
 #define isdb_adaptive_config_check isdb_adaptive_config_check_f32
 #define isdb_adaptive_config_init isdb_adaptive_config_init_f32
+#define isdb_adaptive_estimator isdb_adaptive_estimator_f32
 #define isdb_adaptive_explain isdb_adaptive_explain_f32
 #define isdb_adaptive_get_config isdb_adaptive_get_config_f32
 #define isdb_adaptive_heap_size isdb_adaptive_heap_size_f32
 #define isdb_adaptive_init isdb_adaptive_init_f32
 #define isdb_adaptive_init_preallocated isdb_adaptive_init_preallocated_f32
 #define isdb_adaptive_memory isdb_adaptive_memory_f32
+#define isdb_adaptive_n_estimators isdb_adaptive_n_estimators_f32
+#define isdb_adaptive_played isdb_adaptive_played_f32
 #define isdb_adaptive_theta isdb_adaptive_theta_f32
 #define isdb_bob_block isdb_bob_block_f32
 #define isdb_bob_config_check isdb_bob_config_check_f32
