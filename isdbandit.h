@@ -1,4 +1,4 @@
-/* isdbandit.h - v0.1.0 - non-stationary linear bandits in one C99 header -
+/* isdbandit.h - v0.2.0 - non-stationary linear bandits in one C99 header -
    MIT or public domain (Unlicense), see the end of the file.
 
    Do this in *one* C or C++ file to create the implementation:
@@ -1051,6 +1051,32 @@
              OPKB/ADA-OPKB, OAM, Trace-UCB; linear, ISD, kernel,
              context and active-learning environments; the regret harness.
              adaptive, the drift-agnostic default (snapshot kind 10).
+      0.2.0  API changes for a first compile that can be trusted:
+             - no identifier begins with an underscore and a capital
+               (private members renamed: the Gram matrices are _gram...,
+               the factors _chol...), so newlib's <ctype.h> may come
+               first;
+             - D-LinUCB's noise scale is R (was sigma), as every ridge
+               policy's;
+             - a float build's public functions are linked as <name>_f32
+               (mixed links fail); ISD, JBD, OPKB, OAM and Trace-UCB say
+               in a float build that they need double;
+             - isdb_refusal, isdb_<name>_config_check for every policy and
+               environment config, isdb_policy_check_select/_update and
+               isdb_init_check name what was refused and its range;
+             - ranges that keep every accepted config finite: R, S, L,
+               alpha and noise scales at most 1e30 (1e6 in float), no
+               subnormal confidence level (D-LinUCB's L = 1e308 made NaN);
+             - snapshot loads tell truncated, corrupt, another version's,
+               another policy's and another config's snapshots apart
+               (ISDB_ERR_SNAPSHOT_*, -10..-14); ISDB_ERR_FORMAT (-9) is
+               gone; update returns ISDB_ERR_BAD_STATE once t
+               reaches 2^62, and load refuses larger counts;
+             - BOB's probabilities lie in [0, 1] before a window is drawn;
+             - D-LinUCB takes every valid update (a factored step where
+               the Gram sum no longer factors; same bits otherwise);
+             - isdb_adaptive_n_estimators, _played and _estimator;
+               isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC) reads no B_T.
 */
 
 #ifndef ISDBANDIT_H
@@ -1060,9 +1086,9 @@
 #include <stdint.h>
 
 #define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 1
+#define ISDB_VERSION_MINOR 2
 #define ISDB_VERSION_PATCH 0
-#define ISDB_VERSION_STRING "0.1.0"
+#define ISDB_VERSION_STRING "0.2.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
