@@ -97,10 +97,15 @@
                   with the first field refused, spelled as in the struct
                   ("window", "est.folds"), its range lo..hi where numeric
                   (NaN otherwise) and a short text such as "(0, 1)".
-                  isdb_policy_check_select / _check_update name the
-                  argument that select, scores, probs or update refuse
-                  ("X", "n_arms", "arm", "x", "reward"); isdb_init_check
-                  names "pol" or "heap" (non-NULL, 8-byte aligned). Every
+                  Not covered by the check: a layout whose size overflows
+                  size_t (32-bit targets, huge windows or arm counts:
+                  heap_size refuses it), running out of memory, and what
+                  only the data decide at init (ISD's offline fit, OPKB's
+                  kernel matrix). isdb_policy_check_select names what
+                  select, scores and probs refuse ("pol", "X", "n_arms"),
+                  isdb_policy_check_update what update refuses ("arm",
+                  "x", "reward"); isdb_init_check names "pol" or "heap"
+                  (non-NULL, 8-byte aligned). Every
                   config an init accepts gives finite scores for inputs
                   within ISDB_INPUT_MAX: scales (R, S, L, alpha, noise,
                   amplitudes) are at most 1e30 (1e6 in float), confidence
@@ -979,17 +984,18 @@
                           in an order fixed by the config and by values
                           earlier in the stream (BOB: the window index)
       last 8     u64      FNV-1a 64 hash of every byte before it
-      load leaves the object unchanged on any refusal and says which, in
-      the order it checks:
-        ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than the 32-byte header, or
-                                     than the size the header states
-        ISDB_ERR_SNAPSHOT_CORRUPT    no "ISDB" magic, longer than its
-                                     stated size, a bad checksum, or a
-                                     state value no run can produce
+      load leaves the object unchanged on any refusal and returns the
+      first that applies, in this order (isdb_policy_load's comment):
+        ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than 32 bytes (the 24-byte
+                                     header and the checksum)
+        ISDB_ERR_SNAPSHOT_CORRUPT    no "ISDB" magic
         ISDB_ERR_SNAPSHOT_VERSION    another format version (the other
                                      precision's included)
+        ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than its stated size
+        ISDB_ERR_SNAPSHOT_CORRUPT    longer than it, or a bad checksum
         ISDB_ERR_SNAPSHOT_POLICY     another policy kind
         ISDB_ERR_SNAPSHOT_CONFIG     the same kind with another config
+        ISDB_ERR_SNAPSHOT_CORRUPT    a state value no run can produce
       (magic and version come before the stated size, so a buffer that is
       no snapshot is not called truncated). The update count stops at
       2^62: update then returns ISDB_ERR_BAD_STATE, and load refuses a
@@ -1747,7 +1753,8 @@ ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n
 ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t cap, size_t *size);
 /* Restores a snapshot written by a policy of the same kind and config.
    Anything else leaves p unchanged and returns the first of, in order:
-     shorter than a header (32 bytes)     ISDB_ERR_SNAPSHOT_TRUNCATED
+     shorter than 32 bytes (header and
+       checksum)                          ISDB_ERR_SNAPSHOT_TRUNCATED
      no "ISDB" magic                      ISDB_ERR_SNAPSHOT_CORRUPT
      another format version (the other
        precision's snapshots included)    ISDB_ERR_SNAPSHOT_VERSION
