@@ -23,7 +23,11 @@
 #   make defaults    every config_init default beside its one-field
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
-#   make reproduce   the papers' experiments (bench/repro_*.c) and agnostic
+#   make isd-practice  ISD-linUCB with its defaults on practitioners' logs
+#                    (6 families, d 4 to 20) beside adaptive, LinUCB and a
+#                    tuned SW-UCB grid (bench/isd_practice.c)
+#   make reproduce   the papers' experiments (bench/repro_*.c), agnostic
+#                    and isd-practice
 #   make opkb-calibration  ADA-OPKB's calibrated change test beside the
 #                    paper's constant at several scales on 10 problems
 #                    (bench/calib_opkb.c; about 10 minutes on 2 cores)
@@ -155,7 +159,7 @@ FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench soak agnostic defaults reproduce opkb-calibration fuzz examples install clean
+.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench soak agnostic isd-practice defaults reproduce opkb-calibration fuzz examples install clean
 .SECONDARY:
 
 all: test
@@ -369,6 +373,11 @@ agnostic: $(BUILD)/bench/agnostic
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/agnostic --out $(OUT)
 
+# One process per problem instance, as many at a time as there are processors.
+isd-practice: $(BUILD)/bench/isd_practice
+	@mkdir -p $(OUT)
+	./$(BUILD)/bench/isd_practice --out $(OUT)
+
 # One process; POLICY=name limits it to one policy.
 defaults: $(BUILD)/bench/defaults
 	@mkdir -p $(OUT)
@@ -377,10 +386,11 @@ defaults: $(BUILD)/bench/defaults
 opkb-calibration: $(BUILD)/bench/calib_opkb
 	./$(BUILD)/bench/calib_opkb --jobs $(NPROC)
 
-reproduce: $(REPRO_BINS) $(BUILD)/bench/agnostic
+reproduce: $(REPRO_BINS) $(BUILD)/bench/agnostic $(BUILD)/bench/isd_practice
 	@mkdir -p $(OUT)
 	@set -e; for r in $(REPRO_BINS); do ./$$r --out $(OUT); done
 	./$(BUILD)/bench/agnostic --out $(OUT)
+	./$(BUILD)/bench/isd_practice --out $(OUT)
 
 install:
 	mkdir -p $(DESTDIR)$(PREFIX)/include
