@@ -8922,8 +8922,8 @@ ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
 }
 
 /* Adds the row (z, res) to the residual learner; the history does not
-   hold it yet. Only DISCOUNT can fail (its refactorisation), and then
-   nothing has changed. */
+   hold it yet. Cannot fail: when DISCOUNT's stored Gram sum does not
+   factor, its factor is carried in factored form instead. */
 ISDB__PRIVATE isdb_result isdb__isd_res_add(isdb_isd *p, const double *z, double res) {
     const isdb_isd_config *c = &p->cfg;
     isdb__ridge *r = &p->_res;
@@ -8979,11 +8979,21 @@ ISDB__PRIVATE isdb_result isdb__isd_res_add(isdb_isd *p, const double *z, double
         isdb__symmetrize_lower(q, p->_gram_disc_next);
         isdb__symmetrize_lower(q, p->_gram_tilde_next);
         isdb__copy(q * q, p->_gram_disc_next, r->L_next);
-        if (isdb_chol(q, r->L_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
         isdb__swap_ptr(&p->_gram_disc, &p->_gram_disc_next);
         isdb__swap_ptr(&p->_gram_tilde, &p->_gram_tilde_next);
         isdb__copy(q, p->_b_next, r->b);
-        isdb__ridge_commit(r);
+        if (isdb_chol(q, r->L_next) == ISDB_OK) {
+            isdb__ridge_commit(r);
+        } else {
+            /* The stored sum rounds to a non-positive pivot (residual
+               features far from unit scale): carry the factor and z as
+               D-LinUCB does (isdb__dlinucb_factor_step), which cannot
+               fail; z = L^-1 b by the same rotations, not solved. */
+            isdb__chol_discount(q, r->L, r->L_next, z, res, g, r->work, NULL, r->z);
+            isdb__chol_pad(q, r->L_next, pad, r->z, r->work);
+            isdb__swap_ptr(&r->L, &r->L_next);
+            for (i = 0; i < q; ++i) r->inv_diag[i] = 1.0 / r->L[i * q + i];
+        }
         isdb__ridge_theta(r, p->_res_theta);
     }
     p->n_res += 1.0;
@@ -9851,7 +9861,9 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     b = isdb__ser_view_real(s, p->_res.b, d);
     z = isdb__ser_view_real(s, p->_res.z, d);
     /* LINUCB carries z along its rank-one steps (see isdb__ridge_serialize);
-       the others solve it from b at every update. */
+       the others solve it from b at every update (DISCOUNT carries it in
+       the updates whose Gram sum does not factor, consistent with L to
+       the same rounding). */
     if (c->learner != ISDB_ISD_RES_LINUCB) isdb__ser_check_solve(s, L, q, q, 0, z, b, 0);
     theta = isdb__ser_view_real(s, p->_res_theta, d);
     isdb__ser_check_solve(s, L, q, q, 1, theta, z, 0);
