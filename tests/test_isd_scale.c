@@ -134,7 +134,7 @@ int main(void) {
 
 int main(void) {
     printf("ISD compiles only in double: nothing to test in float\n");
-    return 0;
+    return test_report();
 }
 
 #endif
