@@ -4028,25 +4028,20 @@ isdb_real isdb_chol_logdet(int n, const isdb_real *L) {
 
 size_t isdb_chol_update_work_size(int n) { return n > 0 ? 2 * (size_t)n : 0; }
 
-/* dst = factor of src src^T + x x^T: Givens rotations fold x into the
-   columns of src one column at a time; within a column the rows are
+/* The Givens sweep under isdb__chol_update_ex and isdb__chol_pad: folds w
+   (overwritten) into the columns k0..n-1 of src, writing them to dst
+   (dst may equal src; only their lower parts are touched). The columns
+   before k0 are not read or written, so a caller whose w is zero there
+   leaves them exactly as they are. Within a column the rows are
    independent, so only the column's own square root and division wait on
-   the previous column. dst may equal src. work: n (2n documented, to leave
-   room). Optionally (pointers not NULL) also:
-     inv_diag  receives 1 / dst_kk;
-     z         holds z = src^-1 b on entry and dst^-1 (b + y x) on return:
-               since b + y x = [src x] (z, y) = [dst 0] G^T (z, y), the same
-               rotations G carry z along in O(n).
-   Returns det(new) / det(old). */
-ISDB__PRIVATE isdb_real isdb__chol_update_ex(int n, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real *work,
-                                          isdb_real *inv_diag, isdb_real *z, isdb_real y) {
-    isdb_real *w = work, prod_c = 1;
+   the previous column. inv_diag and z (not NULL) as in
+   isdb__chol_update_ex, for the columns swept. Returns the product of the
+   rotations' cosines. */
+ISDB__PRIVATE isdb_real isdb__chol_sweep(int n, int k0, const isdb_real *src, isdb_real *dst, isdb_real *w,
+                                         isdb_real *inv_diag, isdb_real *z, isdb_real y) {
+    isdb_real prod_c = 1;
     int i, k;
-    isdb__copy(n, x, w);
-    if (dst != src)
-        for (i = 0; i < n; ++i)
-            for (k = i + 1; k < n; ++k) dst[i * n + k] = 0;
-    for (k = 0; k < n; ++k) {
+    for (k = k0; k < n; ++k) {
         isdb_real l = src[k * n + k], r = isdb__sqrt(l * l + w[k] * w[k]), inv = 1 / r;
         isdb_real c = l * inv, s = w[k] * inv;
         dst[k * n + k] = r;
@@ -4063,9 +4058,72 @@ ISDB__PRIVATE isdb_real isdb__chol_update_ex(int n, const isdb_real *src, isdb_r
             w[i] = c * w[i] - s * lik;
         }
     }
+    return prod_c;
+}
+
+/* dst = factor of src src^T + x x^T: Givens rotations fold x into the
+   columns of src one column at a time (isdb__chol_sweep). dst may equal
+   src. work: n (2n documented, to leave room). Optionally (pointers not
+   NULL) also:
+     inv_diag  receives 1 / dst_kk;
+     z         holds z = src^-1 b on entry and dst^-1 (b + y x) on return:
+               since b + y x = [src x] (z, y) = [dst 0] G^T (z, y), the same
+               rotations G carry z along in O(n).
+   Returns det(new) / det(old). */
+ISDB__PRIVATE isdb_real isdb__chol_update_ex(int n, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real *work,
+                                          isdb_real *inv_diag, isdb_real *z, isdb_real y) {
+    isdb_real prod_c;
+    int i, k;
+    isdb__copy(n, x, work);
+    if (dst != src)
+        for (i = 0; i < n; ++i)
+            for (k = i + 1; k < n; ++k) dst[i * n + k] = 0;
+    prod_c = isdb__chol_sweep(n, 0, src, dst, work, inv_diag, z, y);
     /* prod_c^2 = det(old) / det(new) >= 1 / (1 + |x|^2 / lambda_min), far
        from underflow for bounded inputs. */
     return 1 / (prod_c * prod_c);
+}
+
+/* In place, L (lower, n x n, positive diagonal) <- the factor of
+   L L^T + pad I, pad > 0: one sweep per unit vector sqrt(pad) e_j, from
+   column j on (the columns before it see a zero and are left exactly as
+   they are: a rotation there would compute l * (1 / l), not always
+   exactly 1). Cannot fail: every new diagonal entry is
+   sqrt(l^2 + w^2) >= l > 0, and column j's is at least sqrt(pad).
+   z = L^-1 b on entry is L_new^-1 b on return (z NULL: not carried).
+   O(n^3 / 3); work: n. */
+ISDB__PRIVATE void isdb__chol_pad(int n, isdb_real *L, isdb_real pad, isdb_real *z, isdb_real *work) {
+    isdb_real root = isdb__sqrt(pad);
+    int j;
+    for (j = 0; j < n; ++j) {
+        isdb__zero(n, work);
+        work[j] = root;
+        isdb__chol_sweep(n, j, L, L, work, NULL, z, 0);
+    }
+}
+
+/* The discounted rank-one step on a factor: dst = the factor of
+   gamma src src^T + x x^T, gamma in (0, 1]. src is first scaled in place
+   by sqrt(gamma) (left so: the caller's scratch from then on; gamma = 1
+   leaves it alone), and z = src^-1 b on entry becomes
+   dst^-1 (gamma b + y x) (sqrt(gamma) z for gamma b under sqrt(gamma) src,
+   then the rotations of the update). inv_diag (not NULL) receives
+   1 / dst_kk. dst != src; work: n. Returns det(dst)^2 / det(sqrt(gamma)
+   src)^2, as isdb__chol_update_ex. The discounted ridge estimators and
+   D-LinUCB's and ISD's carried factors take this step; the padding
+   (1 - gamma) lambda I that keeps the ridge at lambda I is left to the
+   caller (isdb__chol_pad, or a refactorisation). */
+ISDB__PRIVATE isdb_real isdb__chol_discount(int n, isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real y,
+                                            isdb_real gamma, isdb_real *work, isdb_real *inv_diag, isdb_real *z) {
+    if (gamma < 1) {
+        isdb_real root = isdb__sqrt(gamma);
+        int i, j;
+        for (i = 0; i < n; ++i) {
+            z[i] *= root;
+            for (j = 0; j <= i; ++j) src[i * n + j] *= root;
+        }
+    }
+    return isdb__chol_update_ex(n, src, dst, x, work, inv_diag, z, y);
 }
 
 ISDB__PRIVATE isdb_real isdb__chol_update_to(int n, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real *work) {
@@ -5744,9 +5802,10 @@ ISDB__PRIVATE void isdb__sum_lo(isdb_real *s, isdb_real *lo, isdb_real g, isdb_r
    the padding and removes the rounding the rank-one steps accumulate. */
 ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const isdb_real *x, isdb_real y, isdb_real gamma) {
     isdb_real *tmp;
-    int i, j, d = r->d, b_done = 0;
+    int i, d = r->d, b_done = 0;
 #if ISDB_REAL_IS_FLOAT
     if (r->V) {
+        int j;
         for (i = 0; i < d; ++i) {
             for (j = 0; j <= i; ++j)
                 isdb__sum_lo(r->V + i * d + j, r->V_lo + i * d + j, gamma,
@@ -5758,18 +5817,8 @@ ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const isdb_real *x
 #else
     if (r->V) isdb__discount_gram(d, r->V, r->V, x, gamma, (1 - gamma) * r->lambda);
 #endif
-    if (gamma < 1) {
-        isdb_real root = isdb__sqrt(gamma);
-        for (i = 0; i < d; ++i) {
-            if (!b_done) r->b[i] *= gamma;
-            r->z[i] *= root;
-            r->inv_diag[i] /= root;
-            for (j = 0; j <= i; ++j) r->L[i * d + j] *= root;
-        }
-        r->logdet += (isdb_real)d * isdb__log(gamma);
-    }
     if (!b_done)
-        for (i = 0; i < d; ++i) r->b[i] += y * x[i];
+        for (i = 0; i < d; ++i) r->b[i] = gamma * r->b[i] + y * x[i]; /* 1 * b is b exactly */
     if (r->V && r->refresh > 0 && ++r->since_refresh >= r->refresh) {
         r->since_refresh = 0;
         /* V >= lambda I always factors; should rounding say otherwise, the
@@ -5780,7 +5829,8 @@ ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const isdb_real *x
             return;
         }
     }
-    r->logdet += isdb__log(isdb__chol_update_ex(d, r->L, r->L_next, x, r->work, r->inv_diag, r->z, y));
+    if (gamma < 1) r->logdet += (isdb_real)d * isdb__log(gamma);
+    r->logdet += isdb__log(isdb__chol_discount(d, r->L, r->L_next, x, y, gamma, r->work, r->inv_diag, r->z));
     tmp = r->L;
     r->L = r->L_next;
     r->L_next = tmp;
@@ -6543,35 +6593,6 @@ ISDB__PRIVATE void isdb__swap_ptr(isdb_real **a, isdb_real **b) {
     *b = t;
 }
 
-/* In place, L (lower, n x n, positive diagonal) <- the factor of
-   L L^T + pad I, pad > 0: one Givens sweep per unit vector sqrt(pad) e_j,
-   from column j on (the columns before it see a zero and are left
-   exactly as they are). Cannot fail: every new diagonal entry is
-   sqrt(l^2 + w^2) >= l > 0, and column j's is at least sqrt(pad).
-   z = L^-1 b on entry is L_new^-1 b on return (the rotations of
-   isdb__chol_update_ex with y = 0). O(n^3 / 3); work: n. */
-ISDB__PRIVATE void isdb__chol_pad(int n, isdb_real *L, isdb_real pad, isdb_real *z, isdb_real *w) {
-    isdb_real root = isdb__sqrt(pad);
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        isdb_real y = 0;
-        isdb__zero(n, w);
-        w[j] = root;
-        for (k = j; k < n; ++k) {
-            isdb_real l = L[k * n + k], r = isdb__sqrt(l * l + w[k] * w[k]), inv = 1 / r;
-            isdb_real cs = l * inv, sn = w[k] * inv, zk = z[k];
-            L[k * n + k] = r;
-            z[k] = cs * zk + sn * y;
-            y = cs * y - sn * zk;
-            for (i = k + 1; i < n; ++i) {
-                isdb_real lik = L[i * n + k];
-                L[i * n + k] = cs * lik + sn * w[i];
-                w[i] = cs * w[i] - sn * lik;
-            }
-        }
-    }
-}
-
 /* V_next = gamma V + x x^T + (1 - gamma) lambda I is symmetric positive
    definite in exact arithmetic (gamma times one, plus a positive
    semidefinite rank one, plus a positive multiple of I), but the Gram sums
@@ -6592,16 +6613,13 @@ ISDB__PRIVATE void isdb__chol_pad(int n, isdb_real *L, isdb_real pad, isdb_real 
    units, the carried z by under 1e-3: tests/test_dlinucb_scale.c). Plain
    factorisations resume as soon as V_next factors, so inputs on which
    isdb_chol succeeds take exactly the bits they always did. O(d^3), like
-   the factorisation. Updates _z in place (the caller commits); uses d of
-   _work (scratch). */
+   the factorisation (isdb__chol_discount, the discounted ridge's step,
+   then isdb__chol_pad). Updates _z in place and leaves _chol scaled (the
+   caller swaps it out as scratch); uses d of _work. */
 ISDB__PRIVATE void isdb__dlinucb_factor_step(isdb_dlinucb *p, const isdb_real *x, isdb_real y) {
-    int i, j, d = p->cfg.d;
-    isdb_real g = p->cfg.gamma, root = isdb__sqrt(g);
-    for (i = 0; i < d; ++i) {
-        p->_z[i] *= root;
-        for (j = 0; j < d; ++j) p->_chol_next[i * d + j] = j <= i ? root * p->_chol[i * d + j] : 0;
-    }
-    isdb__chol_update_ex(d, p->_chol_next, p->_chol_next, x, p->_work, NULL, p->_z, y);
+    int d = p->cfg.d;
+    isdb_real g = p->cfg.gamma;
+    isdb__chol_discount(d, p->_chol, p->_chol_next, x, y, g, p->_work, NULL, p->_z);
     isdb__chol_pad(d, p->_chol_next, (1 - g) * p->cfg.lambda, p->_z, p->_work);
 }
 
@@ -8911,8 +8929,8 @@ ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
 }
 
 /* Adds the row (z, res) to the residual learner; the history does not
-   hold it yet. Only DISCOUNT can fail (its refactorisation), and then
-   nothing has changed. */
+   hold it yet. Cannot fail: when DISCOUNT's stored Gram sum does not
+   factor, its factor is carried in factored form instead. */
 ISDB__PRIVATE isdb_result isdb__isd_res_add(isdb_isd *p, const double *z, double res) {
     const isdb_isd_config *c = &p->cfg;
     isdb__ridge *r = &p->_res;
@@ -8968,11 +8986,21 @@ ISDB__PRIVATE isdb_result isdb__isd_res_add(isdb_isd *p, const double *z, double
         isdb__symmetrize_lower(q, p->_gram_disc_next);
         isdb__symmetrize_lower(q, p->_gram_tilde_next);
         isdb__copy(q * q, p->_gram_disc_next, r->L_next);
-        if (isdb_chol(q, r->L_next) != ISDB_OK) return ISDB_ERR_NOT_SPD;
         isdb__swap_ptr(&p->_gram_disc, &p->_gram_disc_next);
         isdb__swap_ptr(&p->_gram_tilde, &p->_gram_tilde_next);
         isdb__copy(q, p->_b_next, r->b);
-        isdb__ridge_commit(r);
+        if (isdb_chol(q, r->L_next) == ISDB_OK) {
+            isdb__ridge_commit(r);
+        } else {
+            /* The stored sum rounds to a non-positive pivot (residual
+               features far from unit scale): carry the factor and z as
+               D-LinUCB does (isdb__dlinucb_factor_step), which cannot
+               fail; z = L^-1 b by the same rotations, not solved. */
+            isdb__chol_discount(q, r->L, r->L_next, z, res, g, r->work, NULL, r->z);
+            isdb__chol_pad(q, r->L_next, pad, r->z, r->work);
+            isdb__swap_ptr(&r->L, &r->L_next);
+            for (i = 0; i < q; ++i) r->inv_diag[i] = 1.0 / r->L[i * q + i];
+        }
         isdb__ridge_theta(r, p->_res_theta);
     }
     p->n_res += 1.0;
@@ -9840,7 +9868,9 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     b = isdb__ser_view_real(s, p->_res.b, d);
     z = isdb__ser_view_real(s, p->_res.z, d);
     /* LINUCB carries z along its rank-one steps (see isdb__ridge_serialize);
-       the others solve it from b at every update. */
+       the others solve it from b at every update (DISCOUNT carries it in
+       the updates whose Gram sum does not factor, consistent with L to
+       the same rounding). */
     if (c->learner != ISDB_ISD_RES_LINUCB) isdb__ser_check_solve(s, L, q, q, 0, z, b, 0);
     theta = isdb__ser_view_real(s, p->_res_theta, d);
     isdb__ser_check_solve(s, L, q, q, 1, theta, z, 0);
