@@ -109,7 +109,7 @@ endif
 endif
 # The float build (ISDB_REAL float) leaves these policies out; every other
 # test runs in both precisions.
-DOUBLE_ONLY = test_isd test_jbd test_opkb test_oam test_traceucb test_private
+DOUBLE_ONLY = test_isd test_jbd test_opkb test_oam test_traceucb test_private test_isd_scale
 FLOAT_NAMES = $(filter-out $(DOUBLE_ONLY),$(TEST_NAMES))
 FLOAT_BINS = $(foreach v,$(FLOAT_VARIANTS),$(addprefix $(BUILD)/$(v)/,$(FLOAT_NAMES)))
 ifneq ($(HAVE_CXX),)

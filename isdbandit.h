@@ -567,7 +567,9 @@
          and checked downdate, rebuilt from the kept rows on refusal and
          every `refresh`), or discounting by `gamma` with D-LinUCB's
          V-tilde width ||V^-1 z||_{Vt} (the two non-stationary variants the
-         paper names without analysing). p_inv = 0: beta_inv = 0 and, with
+         paper names without analysing); as in D-LinUCB, when the rounded
+         discounted Gram sum does not factor, its factor steps in factored
+         form, so no update is refused. p_inv = 0: beta_inv = 0 and, with
          U = I (oracle, or a fallback), the policy is LinUCB with the
          det-trace width, bit for bit. p_res = 0: no online learning; the
          score is x.beta_inv plus the invariant width (est.force_residual
@@ -1079,8 +1081,9 @@
                gone; update returns ISDB_ERR_BAD_STATE once t
                reaches 2^62, and load refuses larger counts;
              - BOB's probabilities lie in [0, 1] before a window is drawn;
-             - D-LinUCB takes every valid update (a factored step where
-               the Gram sum no longer factors; same bits otherwise);
+             - D-LinUCB and ISD's discounted learner take every valid
+               update (a factored step where the Gram sum no longer
+               factors; same bits otherwise);
              - isdb_adaptive_n_estimators, _played and _estimator;
                isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC) reads no B_T.
 */
