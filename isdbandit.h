@@ -1814,16 +1814,17 @@ typedef struct isdb__ridge {
 
 typedef struct isdb_linucb_config {
     int d;            /* feature dimension, 1..ISDB_MAX_DIM */
-    int max_arms;     /* most arms per round */
+    int max_arms;     /* most arms per round, in [1, INT_MAX / d] */
     isdb_real lambda;    /* ridge, in [1e-30, 1e30] ([1e-6, 1e6] in float); default 1 */
-    isdb_real delta;     /* confidence level, in (0, 1) and not subnormal (1 / delta finite); default 0.01 */
+    isdb_real delta;     /* confidence level, in [DBL_MIN, 1) ([FLT_MIN, 1) in float): not subnormal, so
+                            1 / delta is finite; default 0.01 */
     isdb_real R;         /* sub-Gaussian noise scale, in [0, 1e30] ([0, 1e6] in float; beyond, the
                             scores overflow); default 1 */
     isdb_real S;         /* bound on ||theta||, in [0, 1e30] ([0, 1e6] in float); default 1 */
     isdb_real L;         /* bound on ||x||, in (0, 1e30] ((0, 1e6] in float); default 1 */
     isdb_real alpha;     /* multiplier of the width, in [0, 1e30] ([0, 1e6] in float); default 1 */
     isdb_width width; /* default ISDB_WIDTH_LOGDET */
-    int refresh;      /* refactorise every this many updates; 0 means max(4d, 256) */
+    int refresh;      /* refactorise every this many updates, >= 0; 0 means max(4d, 256) */
 } isdb_linucb_config;
 
 typedef struct isdb_linucb {
@@ -1855,14 +1856,14 @@ ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, i
 
 typedef struct isdb_swucb_config {
     int d, max_arms;
-    int window;       /* w >= 1 observations; w * (d + 1) must fit in an int */
+    int window;       /* w observations, in [1, INT_MAX / (d + 1)] */
+    /* lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config */
     isdb_real lambda;    /* default 1 */
     isdb_real delta;     /* default 0.01 (the paper's proofs use 1/T) */
     isdb_real R, S, L;   /* default 1 each */
     isdb_real alpha;     /* default 1 */
-    /* (lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config) */
     isdb_width width; /* default ISDB_WIDTH_LOGDET (measured); ISDB_WIDTH_SIMPLE is eq. 5 of the paper */
-    int refresh;      /* rebuild from the window every this many updates; 0 means max(w, d) */
+    int refresh;      /* rebuild from the window every this many updates, >= 0; 0 means max(w, d) */
 } isdb_swucb_config;
 
 typedef struct isdb_swucb {
@@ -1908,12 +1909,12 @@ ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_
 typedef struct isdb_dlinucb_config {
     int d, max_arms;
     isdb_real gamma;     /* discount, in (0, 1) */
+    /* lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config */
     isdb_real lambda;    /* default 1 */
     isdb_real delta;     /* default 0.01 */
     isdb_real R;         /* sub-Gaussian noise scale; default 1 */
-    isdb_real S, L;      /* default 1 each; L above about 1e160 made beta NaN: now at most 1e30 */
+    isdb_real S, L;      /* bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;     /* default 1 */
-    /* (lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config) */
 } isdb_dlinucb_config;
 
 typedef struct isdb_dlinucb {
@@ -1962,10 +1963,12 @@ typedef enum isdb_lints_inflation {
 typedef struct isdb_lints_config {
     int d, max_arms;
     isdb_real lambda;                  /* default 1 */
-    isdb_real R;                       /* noise scale; default 1 */
+    isdb_real R;                       /* noise scale, in [0, 1e30] ([0, 1e6] in float); default 1 */
     isdb_lints_inflation inflation; /* default ISDB_LINTS_NONE (THEORY: the paper's) */
-    isdb_real epsilon;                 /* THEORY only, in (0, 1]; default 0.5 */
-    isdb_real delta;                   /* THEORY only, in (0, 1); default 0.01 */
+    isdb_real epsilon;                 /* THEORY only, in [1e-30, 1] ([1e-6, 1] in float), so that the
+                                          sampling scale R sqrt(24 / epsilon d ln(1 / delta)) is
+                                          finite for every R, d and delta; default 0.5 */
+    isdb_real delta;                   /* THEORY only, in [DBL_MIN, 1) ([FLT_MIN, 1)); default 0.01 */
     uint64_t seed;                  /* default 1 */
     int mc_samples;                 /* draws behind probs and scores; default 1000 */
     int refresh;                    /* as LinUCB; 0 means max(4d, 256) */
@@ -2017,15 +2020,16 @@ ISDB_API isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_
 typedef struct isdb_bob_config {
     int d, max_arms;
     uint64_t T;          /* horizon, >= 2: H, J, gamma and delta = 1/T depend on it */
+    /* lambda, R, S, L and alpha: the ranges of isdb_linucb_config */
     isdb_real lambda;       /* ridge of each block's SW-UCB; default 1 */
     isdb_real R, S, L;      /* noise scale, bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;        /* multiplier of the SW-UCB width; default 1 (the paper's) */
-    /* (lambda, R, S, L and alpha: the ranges of isdb_linucb_config) */
     isdb_real reward_bound; /* bound on |x.theta| used to rescale block rewards, in [1e-30, 1e30]
                                ([1e-20, 1e20] in float); default 1 */
-    int clip;            /* 1: clip each rescaled block reward to [0, 1]; default 0 (the paper does not) */
+    int clip;            /* 1: clip each rescaled block reward to [0, 1]; 0 or 1, default 0 (the paper
+                            does not) */
     uint64_t seed;       /* generator of the window draws; default 1 */
-    int refresh;         /* SW-UCB rebuild period; 0 means max(w, d), as SW-UCB */
+    int refresh;         /* SW-UCB rebuild period, >= 0; 0 means max(w, d), as SW-UCB */
 } isdb_bob_config;
 
 typedef struct isdb_bob {
@@ -2078,17 +2082,17 @@ ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
 
 typedef struct isdb_adaptive_config {
     int d, max_arms;
-    isdb_real lambda;         /* ridge, > 0; default 1 */
-    isdb_real R;              /* sub-Gaussian noise scale, >= 0; default 1 */
-    isdb_real delta;          /* confidence level of the width, in (0, 1); default 0.01 */
+    /* lambda, R, delta, S, L and alpha: the ranges of isdb_linucb_config */
+    isdb_real lambda;         /* ridge; default 1 */
+    isdb_real R;              /* sub-Gaussian noise scale; default 1 */
+    isdb_real delta;          /* confidence level of the width; default 0.01 */
     isdb_real S, L;           /* bounds on ||theta|| and ||x||; default 1 each */
-    isdb_real alpha;          /* multiplier of the width, >= 0; default 1 */
-    /* (lambda, R, delta, S, L and alpha: the ranges of isdb_linucb_config) */
+    isdb_real alpha;          /* multiplier of the width; default 1 */
     int min_memory;        /* shortest memory 1 / (1 - gamma), >= 2; 0 means max(16, 2 d) */
     int max_memory;        /* longest finite memory, >= min_memory; 0 means max(4096, min_memory) */
-    isdb_real threshold;      /* z at which the change test cuts the memory, > 0; default 3.5 */
-    isdb_real play_threshold; /* z at which a shorter memory is played, >= 0; default 2 */
-    int refresh;           /* refactorise every this many updates; 0 means max(4 d, 256) */
+    isdb_real threshold;      /* z at which the change test cuts the memory, > 0, finite; default 3.5 */
+    isdb_real play_threshold; /* z at which a shorter memory is played, >= 0, finite; default 2 */
+    int refresh;           /* refactorise every this many updates, >= 0; 0 means max(4 d, 256) */
 } isdb_adaptive_config;
 
 /* One discounted ridge estimator (private). */
@@ -2747,15 +2751,16 @@ typedef struct isdb_oam_config {
     int d, max_arms;
     int max_contexts;          /* action sets registered at most; default 8 */
     uint64_t horizon;          /* n >= 2, which the algorithm needs (f_n) */
-    double c;                  /* the constant of f_{n,delta}, >= 0; default 1 */
-    double zeta;               /* re-solve when det G grew by 1 + zeta, >= 0; default 0.1 */
+    double c;                  /* the constant of f_{n,delta}, in [0, 1e30]; default 1 */
+    double zeta;               /* re-solve when det G grew by 1 + zeta, >= 0, finite (a threshold:
+                                  only ln(1 + zeta) <= 710 is used); default 0.1 */
     isdb_oam_forcing forcing;  /* default ISDB_OAM_FORCE_NONE (measured); LOGLOG is the paper's */
-    double force_c;            /* SCALED only, >= 0; default 0.1 */
+    double force_c;            /* SCALED only, in [0, 1e30]; default 0.1 */
     int force_s_now;           /* 0: epsilon_t s(t-1) (Algorithm 1, default); 1: epsilon_t s(t) (text) */
     double lambda;             /* ridge added to G: 0 (the paper, default) or in [1e-30, 1e30] */
-    double solver_tol;         /* isdb_oam_problem.tol; default 1e-8 */
-    int solver_max_iter;       /* isdb_oam_problem.max_iter; default 500 */
-    int refresh;               /* refactorise G every this many updates; 0 means d */
+    double solver_tol;         /* isdb_oam_problem.tol, in (0, 1); default 1e-8 */
+    int solver_max_iter;       /* isdb_oam_problem.max_iter, >= 1; default 500 */
+    int refresh;               /* refactorise G every this many updates, >= 0; 0 means d */
 } isdb_oam_config;
 
 typedef struct isdb_oam_counts {
@@ -2885,17 +2890,19 @@ typedef struct isdb_traceucb_config {
     isdb_traceucb_mode mode;           /* default ISDB_TRACEUCB_TRACE */
     isdb_traceucb_width width;         /* default ISDB_TRACEUCB_WIDTH_SCALED (measured); THEORY is eq. 11 */
     isdb_traceucb_objective objective; /* default ISDB_TRACEUCB_MAX_LOSS */
-    double alpha;                      /* multiplier of Delta, >= 0; default 1 */
-    double R;                          /* known bound on the largest noise variance, >= 0; default 1 */
-    double delta;                      /* confidence of eq. 11, in (0, 1) (Prop. 3 needs < 3/4); default 0.1 */
+    double alpha;                      /* multiplier of Delta, in [0, 1e30]; default 1 */
+    double R;                          /* known bound on the largest noise variance, in [0, 1e30]; default 1 */
+    double delta;                      /* confidence of eq. 11, in [DBL_MIN, 1) (Prop. 3 needs < 3/4);
+                                          default 0.1 */
     int horizon;                       /* n, >= 0; 0: unknown (n = updates so far) */
-    double lambda;                     /* ridge of the returned estimates, >= 0; 0: 1/n; default 0 */
+    double lambda;                     /* ridge of the returned estimates, 0 or in [1e-30, 1e30]; 0: 1/n;
+                                          default 0 */
     const double *Sigma;   /* d x d second moment E[x x^T] of the contexts (lower triangle read),
                               copied; NULL (default): estimated from every context seen */
-    const double *weights; /* m positive weights w_i, copied; NULL (default): all 1 */
-    const double *noise_var; /* STATIC: the m true noise variances (> 0), copied */
+    const double *weights; /* m weights w_i in (0, ISDB_INPUT_MAX], copied; NULL (default): all 1 */
+    const double *noise_var; /* STATIC: the m true noise variances, in (0, ISDB_INPUT_MAX], copied */
     int refresh;           /* rebuild a model's factor and trace every this many of its
-                              updates; 0 (default) means d */
+                              updates, >= 0; 0 (default) means d */
     int sparse_s;          /* > 0: Sparse-Trace-UCB (appendix F) with this known support size
                               s <= d; 0 (default): off */
     int sparse_L;          /* Sparse: stage-1 samples per model; 0 (default):
@@ -3166,8 +3173,9 @@ typedef struct isdb_isd_env_config {
     double gamma_lo, gamma_hi; /* lo < hi, both in [-1e30, 1e30]; default 0.5, 1.5 */
     int normalize_gamma0;     /* 1: the drawn gammat0 scaled to unit norm (authors' code); default 0 */
     uint64_t cov_seed;        /* the offline covariance sequence; default 42 */
-    int cov_period;           /* offline rows per covariance draw; default 400 */
-    double drift_amp, drift_freq; /* default 1.5, 0.25 */
+    int cov_period;           /* offline rows per covariance draw, >= 1; default 400 */
+    double drift_amp;         /* in [-1e30, 1e30]; default 1.5 */
+    double drift_freq;        /* finite; default 0.25 */
     int drift_code;           /* 1: the authors' indexing of the drift (see above); default 0 */
     double res_lo, res_hi;    /* online residual coordinates, lo < hi in [-1e30, 1e30]; default 0.5, 1.5 */
     /* Online residual path: called each round t = 0, 1, ... with the p_res
@@ -3297,7 +3305,7 @@ typedef struct isdb_active_env_config {
     int d, m;
     uint64_t seed;           /* default 1 */
     const double *Sigma;     /* d x d covariance of the contexts, copied; NULL (default): identity */
-    const double *noise_var; /* m noise variances >= 0, copied; NULL (default): all 1 */
+    const double *noise_var; /* m noise variances in [0, 1e30], copied; NULL (default): all 1 */
     const double *beta;      /* m x d parameters, copied; NULL (default): drawn N(0, I) from rng at
                                 every reset, before the first context */
 } isdb_active_env_config;
@@ -3472,10 +3480,9 @@ ISDB__PRIVATE int isdb__all_finite(const isdb_real *v, int n) {
     return 1;
 }
 
-/* Config checks: finite and positive, finite and non-negative, in (0, 1). */
+/* Config checks: finite and positive, finite and non-negative, a ridge. */
 ISDB__PRIVATE int isdb__positive(isdb_real x) { return isdb__finite(x) && x > 0; }
 ISDB__PRIVATE int isdb__nonneg(isdb_real x) { return isdb__finite(x) && x >= 0; }
-ISDB__PRIVATE int isdb__open01(isdb_real x) { return x > 0 && x < 1; }
 ISDB__PRIVATE int isdb__ridge_ok(isdb_real lambda) { return lambda >= ISDB__LAMBDA_MIN && lambda <= ISDB__LAMBDA_MAX; }
 
 /* Refusals. Each isdb__want_* returns 1 if its value is valid, otherwise
@@ -5474,13 +5481,10 @@ ISDB__PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy_vtab
     isdb_rng_seed(&p->rng, seed);
 }
 
-/* Sizes every policy checks: d in 1..ISDB_MAX_DIM, max_arms >= 1, and an
+/* Sizes every policy checks: d as isdb__dim_ok, max_arms >= 1, and an
    n_arms x d matrix indexable by int. */
-ISDB__PRIVATE int isdb__sizes_ok(int d, int max_arms) {
-    return isdb__dim_ok(d) && max_arms >= 1 && max_arms <= INT_MAX / d;
-}
 ISDB__PRIVATE int isdb__want_sizes(isdb_refusal *why, int d, int max_arms, const char *arms_field) {
-    return isdb__want_int(why, d, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]") &&
+    return (isdb__dim_ok(d) || isdb__refuse(why, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]")) &&
            isdb__want_int(why, max_arms, arms_field, 1, INT_MAX / d, "[1, INT_MAX / d]");
 }
 
@@ -5515,6 +5519,13 @@ ISDB__PRIVATE isdb_result isdb__want_input(isdb_refusal *why, const isdb_real *v
     if (r != ISDB_OK) isdb__refuse(why, field, -(double)ISDB_INPUT_MAX, (double)ISDB_INPUT_MAX, ISDB__INPUT_TEXT);
     return r;
 }
+/* A config's array of n inputs (a config check: 1 or 0); NULL is valid
+   if nullable. */
+ISDB__PRIVATE int isdb__want_inputs(isdb_refusal *why, const isdb_real *v, int n, const char *field, int nullable) {
+    if (v ? isdb__check_input(v, n) == ISDB_OK : nullable) return 1;
+    return isdb__refuse(why, field, -(double)ISDB_INPUT_MAX, (double)ISDB_INPUT_MAX,
+                        nullable ? "NULL, or " ISDB__INPUT_TEXT : "non-NULL, " ISDB__INPUT_TEXT);
+}
 
 /* Checks shared by select, scores and probs; out_name names their output. */
 ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out,
@@ -5529,7 +5540,9 @@ ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_rea
     return isdb__want_input(why, X, n_arms * p->d, "X");
 }
 
-/* The checks of update. */
+/* The checks of update, the arguments first. The update count stops at the
+   largest a snapshot may hold: at t = ISDB__COUNT_MAX the policy is
+   refused as a bad state. */
 ISDB__PRIVATE isdb_result isdb__check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
                                              isdb_refusal *why) {
     isdb_result r;
@@ -5541,7 +5554,8 @@ ISDB__PRIVATE isdb_result isdb__check_update(const isdb_policy *p, int arm, cons
     } else if (!isdb__want(why, (p->vt->flags & ISDB_POLICY_X_OPTIONAL) != 0, "x", "non-NULL")) {
         return ISDB_ERR_INVALID_ARG;
     }
-    return isdb__want_input(why, &reward, 1, "reward");
+    if ((r = isdb__want_input(why, &reward, 1, "reward")) != ISDB_OK) return r;
+    return isdb__want(why, p->t < ISDB__COUNT_MAX, "pol", "t < 2^62") ? ISDB_OK : ISDB_ERR_BAD_STATE;
 }
 
 isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why) {
@@ -5572,8 +5586,6 @@ isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n_arms, is
 isdb_result isdb_policy_update(isdb_policy *p, int arm, const isdb_real *x, isdb_real reward) {
     isdb_result r = isdb__check_update(p, arm, x, reward, NULL);
     if (r != ISDB_OK) return r;
-    /* The update count stops at the largest a snapshot may hold. */
-    if (p->t >= ISDB__COUNT_MAX) return ISDB_ERR_BAD_STATE;
     /* base.t still counts the earlier updates while vt->update runs. */
     r = p->vt->update(p, arm, x, reward);
     if (r >= 0) p->t++;
@@ -6788,15 +6800,30 @@ isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
     return c;
 }
 
+/* THEORY's scale v = R sqrt(24 / epsilon d ln(1 / delta)) with R at most
+   ISDB__SCALE_MAX, d at most ISDB_MAX_DIM = 2^14 and delta at least
+   ISDB__DELTA_MIN (ln(1 / delta) < 709, 88 in float): epsilon at least
+   the ridge's lower bound keeps 24 / epsilon <= 2.4e31 and v <= 1e30
+   sqrt(2.4e31 2^14 709) < 2e49 (float: 1e6 sqrt(2.4e7 2^14 88) < 6e12),
+   as far below the largest real as the ridge's own widths, so the draws
+   theta + v L^-T e and their products with inputs stay finite. */
+#define ISDB__LINTS_EPSILON_MIN ISDB__LAMBDA_MIN
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__LINTS_EPSILON_TEXT "[1e-6, 1]"
+#else
+#define ISDB__LINTS_EPSILON_TEXT "[1e-30, 1]"
+#endif
+
 isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
     return isdb__checked(
         isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") && isdb__want_ridge(why, c->lambda, "lambda") &&
-        isdb__want_nonneg(why, c->R, "R") &&
+        isdb__want_scale(why, c->R, "R") &&
         isdb__want_int(why, (int)c->inflation, "inflation", ISDB_LINTS_THEORY, ISDB_LINTS_NONE,
                        "an isdb_lints_inflation") &&
-        (c->inflation == ISDB_LINTS_NONE || (isdb__want_real(why, c->epsilon, "epsilon", 0, 1, 1, "(0, 1]") &&
-                                             isdb__want_open01(why, c->delta, "delta"))) &&
+        (c->inflation == ISDB_LINTS_NONE ||
+         (isdb__want_real(why, c->epsilon, "epsilon", ISDB__LINTS_EPSILON_MIN, 1, 0, ISDB__LINTS_EPSILON_TEXT) &&
+          isdb__want_delta(why, c->delta, "delta"))) &&
         isdb__want_int(why, c->mc_samples, "mc_samples", 1, INT_MAX, ">= 1") &&
         isdb__want_count(why, c->refresh, "refresh"));
 }
@@ -6990,9 +7017,11 @@ isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
 #if ISDB_REAL_IS_FLOAT
 #define ISDB__REWARD_BOUND_MIN 1e-20f
 #define ISDB__REWARD_BOUND_MAX 1e20f
+#define ISDB__REWARD_BOUND_TEXT "[1e-20, 1e20]"
 #else
 #define ISDB__REWARD_BOUND_MIN 1e-30
 #define ISDB__REWARD_BOUND_MAX 1e30
+#define ISDB__REWARD_BOUND_TEXT "[1e-30, 1e30]"
 #endif
 
 isdb_result isdb_bob_config_check(const isdb_bob_config *c, isdb_refusal *why) {
@@ -7004,7 +7033,7 @@ isdb_result isdb_bob_config_check(const isdb_bob_config *c, isdb_refusal *why) {
         isdb__want_u64(why, c->T, "T", 2, UINT64_MAX, ">= 2") &&
         isdb__want_ucb(why, c->lambda, ISDB__R(0.5), c->R, c->S, c->L, c->alpha) &&
         isdb__want_real(why, c->reward_bound, "reward_bound", ISDB__REWARD_BOUND_MIN, ISDB__REWARD_BOUND_MAX, 0,
-                        ISDB_REAL_IS_FLOAT ? "[1e-20, 1e20]" : "[1e-30, 1e30]") &&
+                        ISDB__REWARD_BOUND_TEXT) &&
         isdb__want_flag(why, c->clip, "clip") && isdb__want_count(why, c->refresh, "refresh") &&
         isdb__want(why, isdb_bob_tuned_params(c->d, c->T, c->R, c->reward_bound, &par) == ISDB_OK, "T",
                    "block length d^(2/3) T^(1/2) <= INT_MAX"));
@@ -7773,7 +7802,6 @@ typedef struct isdb__isd_dims {
     int p, n, m, l, k, F, a, S;
 } isdb__isd_dims;
 
-ISDB__PRIVATE int isdb__flag_ok(int v) { return v == 0 || v == 1; }
 
 /* The estimator's options, named as the members of isdb_isd_config.est. */
 ISDB__PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
@@ -10605,8 +10633,7 @@ isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_refusal *why)
         (c->kernel == ISDB_KERNEL_GRAM
              ? isdb__want(why, c->gram && isdb__all_finite(c->gram, N * N), "gram", "non-NULL, finite")
              : isdb__want_ptr(why, c->arms, "arms")) &&
-        isdb__want(why, !c->arms || isdb__check_input(c->arms, N * c->d) == ISDB_OK, "arms",
-                   "finite, |v| <= ISDB_INPUT_MAX") &&
+        isdb__want_inputs(why, c->arms, N * c->d, "arms", 1) &&
         ((c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52) ||
          isdb__want_real(why, c->length_scale, "length_scale", ISDB__LENGTH_SCALE_MIN, ISDB__REAL_MAX, 0,
                          "[1e-150, DBL_MAX]")) &&
@@ -11612,11 +11639,11 @@ isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
         isdb__want_int(why, c->max_contexts, "max_contexts", 1, INT_MAX / c->max_arms / c->d - 2,
                        "[1, INT_MAX / max_arms / d - 2]") &&
-        isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2") && isdb__want_nonneg(why, c->c, "c") &&
+        isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2") && isdb__want_scale(why, c->c, "c") &&
         isdb__want_nonneg(why, c->zeta, "zeta") &&
         isdb__want_int(why, (int)c->forcing, "forcing", ISDB_OAM_FORCE_LOGLOG, ISDB_OAM_FORCE_NONE,
                        "an isdb_oam_forcing") &&
-        isdb__want_nonneg(why, c->force_c, "force_c") && isdb__want_flag(why, c->force_s_now, "force_s_now") &&
+        isdb__want_scale(why, c->force_c, "force_c") && isdb__want_flag(why, c->force_s_now, "force_s_now") &&
         (c->lambda == 0.0 || isdb__want_real(why, c->lambda, "lambda", ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0,
                                              "0 or [1e-30, 1e30]")) &&
         isdb__want_real(why, c->solver_tol, "solver_tol", 0.0, 1.0, 3, "(0, 1)") &&
@@ -12429,21 +12456,20 @@ isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c, isdb_refus
                          "an isdb_traceucb_width") &&
           isdb__want_int(why, (int)c->objective, "objective", ISDB_TRACEUCB_MAX_LOSS, ISDB_TRACEUCB_AVERAGE_LOSS,
                          "an isdb_traceucb_objective") &&
-          isdb__want_real(why, c->alpha, "alpha", 0.0, ISDB_INPUT_MAX, 0, "[0, ISDB_INPUT_MAX]") &&
-          isdb__want_real(why, c->R, "R", 0.0, ISDB_INPUT_MAX, 0, "[0, ISDB_INPUT_MAX]") &&
-          isdb__want_open01(why, c->delta, "delta") && isdb__want_count(why, c->horizon, "horizon") &&
+          isdb__want_scale(why, c->alpha, "alpha") && isdb__want_scale(why, c->R, "R") &&
+          isdb__want_delta(why, c->delta, "delta") && isdb__want_count(why, c->horizon, "horizon") &&
           (c->lambda == 0.0 || isdb__want_ridge(why, c->lambda, "lambda")) &&
-          isdb__want(why, !c->Sigma || isdb__check_input(c->Sigma, c->d * c->d) == ISDB_OK, "Sigma",
-                     "NULL, or finite with |v| <= ISDB_INPUT_MAX")))
+          isdb__want_inputs(why, c->Sigma, c->d * c->d, "Sigma", 1)))
         return ISDB_ERR_INVALID_ARG;
     if (c->Sigma)
         for (i = 0; i < c->d; ++i)
             if (!isdb__want(why, c->Sigma[i * c->d + i] >= 0.0, "Sigma", "a diagonal >= 0"))
                 return ISDB_ERR_INVALID_ARG;
-    if (!(isdb__want(why, !c->weights || isdb__tu_positive_all(c->weights, c->m), "weights", "NULL, or m values > 0") &&
+    if (!(isdb__want(why, !c->weights || isdb__tu_positive_all(c->weights, c->m), "weights",
+                     "NULL, or m values in (0, ISDB_INPUT_MAX]") &&
           (c->mode != ISDB_TRACEUCB_STATIC ||
            isdb__want(why, c->noise_var && isdb__tu_positive_all(c->noise_var, c->m), "noise_var",
-                      "m values > 0 (STATIC)")) &&
+                      "m values in (0, ISDB_INPUT_MAX] (STATIC)")) &&
           isdb__want_count(why, c->refresh, "refresh") &&
           isdb__want_int(why, c->sparse_s, "sparse_s", 0, c->d, "[0, d]") &&
           isdb__want_count(why, c->sparse_L, "sparse_L")))
@@ -13394,8 +13420,7 @@ isdb_result isdb_linear_env_config_check(const isdb_linear_env_config *c, isdb_r
         return ISDB_ERR_INVALID_ARG;
     switch (c->arms) {
     case ISDB_ARMS_FIXED:
-        ok = isdb__want(why, c->fixed_arms && isdb__check_input(c->fixed_arms, c->n_arms * c->d) == ISDB_OK,
-                        "fixed_arms", "non-NULL, finite, |v| <= ISDB_INPUT_MAX");
+        ok = isdb__want_inputs(why, c->fixed_arms, c->n_arms * c->d, "fixed_arms", 0);
         break;
     case ISDB_ARMS_GAUSSIAN:
         ok = isdb__want(why, !c->cov || isdb__all_finite(c->cov, c->d * c->d), "cov", "NULL or finite");
@@ -13573,7 +13598,7 @@ isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *c, isdb_refusal
         isdb__want_real(why, c->gamma_hi, "gamma_hi", c->gamma_lo, ISDB__SCALE_MAX, 1, "(gamma_lo, 1e30]") &&
         isdb__want_flag(why, c->normalize_gamma0, "normalize_gamma0") &&
         isdb__want_int(why, c->cov_period, "cov_period", 1, INT_MAX, ">= 1") &&
-        isdb__want_finite(why, c->drift_amp, "drift_amp") && isdb__want_finite(why, c->drift_freq, "drift_freq") &&
+        isdb__want_bounded(why, c->drift_amp, "drift_amp") && isdb__want_finite(why, c->drift_freq, "drift_freq") &&
         isdb__want_flag(why, c->drift_code, "drift_code") && isdb__want_bounded(why, c->res_lo, "res_lo") &&
         isdb__want_real(why, c->res_hi, "res_hi", c->res_lo, ISDB__SCALE_MAX, 1, "(res_lo, 1e30]") &&
         isdb__want_scale(why, c->noise_sd, "noise_sd"));
@@ -13884,8 +13909,7 @@ isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config *c, isdb_r
     int k;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
           isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]") &&
-          isdb__want(why, !c->arms || isdb__check_input(c->arms, c->n_arms * c->d) == ISDB_OK, "arms",
-                     "NULL, or finite with |v| <= ISDB_INPUT_MAX") &&
+          isdb__want_inputs(why, c->arms, c->n_arms * c->d, "arms", 1) &&
           isdb__want_scale(why, c->amplitude, "amplitude") && isdb__want_scale(why, c->noise_sd, "noise_sd") &&
           isdb__want_nonneg(why, c->y_bound, "y_bound") &&
           isdb__want_int(why, (int)c->kind, "kind", ISDB_KENV_GP_SWITCH, ISDB_KENV_COSINE, "an isdb_kernel_env_kind")))
@@ -14032,10 +14056,8 @@ isdb_result isdb_context_env_config_check(const isdb_context_env_config *c, isdb
           isdb__want_int(why, c->n_contexts, "n_contexts", 1, INT_MAX / (c->n_arms * c->d),
                          "[1, INT_MAX / (n_arms d)]") &&
           isdb__want_scale(why, c->noise_sd, "noise_sd") &&
-          isdb__want(why, c->arms && isdb__check_input(c->arms, c->n_contexts * c->n_arms * c->d) == ISDB_OK, "arms",
-                     "non-NULL, finite, |v| <= ISDB_INPUT_MAX") &&
-          isdb__want(why, c->theta && isdb__check_input(c->theta, c->d) == ISDB_OK, "theta",
-                     "non-NULL, finite, |v| <= ISDB_INPUT_MAX")))
+          isdb__want_inputs(why, c->arms, c->n_contexts * c->n_arms * c->d, "arms", 0) &&
+          isdb__want_inputs(why, c->theta, c->d, "theta", 0)))
         return ISDB_ERR_INVALID_ARG;
     if (!c->probs) return ISDB_OK;
     for (m = 0; m < c->n_contexts; ++m) {
@@ -14172,14 +14194,12 @@ static const isdb_env_vtable isdb__active_env_vt = {"active", isdb__active_env_n
 isdb_result isdb_active_env_config_check(const isdb_active_env_config *c, isdb_refusal *why) {
     int i;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->m, "m") &&
-          isdb__want(why, !c->Sigma || isdb__check_input(c->Sigma, c->d * c->d) == ISDB_OK, "Sigma",
-                     "NULL, or finite with |v| <= ISDB_INPUT_MAX") &&
-          isdb__want(why, !c->beta || isdb__check_input(c->beta, c->m * c->d) == ISDB_OK, "beta",
-                     "NULL, or finite with |v| <= ISDB_INPUT_MAX")))
+          isdb__want_inputs(why, c->Sigma, c->d * c->d, "Sigma", 1) &&
+          isdb__want_inputs(why, c->beta, c->m * c->d, "beta", 1)))
         return ISDB_ERR_INVALID_ARG;
     if (c->noise_var)
         for (i = 0; i < c->m; ++i)
-            if (!isdb__want_real(why, c->noise_var[i], "noise_var", 0.0, ISDB_INPUT_MAX, 0, "[0, ISDB_INPUT_MAX]"))
+            if (!isdb__want_scale(why, c->noise_var[i], "noise_var"))
                 return ISDB_ERR_INVALID_ARG;
     return ISDB_OK;
 }

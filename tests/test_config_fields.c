@@ -3,13 +3,19 @@
       makes isdb_<name>_config_check refuse with exactly that field's name
       (and a range text), and init refuse with the same code.
    2. The sweep: each field in turn set to 0, -1, -0.5, NaN, +-Inf, a
-      subnormal, 1e-300, 1e160, +-1e308 (integers: 0, -1, 1, INT_MAX,
-      INT_MIN, 2^30; 64-bit counts: 0, 1, 2^30, 2^62, UINT64_MAX). Where
-      init accepts the config, 300 rounds of random bounded features and
-      rewards must give ISDB_OK from every select and update and finite
-      scores (environments: ISDB_OK from every round and finite means and
-      rewards). config_check and init must agree on every value (init may
-      also run out of the test's 64 MB allocator).
+      subnormal, 1e-300, 1e35 (finite in float too), 1e160, +-1e308
+      (integers: 0, -1, 1, INT_MAX, INT_MIN, 2^30; 64-bit counts: 0, 1,
+      2^30, 2^62, UINT64_MAX). Where init accepts the config, 300 rounds
+      of random features |x_i| <= 1 and rewards in [-1, 1], then, from
+      the reset state, 300 rounds of features and rewards up to
+      ISDB_INPUT_MAX / 2 in magnitude, must give ISDB_OK from every select
+      and update, finite scores and finite values from the policy's
+      estimate getters after every call (theta, beta, LinTS's last sample,
+      Trace-UCB's widths...: LinTS's scores are Monte Carlo frequencies,
+      finite even when its samples are not); environments: ISDB_OK from
+      every round and finite means and rewards. Delta-like fields' bad
+      value is a subnormal. config_check and init must agree on every
+      value (init may also run out of the test's 64 MB allocator).
    Fields that size an array the config points at are swept only with
    values the test's arrays cover (a length beyond its array is the
    caller's contract, not a range). Loop counts (Monte Carlo draws, solver
@@ -71,7 +77,24 @@ typedef struct kind {
     void (*round)(isdb_rng *rng, int d, int max_arms, int *n_arms, isdb_real *X);
     const field *fields;
     int n_fields;
+    /* 1 if every estimate the policy's getters expose is finite (theta,
+       widths, the last Thompson sample...); NULL: no such getter. */
+    int (*state_finite)(void *obj);
 } kind;
+
+/* The getter checks: which value was not finite. */
+static char state_msg[96];
+static int finite_all(const isdb_real *v, int n, const char *name) {
+    int i;
+    for (i = 0; i < n; ++i)
+        if (!isfinite(v[i])) {
+            snprintf(state_msg, sizeof state_msg, "%s[%d] = %g", name, i, (double)v[i]);
+            return 0;
+        }
+    return 1;
+}
+static isdb_real state_buf[4096 * 3];
+#define STATE_FITS(n) ((n) >= 1 && (n) <= (int)(sizeof state_buf / sizeof state_buf[0]))
 
 #define KIND_FNS(n)                                                                                  \
     static isdb_result check_##n(const any_config *c, isdb_refusal *why) {                          \
@@ -112,8 +135,32 @@ static void base_lints(any_config *c) {
 static void base_bob(any_config *c) { c->bob = isdb_bob_config_init(3, 4, 1000); }
 static void base_adaptive(any_config *c) { c->adaptive = isdb_adaptive_config_init(3, 4); }
 
+/* The ridge policies' estimate and width multiplier. */
+#define RIDGE_STATE(n)                                                                           \
+    static int finite_##n(const isdb_##n *p) {                                                   \
+        isdb_real beta = isdb_##n##_beta(p);                                                     \
+        if (!STATE_FITS(p->base.d)) return 1;                                                    \
+        isdb_##n##_theta(p, state_buf);                                                          \
+        return finite_all(state_buf, p->base.d, "theta") && finite_all(&beta, 1, "beta");        \
+    }                                                                                            \
+    static int state_##n(void *o) { return finite_##n((const isdb_##n *)o); }
+RIDGE_STATE(linucb)
+RIDGE_STATE(swucb)
+RIDGE_STATE(dlinucb)
+RIDGE_STATE(adaptive)
+static int state_lints(void *o) {
+    const isdb_lints *p = (const isdb_lints *)o;
+    if (!STATE_FITS(p->base.d)) return 1;
+    isdb_lints_theta(p, state_buf);
+    if (!finite_all(state_buf, p->base.d, "theta")) return 0;
+    isdb_lints_last_sample(p, state_buf);
+    return finite_all(state_buf, p->base.d, "last_sample");
+}
+/* BOB: the current block's SW-UCB. */
+static int state_bob(void *o) { return finite_swucb(isdb_bob_swucb((const isdb_bob *)o)); }
+
 #define UCB_FIELDS(T)                                                                                        \
-    FR(T, lambda, 0), FR(T, delta, 1), FR(T, R, -1), FR(T, S, -1), FR(T, L, 0), FR(T, alpha, -1)
+    FR(T, lambda, 0), FR(T, delta, T_SUBNORMAL), FR(T, R, -1), FR(T, S, -1), FR(T, L, 0), FR(T, alpha, -1)
 
 static const field f_linucb[] = {FI(isdb_linucb_config, d, 0),
                                  FI(isdb_linucb_config, max_arms, 0),
@@ -133,8 +180,8 @@ static const field f_lints[] = {FI(isdb_lints_config, d, ISDB_MAX_DIM + 1),
                                 FR(isdb_lints_config, lambda, -1),
                                 FR(isdb_lints_config, R, -0.5),
                                 FI(isdb_lints_config, inflation, 2),
-                                FR(isdb_lints_config, epsilon, 1.5),
-                                FR(isdb_lints_config, delta, 0),
+                                FR(isdb_lints_config, epsilon, 1e-31),
+                                FR(isdb_lints_config, delta, T_SUBNORMAL),
                                 FUF(isdb_lints_config, seed, 0, NO_BAD),
                                 FIF(isdb_lints_config, mc_samples, 0, LOOPS),
                                 FI(isdb_lints_config, refresh, -1)};
@@ -154,7 +201,7 @@ static const field f_adaptive[] = {FI(isdb_adaptive_config, d, 0),
                                    FI(isdb_adaptive_config, max_arms, 0),
                                    FR(isdb_adaptive_config, lambda, 0),
                                    FR(isdb_adaptive_config, R, -1),
-                                   FR(isdb_adaptive_config, delta, 1),
+                                   FR(isdb_adaptive_config, delta, T_SUBNORMAL),
                                    FR(isdb_adaptive_config, S, -1),
                                    FR(isdb_adaptive_config, L, 0),
                                    FR(isdb_adaptive_config, alpha, -1),
@@ -241,7 +288,7 @@ static const field f_isd[] = {
     FI(T_, est.adapt, -1), FI(T_, est.one_se, 9), FI(T_, est.force_residual, 2), FI(T_, est.jbd.method, 9),
     FIF(T_, est.jbd.max_iter, -1, LOOPS), FD(T_, est.jbd.tol, -1), FD(T_, est.jbd.threshold, 2),
     FI(T_, est.jbd.scale, 9), FI(T_, est.jbd.off_norm, 9), FI(T_, learner, 9), FD(T_, lambda, 0),
-    FI(T_, refresh, -1), FI(T_, radius, 9), FD(T_, delta, 0), FD(T_, sigma, -1), FD(T_, L, 0), FD(T_, M, -1),
+    FI(T_, refresh, -1), FI(T_, radius, 9), FD(T_, delta, T_SUBNORMAL), FD(T_, sigma, -1), FD(T_, L, 0), FD(T_, M, -1),
     FD(T_, alpha, -1), FD(T_, delta_pi, NAN), FI(T_, recompute_every, -1), FI(T_, history, -1),
     FI(T_, monitor, 9), FI(T_, monitor_window, 5), FI(T_, monitor_every, -1), FI(T_, monitor_chunk, -1),
     FD(T_, monitor_level, 1), FI(T_, monitor_confirm, 2)};
@@ -266,7 +313,7 @@ static void round_opkb_set(isdb_rng *rng, int d, int max_arms, int *n_arms, isdb
 #define T_ isdb_opkb_config
 static const field f_opkb[] = {
     FI(T_, d, 0), FI(T_, n_arms, 4097), FI(T_, kernel, 9), FD(T_, length_scale, 0), FI(T_, features, 9),
-    FD(T_, rank_tol, 1), FI(T_, adaptive, 2), FD(T_, horizon, 1), FD(T_, sigma, 0), FD(T_, delta, 1),
+    FD(T_, rank_tol, 1), FI(T_, adaptive, 2), FD(T_, horizon, 1), FD(T_, sigma, 0), FD(T_, delta, T_SUBNORMAL),
     FD(T_, reward_scale, 0), FD(T_, gamma_factor, 0), FD(T_, c1, 2), FD(T_, c3, 0), FD(T_, c4, -1),
     FD(T_, beta_scale, 0), FD(T_, set_scale, -1), FD(T_, mix, 2), FD(T_, c0_scale, 0), FI(T_, test_mean, 2),
     FI(T_, j_star, 65), FI(T_, test_block, 2), FI(T_, max_restarts, -1), FI(T_, test, 9), FD(T_, test_z, 0),
@@ -295,10 +342,56 @@ static void base_traceucb(any_config *c) { c->traceucb = isdb_traceucb_config_in
 #define T_ isdb_traceucb_config
 static const field f_traceucb[] = {FI(T_, d, 0),         FI(T_, m, 0),         FI(T_, mode, 9),
                                    FI(T_, width, 9),     FI(T_, objective, 9), FD(T_, alpha, -1),
-                                   FD(T_, R, -1),        FD(T_, delta, 0),     FI(T_, horizon, -1),
+                                   FD(T_, R, -1),        FD(T_, delta, T_SUBNORMAL),     FI(T_, horizon, -1),
                                    FD(T_, lambda, -1),   FI(T_, refresh, -1),  FI(T_, sparse_s, 4),
                                    FI(T_, sparse_L, -1)};
+/* The theory width reads delta: ln(2 m n / delta). */
+static void base_traceucb_theory(any_config *c) {
+    c->traceucb = isdb_traceucb_config_init(3, 3);
+    c->traceucb.width = ISDB_TRACEUCB_WIDTH_THEORY;
+}
+static const field f_traceucb_theory[] = {FD(T_, alpha, -1), FD(T_, R, -1), FD(T_, delta, T_SUBNORMAL)};
 #undef T_
+
+static int state_isd(void *o) {
+    const isdb_isd *p = (const isdb_isd *)o;
+    double r[2];
+    if (!STATE_FITS(p->base.d)) return 1;
+    isdb_isd_beta_inv(p, state_buf);
+    if (!finite_all(state_buf, p->base.d, "beta_inv")) return 0;
+    isdb_isd_gamma(p, state_buf);
+    if (!finite_all(state_buf, p->base.d, "gamma")) return 0;
+    isdb_isd_radii(p, &r[0], &r[1]);
+    return finite_all(r, 2, "radii");
+}
+static int state_oam(void *o) {
+    const isdb_oam *p = (const isdb_oam *)o;
+    double v[2];
+    if (!STATE_FITS(p->base.d)) return 1;
+    isdb_oam_theta(p, state_buf);
+    if (!finite_all(state_buf, p->base.d, "theta")) return 0;
+    v[0] = isdb_oam_fn(p);
+    v[1] = isdb_oam_min_gap(p);
+    return finite_all(v, 2, "fn, min_gap");
+}
+/* Trace-UCB: the variances, widths and traces of every model, and each
+   model's ridge estimate. */
+static int state_traceucb(void *o) {
+    isdb_traceucb *p = (isdb_traceucb *)o;
+    int i, m = p->cfg.m, d = p->cfg.d;
+    if (!STATE_FITS(m) || !STATE_FITS(d)) return 1;
+    isdb_traceucb_variances(p, state_buf);
+    if (!finite_all(state_buf, m, "variances")) return 0;
+    isdb_traceucb_widths(p, state_buf);
+    if (!finite_all(state_buf, m, "widths")) return 0;
+    isdb_traceucb_traces(p, state_buf);
+    if (!finite_all(state_buf, m, "traces")) return 0;
+    for (i = 0; i < m; ++i)
+        if (isdb_traceucb_estimate(p, i, ISDB_TRACEUCB_RIDGE, state_buf) == ISDB_OK &&
+            !finite_all(state_buf, d, "ridge estimate"))
+            return 0;
+    return 1;
+}
 
 static int ienv_sizes[2] = {2, 2}, ienv_res[2] = {0, 1};
 static void base_isd_env(any_config *c) { c->isd_env = isdb_isd_env_config_init(4, 5, 2, ienv_sizes, ienv_res); }
@@ -341,30 +434,31 @@ static const field f_active_env[] = {FI(isdb_active_env_config, d, 0), FI(isdb_a
                                      FUF(isdb_active_env_config, seed, 0, NO_BAD)};
 #endif
 
-#define KIND(label, n, base, is_env, round, fields) \
-    {label, base, check_##n, init_##n, is_env, round, fields, COUNT(fields)}
+#define KIND(label, n, base, is_env, round, fields, state) \
+    {label, base, check_##n, init_##n, is_env, round, fields, COUNT(fields), state}
 static const kind kinds[] = {
-    KIND("linucb", linucb, base_linucb, 0, NULL, f_linucb),
-    KIND("swucb", swucb, base_swucb, 0, NULL, f_swucb),
-    KIND("dlinucb", dlinucb, base_dlinucb, 0, NULL, f_dlinucb),
-    KIND("lints", lints, base_lints, 0, NULL, f_lints),
-    KIND("bob", bob, base_bob, 0, NULL, f_bob),
-    KIND("adaptive", adaptive, base_adaptive, 0, NULL, f_adaptive),
-    KIND("linear_env", linear_env, base_linear_env, 1, NULL, f_linear_env),
-    KIND("linear_env box", linear_env, base_linear_env_box, 1, NULL, f_linear_env_box),
-    KIND("linear_env rotation", linear_env, base_linear_env_rot, 1, NULL, f_linear_env_rot),
+    KIND("linucb", linucb, base_linucb, 0, NULL, f_linucb, state_linucb),
+    KIND("swucb", swucb, base_swucb, 0, NULL, f_swucb, state_swucb),
+    KIND("dlinucb", dlinucb, base_dlinucb, 0, NULL, f_dlinucb, state_dlinucb),
+    KIND("lints", lints, base_lints, 0, NULL, f_lints, state_lints),
+    KIND("bob", bob, base_bob, 0, NULL, f_bob, state_bob),
+    KIND("adaptive", adaptive, base_adaptive, 0, NULL, f_adaptive, state_adaptive),
+    KIND("linear_env", linear_env, base_linear_env, 1, NULL, f_linear_env, NULL),
+    KIND("linear_env box", linear_env, base_linear_env_box, 1, NULL, f_linear_env_box, NULL),
+    KIND("linear_env rotation", linear_env, base_linear_env_rot, 1, NULL, f_linear_env_rot, NULL),
 #if !ISDB_REAL_IS_FLOAT
-    KIND("isd", isd, base_isd, 0, NULL, f_isd),
-    KIND("isd window", isd, base_isd_window, 0, NULL, f_isd_window),
-    KIND("isd discount", isd, base_isd_discount, 0, NULL, f_isd_discount),
-    KIND("opkb", opkb, base_opkb, 0, round_opkb_set, f_opkb),
-    KIND("oam", oam, base_oam, 0, round_oam_one, f_oam),
-    KIND("traceucb", traceucb, base_traceucb, 0, traceucb_round, f_traceucb),
-    KIND("isd_env", isd_env, base_isd_env, 1, NULL, f_isd_env),
-    KIND("kernel_env", kernel_env, base_kernel_env, 1, NULL, f_kernel_env),
-    KIND("kernel_env cosine", kernel_env, base_kernel_env_cos, 1, NULL, f_kernel_env_cos),
-    KIND("context_env", context_env, base_context_env, 1, NULL, f_context_env),
-    KIND("active_env", active_env, base_active_env, 1, NULL, f_active_env),
+    KIND("isd", isd, base_isd, 0, NULL, f_isd, state_isd),
+    KIND("isd window", isd, base_isd_window, 0, NULL, f_isd_window, state_isd),
+    KIND("isd discount", isd, base_isd_discount, 0, NULL, f_isd_discount, state_isd),
+    KIND("opkb", opkb, base_opkb, 0, round_opkb_set, f_opkb, NULL),
+    KIND("oam", oam, base_oam, 0, round_oam_one, f_oam, state_oam),
+    KIND("traceucb", traceucb, base_traceucb, 0, traceucb_round, f_traceucb, state_traceucb),
+    KIND("traceucb theory", traceucb, base_traceucb_theory, 0, traceucb_round, f_traceucb_theory, state_traceucb),
+    KIND("isd_env", isd_env, base_isd_env, 1, NULL, f_isd_env, NULL),
+    KIND("kernel_env", kernel_env, base_kernel_env, 1, NULL, f_kernel_env, NULL),
+    KIND("kernel_env cosine", kernel_env, base_kernel_env_cos, 1, NULL, f_kernel_env_cos, NULL),
+    KIND("context_env", context_env, base_context_env, 1, NULL, f_context_env, NULL),
+    KIND("active_env", active_env, base_active_env, 1, NULL, f_active_env, NULL),
 #endif
 };
 
@@ -403,41 +497,80 @@ static void set_int(any_config *c, const field *f, int v) { memcpy((unsigned cha
 static storage obj;
 static int played, accepted, refused;
 
-/* 300 rounds; returns 0 after the first failure (reported). */
-static int play_policy(const kind *k, const char *what) {
+/* Inputs near the bound every policy accepts: features and rewards up to
+   half of ISDB_INPUT_MAX in magnitude. */
+#define BIG ((isdb_real)(ISDB_INPUT_MAX / 2))
+/* OPKB's arms are the config's; ISD's discounted residual learner
+   refuses such updates (ISDB_ERR_NOT_PD: its discounted Gram matrix loses
+   the ridge beside x x^T), which the big pass then skips. */
+#if ISDB_REAL_IS_FLOAT
+#define ARMS_FROM_CONFIG(k) 0
+#define MAY_REFUSE_BIG(k) 0
+#else
+#define ARMS_FROM_CONFIG(k) ((k)->round == round_opkb_set)
+#define MAY_REFUSE_BIG(k) ((k)->base == base_isd_discount)
+#endif
+static int big_refused;
+
+/* 300 rounds with features |x_i| <= 1 and rewards in [-1, 1] or, if big,
+   features and rewards up to BIG (policies whose arms are fixed by the
+   config keep them); after every select and update the getters' values
+   must be finite. Returns 0 after the first failure (reported). */
+static int play_policy(const kind *k, const char *what, int big) {
     isdb_policy *p = (isdb_policy *)(void *)&obj;
     static isdb_real X[4096 * 3], sc[4096];
     isdb_rng rng;
     int t, i, d = p->d, n, arm = -1;
+    const char *pass = big ? "big inputs" : "unit inputs";
     isdb_rng_seed(&rng, 99);
     for (t = 0; t < 300; ++t) {
         isdb_result r;
         isdb_real reward;
         if (k->round) {
             k->round(&rng, d, p->max_arms, &n, X);
+            if (big && !ARMS_FROM_CONFIG(k)) {
+                double top = 0;
+                for (i = 0; i < n * d; ++i)
+                    if (fabs((double)X[i]) > top) top = fabs((double)X[i]);
+                for (i = 0; top > 0 && i < n * d; ++i) X[i] = (isdb_real)((double)X[i] / top * (double)BIG);
+            }
         } else {
             n = 1 + (int)isdb_rng_below(&rng, (uint64_t)(p->max_arms < 4 ? p->max_arms : 4));
-            for (i = 0; i < n * d; ++i) X[i] = (2 * isdb_rng_uniform(&rng) - 1) / (isdb_real)sqrt((double)d);
+            for (i = 0; i < n * d; ++i)
+                X[i] = (2 * isdb_rng_uniform(&rng) - 1) * (big ? BIG : 1 / (isdb_real)sqrt((double)d));
         }
         r = isdb_policy_scores(p, X, n, sc);
         if (r != ISDB_OK) {
-            fprintf(stderr, "%s: scores gave %s at round %d", what, isdb_result_string(r), t);
+            fprintf(stderr, "%s, %s: scores gave %s at round %d", what, pass, isdb_result_string(r), t);
             return 0;
         }
         for (i = 0; i < n; ++i)
             if (!isfinite(sc[i])) {
-                fprintf(stderr, "%s: score %d is %g at round %d", what, i, (double)sc[i], t);
+                fprintf(stderr, "%s, %s: score %d is %g at round %d", what, pass, i, (double)sc[i], t);
                 return 0;
             }
         r = isdb_policy_select(p, X, n, &arm);
         if (r != ISDB_OK || arm < 0 || arm >= n) {
-            fprintf(stderr, "%s: select gave %s (arm %d) at round %d", what, isdb_result_string(r), arm, t);
+            fprintf(stderr, "%s, %s: select gave %s (arm %d) at round %d", what, pass, isdb_result_string(r), arm,
+                    t);
             return 0;
         }
-        reward = 2 * isdb_rng_uniform(&rng) - 1;
+        if (k->state_finite && !k->state_finite(&obj)) {
+            fprintf(stderr, "%s, %s: after select %d, %s", what, pass, t, state_msg);
+            return 0;
+        }
+        reward = (2 * isdb_rng_uniform(&rng) - 1) * (big ? BIG : 1);
         r = isdb_policy_update(p, arm, X + arm * d, reward);
+        if (big && r < 0 && MAY_REFUSE_BIG(k)) {
+            ++big_refused;
+            continue;
+        }
         if (r != ISDB_OK) {
-            fprintf(stderr, "%s: update gave %s at round %d", what, isdb_result_string(r), t);
+            fprintf(stderr, "%s, %s: update gave %s at round %d", what, pass, isdb_result_string(r), t);
+            return 0;
+        }
+        if (k->state_finite && !k->state_finite(&obj)) {
+            fprintf(stderr, "%s, %s: after update %d, %s", what, pass, t, state_msg);
             return 0;
         }
     }
@@ -494,8 +627,13 @@ static void try_config(const kind *k, const field *f, const any_config *c, const
     if (ri != ISDB_OK) return;
     ++accepted;
     if (play) {
-        int ok = k->is_env ? play_env(what) : play_policy(k, what);
-        CHECK_MSG(ok, "%s: 300 rounds with finite scores and every call ISDB_OK", what);
+        int ok = k->is_env ? play_env(what) : play_policy(k, what, 0);
+        if (ok && !k->is_env) {
+            /* The same policy from its initial state, on inputs near the bound. */
+            isdb_policy_reset((isdb_policy *)(void *)&obj);
+            ok = play_policy(k, what, 1);
+        }
+        CHECK_MSG(ok, "%s: 300 rounds with finite scores and estimates and every call ISDB_OK", what);
         ++played;
     }
     uninit(k);
@@ -541,7 +679,7 @@ static void test_names(void) {
 /* 2. The sweep. */
 static void test_sweep(void) {
     static const double reals[] = {0.0, -1.0, -0.5, NAN, INFINITY, -INFINITY, (double)T_SUBNORMAL,
-                                   1e-300, 1e160, 1e308, -1e308};
+                                   1e-300, 1e35, 1e160, 1e308, -1e308};
     static const int ints[] = {0, -1, 1, INT_MAX, INT_MIN, 1 << 30};
     static const uint64_t u64s[] = {0, 1, (uint64_t)1 << 30, (uint64_t)1 << 62, UINT64_MAX};
     int i, j, v;
@@ -580,7 +718,8 @@ static void test_sweep(void) {
             }
         }
     }
-    printf("sweep: %d configs refused, %d accepted, %d played 300 rounds\n", refused, accepted, played);
+    printf("sweep: %d configs refused, %d accepted, %d played 300 rounds twice (%d big updates refused)\n", refused,
+           accepted, played, big_refused);
 }
 
 /* 3. The arguments of init, select and update. */
@@ -617,6 +756,46 @@ static void test_arguments(void) {
     CHECK_RESULT(isdb_linucb_config_check(&c, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "delta") == 0 && why.lo > 0 && why.lo < 1e-30 && why.hi == 1);
     c.delta = (isdb_real)0.01;
+    {
+        /* LinTS's THEORY scale: epsilon from the ridge's lower bound (so
+           24 / epsilon and the scale stay finite), a normal delta. */
+        isdb_lints_config lc = isdb_lints_config_init(3, 4);
+        isdb_real eps_min = (isdb_real)(ISDB_REAL_IS_FLOAT ? 1e-6 : 1e-30);
+        lc.inflation = ISDB_LINTS_THEORY;
+        lc.epsilon = eps_min;
+        CHECK_RESULT(isdb_lints_config_check(&lc, &why), ISDB_OK);
+        lc.epsilon = eps_min / 2;
+        CHECK_RESULT(isdb_lints_config_check(&lc, &why), ISDB_ERR_INVALID_ARG);
+        CHECK(why.field && strcmp(why.field, "epsilon") == 0 && why.lo == (double)eps_min && why.hi == 1);
+        lc.epsilon = 1;
+        lc.delta = T_SUBNORMAL;
+        CHECK_RESULT(isdb_lints_config_check(&lc, &why), ISDB_ERR_INVALID_ARG);
+        CHECK(why.field && strcmp(why.field, "delta") == 0 && why.lo > 0 && why.hi == 1);
+        lc.delta = (isdb_real)0.01;
+        lc.R = (isdb_real)(ISDB_REAL_IS_FLOAT ? 2e6 : 2e30);
+        CHECK_RESULT(isdb_lints_config_check(&lc, &why), ISDB_ERR_INVALID_ARG);
+        CHECK(why.field && strcmp(why.field, "R") == 0);
+    }
+#if !ISDB_REAL_IS_FLOAT
+    {
+        /* Trace-UCB's scales and delta; the active environment's variances. */
+        static const double big_var[3] = {1, 2e30, 1};
+        isdb_traceucb_config tc = isdb_traceucb_config_init(3, 3);
+        isdb_active_env_config ac = isdb_active_env_config_init(3, 3);
+        tc.alpha = 2e30;
+        CHECK_RESULT(isdb_traceucb_config_check(&tc, &why), ISDB_ERR_INVALID_ARG);
+        CHECK(why.field && strcmp(why.field, "alpha") == 0 && why.hi == 1e30);
+        tc.alpha = 1e30;
+        tc.R = 1e30;
+        CHECK_RESULT(isdb_traceucb_config_check(&tc, &why), ISDB_OK);
+        tc.delta = 1e-310;
+        CHECK_RESULT(isdb_traceucb_config_check(&tc, &why), ISDB_ERR_INVALID_ARG);
+        CHECK(why.field && strcmp(why.field, "delta") == 0);
+        ac.noise_var = big_var;
+        CHECK_RESULT(isdb_active_env_config_check(&ac, &why), ISDB_ERR_INVALID_ARG);
+        CHECK(why.field && strcmp(why.field, "noise_var") == 0 && why.hi == 1e30);
+    }
+#endif
     {
         isdb_dlinucb_config dc = isdb_dlinucb_config_init(3, 4, 1);
         CHECK_RESULT(isdb_dlinucb_config_check(&dc, &why), ISDB_ERR_INVALID_ARG);

@@ -15,8 +15,8 @@
    Counts (issue 22 item 4): the update count t forged to 2^64 - 1 and to
    2^62 + 1 (with the checksum made right) is refused by every policy;
    LinUCB, whose state allows any t, loads t = 2^62, refuses the next
-   update without a change (so t never wraps) and saves a snapshot that
-   loads again. Per policy, counters forged beyond what t allows (adaptive's
+   update without a change (so t never wraps), as isdb_policy_check_update
+   says beforehand (naming "pol"), and saves a snapshot that loads again. Per policy, counters forged beyond what t allows (adaptive's
    changes, ISD's alarms, demotions and monitor rows, OPKB's tests,
    restarts and last restart, OAM's decisions and solves) are refused.
    A counter's offset is found by setting it in the live policy to a
@@ -245,11 +245,13 @@ static void forged_counts(const policy_case *pc, isdb_policy *a, size_t n) {
 }
 
 /* LinUCB's state holds for any t: t = 2^62 loads, the next update is
-   refused without a change, and the state saves and loads again. */
+   refused without a change (check_update refuses it too), and the state
+   saves and loads again. */
 static void linucb_at_the_cap(void) {
     isdb_policy *a = (isdb_policy *)&mem_a, *b = (isdb_policy *)&mem_b;
     isdb_rng rng;
     isdb_real x[4] = {1, 0, 0, 0};
+    isdb_refusal why;
     size_t n, nb, na;
     isdb_rng_seed(&rng, 5);
     CHECK_OK(make_linucb(NULL, 4, 6, &mem_a));
@@ -259,6 +261,17 @@ static void linucb_at_the_cap(void) {
     expect_forged(b, n, OFF_T, (uint64_t)1 << 62, 8, ISDB_OK, "linucb", "t = 2^62");
     CHECK(b->t == (uint64_t)1 << 62);
     nb = save(b, before);
+    /* check_update agrees with update, naming the policy; bad arguments
+       are still named first. */
+    memset(&why, 0, sizeof why);
+    CHECK_RESULT(isdb_policy_check_update(b, 0, x, 1, &why), ISDB_ERR_BAD_STATE);
+    CHECK(why.field && strcmp(why.field, "pol") == 0 && why.range && strcmp(why.range, "t < 2^62") == 0);
+    CHECK_RESULT(isdb_policy_check_update(b, 0, x, 1, NULL), ISDB_ERR_BAD_STATE);
+    CHECK_RESULT(isdb_policy_check_update(b, 6, x, 1, &why), ISDB_ERR_INVALID_ARG);
+    CHECK(why.field && strcmp(why.field, "arm") == 0);
+    CHECK_RESULT(isdb_policy_update(b, 6, x, 1), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_update(b, 0, x, T_NAN, &why), ISDB_ERR_NONFINITE);
+    CHECK(why.field && strcmp(why.field, "reward") == 0);
     CHECK_RESULT(isdb_policy_update(b, 0, x, 1), ISDB_ERR_BAD_STATE);
     na = save(b, after);
     CHECK(na == nb && memcmp(before, after, nb) == 0);
