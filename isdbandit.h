@@ -105,12 +105,16 @@
                   select, scores and probs refuse ("pol", "X", "n_arms"),
                   isdb_policy_check_update what update refuses ("arm",
                   "x", "reward"); isdb_init_check names "pol" or "heap"
-                  (non-NULL, 8-byte aligned). Every
-                  config an init accepts gives finite scores for inputs
-                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, noise,
-                  amplitudes) are at most 1e30 (1e6 in float), confidence
-                  levels are not subnormal. Snapshot refusals: SNAPSHOT
-                  FORMAT.
+                  (non-NULL, 8-byte aligned). Every config an init
+                  accepts gives finite scores and estimates for inputs
+                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's
+                  sigma and M, noise, amplitudes, OAM's c and force_c) are
+                  at most 1e30 (1e6 in float); confidence levels (delta)
+                  are normal numbers; LinTS's epsilon is at least 1e-30
+                  (1e-6), so its sampling scale stays finite. Once t
+                  reaches 2^62, update and isdb_policy_check_update both
+                  refuse with ISDB_ERR_BAD_STATE, naming "pol". Snapshot
+                  refusals: SNAPSHOT FORMAT.
       Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
                   a wrong arm index, a NULL pointer or a bad size returns an
                   error and leaves the object exactly as it was. Nothing in
@@ -1072,9 +1076,11 @@
              - isdb_refusal, isdb_<name>_config_check for every policy and
                environment config, isdb_policy_check_select/_update and
                isdb_init_check name what was refused and its range;
-             - ranges that keep every accepted config finite: R, S, L,
-               alpha and noise scales at most 1e30 (1e6 in float), no
-               subnormal confidence level (D-LinUCB's L = 1e308 made NaN);
+             - ranges that keep every accepted config finite for inputs
+               up to ISDB_INPUT_MAX: R, S, L, alpha and noise scales at
+               most 1e30 (1e6 in float), no subnormal confidence level,
+               LinTS's epsilon at least 1e-30 (D-LinUCB's L = 1e308 made
+               NaN, LinTS's subnormal delta an infinite sample);
              - snapshot loads tell truncated, corrupt, another version's,
                another policy's and another config's snapshots apart
                (ISDB_ERR_SNAPSHOT_*, -10..-14); ISDB_ERR_FORMAT (-9) is
