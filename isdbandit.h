@@ -2310,6 +2310,11 @@ typedef enum isdb_isd_radius {
     ISDB_ISD_RADIUS_PAPER = 0, /* eqs. 25 and 30 as norm radii, Minkowski sum of the two sets */
     ISDB_ISD_RADIUS_CODE = 1,  /* the authors' code: one alpha_t on the joint ellipsoid */
     ISDB_ISD_RADIUS_FIXED = 2, /* the constant alpha on the joint ellipsoid */
+    ISDB_ISD_RADIUS_DATA = 3,  /* (default) the fit's own: s sqrt(p_inv + 2 sqrt(p_inv l) + 2 l),
+                                  l = ln(1 / delta), s the fit rows' residual scale about x.beta_inv,
+                                  on ||U_inv^T x|| in the fit's Gram^-1 (a fixed-design OLS interval,
+                                  a heuristic: no L, M, DeltaPi); residual: rho1 of eq. 30 (sigma,
+                                  lambda, L, M), or ADAPTIVE's own; Minkowski sum as PAPER */
     ISDB__ISD_RADIUS_FORCE_INT = 0x7fffffff
 } isdb_isd_radius;
 
@@ -2342,7 +2347,7 @@ typedef struct isdb_isd_config {
     int refresh;              /* refactorise (LINUCB) or rebuild (WINDOW) every this many updates;
                                  0: max(4 p_res, 256), or max(window, p_res) */
     /* Widths. */
-    isdb_isd_radius radius;   /* default ISDB_ISD_RADIUS_PAPER */
+    isdb_isd_radius radius;   /* default ISDB_ISD_RADIUS_DATA (the paper: ISDB_ISD_RADIUS_PAPER) */
     double delta;             /* confidence level eta, in (0, 1), not subnormal; default 0.01 */
     double sigma, L, M;       /* noise scale, bounds on ||x|| and ||gamma||, in [0, 1e30] (L > 0);
                                  default 1 each */
@@ -8428,7 +8433,7 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
     c.gamma = 0.99;
     c.lambda = 1.0;
     c.refresh = 0;
-    c.radius = ISDB_ISD_RADIUS_PAPER;
+    c.radius = ISDB_ISD_RADIUS_DATA;
     c.delta = 0.01;
     c.sigma = 1.0;
     c.L = 1.0;
@@ -8488,7 +8493,7 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
           (c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) &&
           (c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) &&
           isdb__want_ridge(why, c->lambda, "lambda") && isdb__want_count(why, c->refresh, "refresh") &&
-          isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_FIXED,
+          isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_DATA,
                          "an isdb_isd_radius") &&
           isdb__want_delta(why, c->delta, "delta") && isdb__want_scale(why, c->sigma, "sigma") &&
           isdb__want_pos_scale(why, c->L, "L") && isdb__want_scale(why, c->M, "M") &&
@@ -9099,6 +9104,15 @@ ISDB__PRIVATE double isdb__isd_n_eff(const isdb_isd *p) {
     return p->n_res;
 }
 
+/* DATA's invariant radius (without alpha): the fixed-design OLS interval
+   of the fit, the chi-square(p_inv) tail bound of Laurent and Massart at
+   level delta, scaled by the fit rows' residual scale (sigma when the fit
+   has no spare rows). */
+ISDB__PRIVATE double isdb__isd_r_data(const isdb_isd_config *c, const isdb__isd_fit *f) {
+    double pi = (double)f->p_inv, l = log(1.0 / c->delta), s = f->s2 > 0.0 ? sqrt(f->s2) : c->sigma;
+    return s * sqrt(pi + 2.0 * sqrt(pi * l) + 2.0 * l);
+}
+
 /* The widths of the next round (alpha included). */
 ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_res) {
     const isdb_isd_config *c = &p->cfg;
@@ -9115,6 +9129,10 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
                 rr += c->L * (f->r_inv / sqrt(f->lambda0 * (double)f->n) + c->M * f->delta_pi) * root;
         }
         *r_inv = c->alpha * (active ? f->r_inv : 0.0);
+        *r_res = c->alpha * rr;
+    } else if (c->radius == ISDB_ISD_RADIUS_DATA) {
+        double rr = q > 0 ? isdb__width(ISDB_WIDTH_DETTRACE, q, t, c->lambda, c->delta, c->sigma, c->M, c->L, 0.0) : 0.0;
+        *r_inv = c->alpha * (active ? isdb__isd_r_data(c, f) : 0.0);
         *r_res = c->alpha * rr;
     } else if (c->radius == ISDB_ISD_RADIUS_CODE) {
         double rad = 2.0 * log(1.0 / c->delta), a;
@@ -9240,7 +9258,8 @@ ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, 
 }
 
 ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni2, double nr2) {
-    if (p->cfg.radius == ISDB_ISD_RADIUS_PAPER) return mean + p->_r_inv * sqrt(ni2) + p->_r_res * sqrt(nr2);
+    if (p->cfg.radius == ISDB_ISD_RADIUS_PAPER || p->cfg.radius == ISDB_ISD_RADIUS_DATA)
+        return mean + p->_r_inv * sqrt(ni2) + p->_r_res * sqrt(nr2);
     return mean + p->_r_res * sqrt(ni2 + nr2);
 }
 
@@ -10246,7 +10265,7 @@ isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, doubl
         if (bonus_res) *bonus_res = score - mr;
         return ISDB_OK;
     }
-    if (pol->cfg.radius != ISDB_ISD_RADIUS_PAPER) ri = rr;
+    if (pol->cfg.radius != ISDB_ISD_RADIUS_PAPER && pol->cfg.radius != ISDB_ISD_RADIUS_DATA) ri = rr;
     if (mean) *mean = m;
     if (bonus_inv) *bonus_inv = ri * sqrt(ni2);
     if (bonus_res) *bonus_res = rr * sqrt(nr2);

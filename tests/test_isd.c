@@ -1513,6 +1513,83 @@ static void test_adaptive_learner(void) {
     }
 }
 
+/* The DATA width (the default): r_inv = s sqrt(p + 2 sqrt(p l) + 2 l),
+   l = ln(1 / delta), s^2 the fit rows' residual variance about x.beta_inv
+   (n - p_inv degrees of freedom), recomputed here in long double; the
+   bounds L and M do not enter it; the invariant bonus is r_inv ||U_inv^T
+   x|| in the fit's Gram^-1, so a refit on the offline and online rows
+   narrows it; config_check names the new values' fields. */
+static void test_data_width(void) {
+    static const int sizes[3] = {3, 2, 3}, res[3] = {0, 1, 0};
+    isdb_isd_env env;
+    isdb_isd pol, pol2;
+    isdb_isd_config c;
+    isdb_isd_info info, info2;
+    isdb_refusal why;
+    double beta[MAXD], x[MAXD], bi0, bi1, want, rinv, rres;
+    long double rss = 0;
+    int d = 8, K = 6, n0 = 2000, i, r, t, arm, pi;
+    make_env(&env, d, K, 3, sizes, res, 31, 250);
+    CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 32, X0, R0));
+    isdb_isd_env_invariant_basis(&env, Uinv);
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    CHECK(c.radius == ISDB_ISD_RADIUS_DATA);
+    c.oracle = 1;
+    c.p_inv = pi = env.p_inv;
+    c.U_inv = Uinv;
+    c.history = 1000;
+    CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+    isdb_isd_beta_inv(&pol, beta);
+    for (r = 0; r < n0; ++r) {
+        long double e = R0[r];
+        for (i = 0; i < d; ++i)
+            e -= (long double)X0[r * d + i] * beta[i];
+        rss += e * e;
+    }
+    {
+        double l = log(100.0), sd = sqrt((double)(rss / (n0 - pi)));
+        want = sd * sqrt(pi + 2.0 * sqrt(pi * l) + 2.0 * l);
+    }
+    isdb_isd_radii(&pol, &rinv, &rres);
+    CHECK_NEAR(rinv, want, 1e-9 * want);
+    /* L and M told as the data's: the invariant radius does not move */
+    c.L = 4.0;
+    c.M = 3.0;
+    CHECK_OK(isdb_isd_init(&c, NULL, &pol2));
+    isdb_isd_get_info(&pol, &info);
+    isdb_isd_get_info(&pol2, &info2);
+    CHECK(info.r_inv == info2.r_inv);
+    isdb_policy_uninit(&pol2.base);
+    /* a refit on 1000 more rows narrows the invariant bonus of a fixed x */
+    for (i = 0; i < d; ++i)
+        x[i] = 0.3 + 0.1 * i;
+    CHECK_OK(isdb_isd_explain(&pol, x, NULL, &bi0, NULL));
+    isdb_env_reset(&env.base);
+    for (t = 0; t < 1000; ++t) {
+        double y;
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+    }
+    CHECK_OK(isdb_isd_explain(&pol, x, NULL, &bi1, NULL));
+    CHECK(bi1 == bi0); /* the fit is the offline one until a refit */
+    CHECK_OK(isdb_isd_recompute(&pol));
+    CHECK_OK(isdb_isd_explain(&pol, x, NULL, &bi1, NULL));
+    CHECK_MSG(bi1 < bi0 * 0.95, "bonus_inv %g after the refit, %g before", bi1, bi0);
+    isdb_policy_uninit(&pol.base);
+    isdb_env_uninit(&env.base);
+    /* the new enum values' bounds are named */
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    c.radius = (isdb_isd_radius)4;
+    CHECK(isdb_isd_config_check(&c, &why) == ISDB_ERR_INVALID_ARG && strcmp(why.field, "radius") == 0);
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    c.learner = (isdb_isd_learner)4;
+    CHECK(isdb_isd_config_check(&c, &why) == ISDB_ERR_INVALID_ARG && strcmp(why.field, "learner") == 0);
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    CHECK_OK(isdb_isd_config_check(&c, &why));
+}
+
 int main(void) {
     test_config();
     test_env();
@@ -1530,5 +1607,6 @@ int main(void) {
     test_pinv0_is_linucb();
     test_windowed_learners();
     test_adaptive_learner();
+    test_data_width();
     return test_report();
 }
