@@ -2309,6 +2309,9 @@ typedef enum isdb_isd_learner {
     ISDB_ISD_RES_LINUCB = 0,   /* ridge on every online row (the paper) */
     ISDB_ISD_RES_WINDOW = 1,   /* ridge on the last `window` rows */
     ISDB_ISD_RES_DISCOUNT = 2, /* weights gamma^age, D-LinUCB's width */
+    ISDB_ISD_RES_ADAPTIVE = 3, /* the adaptive policy's estimators and change test on the residual
+                                  coordinates (R = sigma, S = M, memories resolved for d): drift-agnostic
+                                  (default); with p_inv = 0 it is isdb_adaptive on x itself */
     ISDB__ISD_LEARNER_FORCE_INT = 0x7fffffff
 } isdb_isd_learner;
 
@@ -2317,6 +2320,11 @@ typedef enum isdb_isd_radius {
     ISDB_ISD_RADIUS_PAPER = 0, /* eqs. 25 and 30 as norm radii, Minkowski sum of the two sets */
     ISDB_ISD_RADIUS_CODE = 1,  /* the authors' code: one alpha_t on the joint ellipsoid */
     ISDB_ISD_RADIUS_FIXED = 2, /* the constant alpha on the joint ellipsoid */
+    ISDB_ISD_RADIUS_DATA = 3,  /* (default) the fit's own: s sqrt(p_inv + 2 sqrt(p_inv l) + 2 l),
+                                  l = ln(1 / delta), s the fit rows' residual scale about x.beta_inv,
+                                  on ||U_inv^T x|| in the fit's Gram^-1 (a fixed-design OLS interval,
+                                  a heuristic: no L, M, DeltaPi); residual: rho1 of eq. 30 (sigma,
+                                  lambda, L, M), or ADAPTIVE's own; Minkowski sum as PAPER */
     ISDB__ISD_RADIUS_FORCE_INT = 0x7fffffff
 } isdb_isd_radius;
 
@@ -2342,14 +2350,14 @@ typedef struct isdb_isd_config {
     const double *beta_inv;  /* oracle: d (copied; projected on S_inv), or NULL: eq. 6 on (X0, R0) */
     isdb_isd_options est;    /* the estimator (estimated mode); est.intercept also for eq. 6 */
     /* Residual learner. */
-    isdb_isd_learner learner; /* default ISDB_ISD_RES_LINUCB */
+    isdb_isd_learner learner; /* default ISDB_ISD_RES_ADAPTIVE (the paper: ISDB_ISD_RES_LINUCB) */
     int window;               /* WINDOW: rows >= 1; default 100 */
     double gamma;             /* DISCOUNT: in (0, 1); default 0.99 */
     double lambda;            /* its ridge; default 1 */
     int refresh;              /* refactorise (LINUCB) or rebuild (WINDOW) every this many updates;
                                  0: max(4 p_res, 256), or max(window, p_res) */
     /* Widths. */
-    isdb_isd_radius radius;   /* default ISDB_ISD_RADIUS_PAPER */
+    isdb_isd_radius radius;   /* default ISDB_ISD_RADIUS_DATA (the paper: ISDB_ISD_RADIUS_PAPER) */
     double delta;             /* confidence level eta, in (0, 1), not subnormal; default 0.01 */
     double sigma, L, M;       /* noise scale, bounds on ||x|| and ||gamma||, in [0, 1e30] (L > 0);
                                  default 1 each */
@@ -2413,6 +2421,8 @@ typedef struct isdb_isd {
     double *_u_inv0, *_beta0;
     double *_z, *_u, *_work;
     double _r_inv, _r_res; /* widths of the round being scored */
+    isdb_adaptive _ada;  /* ADAPTIVE: the residual learner, laid out for d, run in dimension p_res */
+    void *_ada_heap;     /* its heap (a part of this policy's) */
 } isdb_isd;
 
 /* Diagnostics of the current state. */
@@ -8452,12 +8462,12 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
     c.U_inv = NULL;
     c.beta_inv = NULL;
     c.est = isdb_isd_options_init();
-    c.learner = ISDB_ISD_RES_LINUCB;
+    c.learner = ISDB_ISD_RES_ADAPTIVE;
     c.window = 100;
     c.gamma = 0.99;
     c.lambda = 1.0;
     c.refresh = 0;
-    c.radius = ISDB_ISD_RADIUS_PAPER;
+    c.radius = ISDB_ISD_RADIUS_DATA;
     c.delta = 0.01;
     c.sigma = 1.0;
     c.L = 1.0;
@@ -8473,6 +8483,21 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
     c.monitor_level = 1e-4;
     c.monitor_confirm = 1;
     return c;
+}
+
+/* The ADAPTIVE residual learner's config: the noise scale, bounds, ridge,
+   confidence level, multiplier and refresh of c, in dimension d (its
+   memories and refresh resolved for d; it runs in dimension p_res). */
+ISDB__PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_config *c) {
+    isdb_adaptive_config a = isdb_adaptive_config_init(c->d, c->max_arms);
+    a.lambda = c->lambda;
+    a.R = c->sigma;
+    a.delta = c->delta;
+    a.S = c->M;
+    a.L = c->L;
+    a.alpha = c->alpha;
+    a.refresh = c->refresh;
+    return a;
 }
 
 /* Checks c, naming the first field refused in why (may be NULL), and
@@ -8497,12 +8522,12 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
                            "enough rows for the estimator's windows and folds")) {
         return 0;
     }
-    if (!(isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_DISCOUNT,
+    if (!(isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_ADAPTIVE,
                          "an isdb_isd_learner") &&
           (c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) &&
           (c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) &&
           isdb__want_ridge(why, c->lambda, "lambda") && isdb__want_count(why, c->refresh, "refresh") &&
-          isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_FIXED,
+          isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_DATA,
                          "an isdb_isd_radius") &&
           isdb__want_delta(why, c->delta, "delta") && isdb__want_scale(why, c->sigma, "sigma") &&
           isdb__want_pos_scale(why, c->L, "L") && isdb__want_scale(why, c->M, "M") &&
@@ -8519,6 +8544,12 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
           isdb__want_open01(why, c->monitor_level, "monitor_level") &&
           isdb__want_flag(why, c->monitor_confirm, "monitor_confirm")))
         return 0;
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
+        isdb_adaptive_config a = isdb__isd_ada_config(c);
+        if (!isdb__want(why, isdb_adaptive_config_check(&a, NULL) == ISDB_OK, "learner",
+                        "ADAPTIVE: sigma, M, L, lambda, delta, alpha within isdb_adaptive_config's ranges"))
+            return 0;
+    }
     *r = *c;
     if (r->monitor_window == 0) r->monitor_window = 10 * d + 20;
     if (r->monitor != ISDB_ISD_MONITOR_OFF &&
@@ -8604,7 +8635,33 @@ ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, vo
     p->mon_cap = isdb__isd_mon_cap(c);
     p->_mon = isdb__take_f64(&a, p->mon_cap * isdb__isd_mon_stride(d));
     p->_work = isdb__take_f64(&a, (int)work);
+    p->_ada_heap = NULL;
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
+        isdb_adaptive_config ac = isdb__isd_ada_config(c);
+        isdb_adaptive probe;
+        size_t bytes;
+        ac = isdb__adaptive_resolve(&ac);
+        bytes = isdb__adaptive_layout(&ac, &probe, NULL);
+        if (bytes == 0 || bytes > (size_t)INT_MAX) return 0;
+        p->_ada_heap = isdb__take(&a, (int)bytes, 1);
+    }
     return a.overflow ? 0 : a.used;
+}
+
+/* Carves the ADAPTIVE learner's heap (after the policy's heap was zeroed). */
+ISDB__PRIVATE void isdb__isd_ada_layout(isdb_isd *p) {
+    isdb_adaptive_config ac = isdb__isd_ada_config(&p->cfg);
+    ac = isdb__adaptive_resolve(&ac);
+    memset(&p->_ada, 0, sizeof p->_ada);
+    p->_ada.cfg = ac;
+    isdb__adaptive_layout(&ac, &p->_ada, p->_ada_heap);
+}
+
+/* Runs the ADAPTIVE learner in dimension q (its buffers are for d). */
+ISDB__PRIVATE void isdb__isd_ada_dim(isdb_isd *p, int q) {
+    int k;
+    p->_ada.cfg.d = q;
+    for (k = 0; k < p->_ada.n_est; ++k) p->_ada._est[k].ridge.d = q;
 }
 
 ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd_fit *dst) {
@@ -8776,6 +8833,10 @@ ISDB__PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int 
         r = isdb_isd_estimate(d, n, X, y, &c->est, &out, w);
         if (r < 0) return r;
         f->p_inv = out.p_inv;
+        /* Nothing invariant: the ADAPTIVE learner works on x itself (a
+           rotation changes nothing for it, and so p_inv = 0 is isdb_adaptive
+           bit for bit). */
+        if (out.p_inv == 0 && c->learner == ISDB_ISD_RES_ADAPTIVE) isdb__identity(d, f->U, 1.0);
         f->n_blocks = out.n_blocks;
         f->theta = out.theta;
         f->jbd = out.jbd;
@@ -8896,7 +8957,17 @@ ISDB__PRIVATE void isdb__isd_res_clear(isdb_isd *p) {
             isdb__identity(q, p->_gram_tilde, c->lambda);
         }
     }
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
+        isdb__isd_ada_dim(p, q > 0 ? q : 1);
+        isdb__adaptive_reset(&p->_ada.base);
+    }
     p->n_res = 0.0;
+}
+
+/* ADAPTIVE: adds (z, res) and takes the estimate of the memory it plays. */
+ISDB__PRIVATE void isdb__isd_ada_add(isdb_isd *p, const double *z, double res) {
+    isdb__adaptive_update(&p->_ada.base, 0, z, res);
+    isdb_adaptive_theta(&p->_ada, p->_res_theta);
 }
 
 /* Factor L (from sqrt(lambda) I) and b of the last k history rows with
@@ -8943,6 +9014,15 @@ ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
     isdb__isd_res_clear(p);
     q = r->d;
     if (q < 1 || rows < 1) return;
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
+        for (s = rows - 1; s >= 0; --s) {
+            int slot = isdb__isd_hist_slot(p, s);
+            double res = isdb__isd_residual(p, p->_hist_x + slot * c->d, p->_hist_y[slot], p->_z);
+            isdb__isd_ada_add(p, p->_z, res);
+        }
+        p->n_res = (double)rows;
+        return;
+    }
     if (c->learner == ISDB_ISD_RES_LINUCB) {
         for (s = rows - 1; s >= 0; --s) {
             int slot = isdb__isd_hist_slot(p, s);
@@ -8976,7 +9056,9 @@ ISDB__PRIVATE isdb_result isdb__isd_res_add(isdb_isd *p, const double *z, double
         p->n_res += 1.0;
         return ISDB_OK;
     }
-    if (c->learner == ISDB_ISD_RES_LINUCB) {
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
+        isdb__isd_ada_add(p, z, res);
+    } else if (c->learner == ISDB_ISD_RES_LINUCB) {
         isdb__ridge_add(r, z, res);
         isdb__ridge_theta(r, p->_res_theta);
     } else if (c->learner == ISDB_ISD_RES_WINDOW) {
@@ -9052,7 +9134,17 @@ ISDB__PRIVATE double isdb__isd_n_eff(const isdb_isd *p) {
         double g = c->gamma;
         return p->n_res > 0.0 ? -expm1(2.0 * p->n_res * log(g)) / ((1.0 - g) * (1.0 + g)) : 0.0;
     }
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE && p->_fit.p_inv < c->d) return (double)isdb_adaptive_memory(&p->_ada);
     return p->n_res;
+}
+
+/* DATA's invariant radius (without alpha): the fixed-design OLS interval
+   of the fit, the chi-square(p_inv) tail bound of Laurent and Massart at
+   level delta, scaled by the fit rows' residual scale (sigma when the fit
+   has no spare rows). */
+ISDB__PRIVATE double isdb__isd_r_data(const isdb_isd_config *c, const isdb__isd_fit *f) {
+    double pi = (double)f->p_inv, l = log(1.0 / c->delta), s = f->s2 > 0.0 ? sqrt(f->s2) : c->sigma;
+    return s * sqrt(pi + 2.0 * sqrt(pi * l) + 2.0 * l);
 }
 
 /* The widths of the next round (alpha included). */
@@ -9072,6 +9164,10 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
         }
         *r_inv = c->alpha * (active ? f->r_inv : 0.0);
         *r_res = c->alpha * rr;
+    } else if (c->radius == ISDB_ISD_RADIUS_DATA) {
+        double rr = q > 0 ? isdb__width(ISDB_WIDTH_DETTRACE, q, t, c->lambda, c->delta, c->sigma, c->M, c->L, 0.0) : 0.0;
+        *r_inv = c->alpha * (active ? isdb__isd_r_data(c, f) : 0.0);
+        *r_res = c->alpha * rr;
     } else if (c->radius == ISDB_ISD_RADIUS_CODE) {
         double rad = 2.0 * log(1.0 / c->delta), a;
         if (active && f->lambda_beta > 0.0) rad += (double)pi * log1p(1.0 / ((double)pi * f->lambda_beta));
@@ -9081,6 +9177,9 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
     } else {
         *r_inv = *r_res = c->alpha;
     }
+    /* ADAPTIVE brings its own residual width (the played memory's beta,
+       alpha included); the radius sets the invariant one. */
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE) *r_res = q > 0 ? isdb_adaptive_beta(&p->_ada) : 0.0;
 }
 
 /* B[j * 8 + a] = x_a[j] for m <= 8 arms (rows of X, d apart); lanes past
@@ -9193,7 +9292,8 @@ ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, 
 }
 
 ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni2, double nr2) {
-    if (p->cfg.radius == ISDB_ISD_RADIUS_PAPER) return mean + p->_r_inv * sqrt(ni2) + p->_r_res * sqrt(nr2);
+    if (p->cfg.radius == ISDB_ISD_RADIUS_PAPER || p->cfg.radius == ISDB_ISD_RADIUS_DATA)
+        return mean + p->_r_inv * sqrt(ni2) + p->_r_res * sqrt(nr2);
     return mean + p->_r_res * sqrt(ni2 + nr2);
 }
 
@@ -9211,6 +9311,11 @@ ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, 
     double o[ISDB__LANES8], *Z = p->_work, *W = p->_work + 8 * d, *B = p->_work + 16 * d;
     const double *rows[ISDB__LANES8];
     isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
+    if (q > 0 && p->cfg.learner == ISDB_ISD_RES_ADAPTIVE) {
+        /* Nothing invariant: the adaptive policy's own scores. */
+        if (f->identity) return isdb__adaptive_ucb_all(&p->_ada, X, n_arms, out);
+        batch = 0;
+    }
     for (k = 0; k < n_arms; k += m) {
         m = n_arms - k < ISDB__LANES8 ? n_arms - k : ISDB__LANES8;
         isdb__isd_interleave(d, X + k * d, m, B);
@@ -9228,6 +9333,23 @@ ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, 
             }
             isdb__lanes8_fwd_solve(q, r->L, r->inv_diag, rows, W);
             isdb__lanes8_dots(q, W, r->z, wz, ww);
+        } else if (q > 0 && p->cfg.learner == ISDB_ISD_RES_ADAPTIVE) {
+            /* x.beta_inv + the adaptive score of U_res^T x + the invariant width */
+            isdb__isd_lanes_dot(d, B, f->beta, xb);
+            for (j = 0; j < q; ++j) {
+                isdb__isd_lanes_dot(d, B, f->Ut + (f->p_inv + j) * d, o);
+                for (a = 0; a < m; ++a) Z[a * q + j] = o[a];
+            }
+            isdb__adaptive_ucb_all(&p->_ada, Z, m, wz);
+            for (a = 0; a < m; ++a) {
+                double v = xb[a] + wz[a] + (active ? p->_r_inv * sqrt(ni[a]) : 0.0);
+                if (out) out[k + a] = v;
+                if (k + a == 0 || v > best_value) {
+                    best_value = v;
+                    best = k + a;
+                }
+            }
+            continue;
         }
         for (a = 0; a < m; ++a) {
             double nr2, mean, v;
@@ -9264,6 +9386,7 @@ ISDB__PRIVATE isdb_result isdb__isd_scores(isdb_policy *bp, const double *X, int
    starts afresh (it never forgets, and rows from before a change would
    bias it for good). */
 ISDB__PRIVATE int isdb__isd_rebuild_rows(const isdb_isd *p) {
+    /* (ADAPTIVE forgets by itself: the kept rows, as WINDOW and DISCOUNT) */
     return p->cfg.learner == ISDB_ISD_RES_LINUCB ? 0 : p->hist_count;
 }
 
@@ -9910,7 +10033,8 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
        the same rounding). */
     if (c->learner != ISDB_ISD_RES_LINUCB) isdb__ser_check_solve(s, L, q, q, 0, z, b, 0);
     theta = isdb__ser_view_real(s, p->_res_theta, d);
-    isdb__ser_check_solve(s, L, q, q, 1, theta, z, 0);
+    /* (ADAPTIVE: theta is its played memory's, set again on load) */
+    if (c->learner != ISDB_ISD_RES_ADAPTIVE) isdb__ser_check_solve(s, L, q, q, 1, theta, z, 0);
     logdet = isdb__ser_real_in(s, &p->_res.logdet, -DBL_MAX, DBL_MAX);
     isdb__ser_int(s, &p->_res.since_refresh, 0, isdb__isd_refresh(c, q));
     if (c->learner == ISDB_ISD_RES_LINUCB) {
@@ -9931,7 +10055,19 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     }
     isdb__ser_check_inverse(s, L, q, q, c->lambda, p->_res.work);
     isdb__isd_check_gamma(s, &fit, theta, isdb__ser_view_real(s, p->_gamma, d), d);
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
+        /* the adaptive policy's own walk, in the snapshot's p_res (the
+           dimension is put back unless the walk stores) */
+        int old = p->_ada.cfg.d;
+        isdb__isd_ada_dim(p, q);
+        isdb__adaptive_serialize(&p->_ada.base, s);
+        if (!isdb__ser_storing(s)) isdb__isd_ada_dim(p, old);
+    }
     if (isdb__ser_storing(s)) {
+        if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
+            isdb_adaptive_theta(&p->_ada, p->_res_theta);
+            isdb__isd_update_gamma(p);
+        }
         p->_res.d = q;
         p->_res.refresh = isdb__isd_refresh(c, q);
         isdb__isd_fit_quad(d, &p->_fit);
@@ -10016,6 +10152,8 @@ isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, i
     memset(pol, 0, sizeof *pol);
     isdb__isdp_layout(&rc, pol, heap);
     memset(heap, 0, bytes);
+    pol->cfg = rc;
+    if (rc.learner == ISDB_ISD_RES_ADAPTIVE) isdb__isd_ada_layout(pol);
     isdb__copy(n0 * d, cfg->X0, pol->_pool_x);
     isdb__copy(n0, cfg->R0, pol->_pool_y);
     h = isdb__hash_f64(h, pol->_pool_x, n0 * d);
@@ -10144,7 +10282,24 @@ isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, doubl
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
     isdb__isd_widths(pol, &ri, &rr);
     m = isdb__isd_parts(pol, x, &ni2, &nr2);
-    if (pol->cfg.radius != ISDB_ISD_RADIUS_PAPER) ri = rr;
+    if (pol->cfg.learner == ISDB_ISD_RES_ADAPTIVE) {
+        int q = pol->cfg.d - pol->_fit.p_inv;
+        double score = 0.0, mr = 0.0;
+        if (q > 0) {
+            const isdb__ridge *e;
+            /* parts left U_res^T x in _z (x itself when the basis is I) */
+            isdb__adaptive_ucb_all(&pol->_ada, pol->_fit.identity ? x : pol->_z, 1, &score);
+            e = &isdb__adaptive_played(&pol->_ada)->ridge;
+            mr = isdb__dot(q, e->block, e->z);
+        }
+        /* m = x.beta_inv + the cleared ridge's mean (0) */
+        m = isdb__dot(pol->cfg.d, x, pol->_fit.beta) + mr;
+        if (mean) *mean = m;
+        if (bonus_inv) *bonus_inv = ri * sqrt(ni2);
+        if (bonus_res) *bonus_res = score - mr;
+        return ISDB_OK;
+    }
+    if (pol->cfg.radius != ISDB_ISD_RADIUS_PAPER && pol->cfg.radius != ISDB_ISD_RADIUS_DATA) ri = rr;
     if (mean) *mean = m;
     if (bonus_inv) *bonus_inv = ri * sqrt(ni2);
     if (bonus_res) *bonus_res = rr * sqrt(nr2);

@@ -272,6 +272,7 @@ static void run_method(const setup *s, int method, const method_opts *mo, isdb_i
         c.delta = delta;
         c.M = Mt;
         c.radius = ISDB_ISD_RADIUS_CODE;
+        c.learner = ISDB_ISD_RES_LINUCB; /* the paper's (WINDOW below for the windowed rows) */
         if (method == M_ISD_U || method == M_ISD_UB || method == M_ISD_UB_W) {
             c.oracle = 1;
             c.p_inv = env->p_inv;
@@ -1206,6 +1207,8 @@ static void experiment7(void) {
         c.oracle = 1;
         c.p_inv = pi;
         c.U_inv = sp_U;
+        c.learner = ISDB_ISD_RES_LINUCB; /* the paper's learner and widths */
+        c.radius = ISDB_ISD_RADIUS_PAPER;
         if (isdb_isd_init(&c, NULL, &isd) != ISDB_OK || isdb_linucb_init(&lc, NULL, &lin) != ISDB_OK) {
             fprintf(stderr, "repro_isd: E7 init failed\n");
             exit(1);

@@ -28,6 +28,16 @@ static double X0[MAXN * MAXD], R0[MAXN], Uinv[MAXD * MAXD];
 static double hx[MAXT * MAXD], hy[MAXT];
 
 /* An environment: d, blocks, residual flags, offline rows. */
+/* The paper's residual learner and widths (the defaults are ours: the
+   ADAPTIVE learner and the DATA width); the tests of the paper's
+   formulas start from these. */
+static isdb_isd_config paper_config_init(int d, int K, int n0, const double *X, const double *R) {
+    isdb_isd_config c = isdb_isd_config_init(d, K, n0, X, R);
+    c.learner = ISDB_ISD_RES_LINUCB;
+    c.radius = ISDB_ISD_RADIUS_PAPER;
+    return c;
+}
+
 static void make_env(isdb_isd_env *env, int d, int K, int nb, const int *sizes, const int *res, uint64_t seed,
                      int cov_period) {
     isdb_isd_env_config c = isdb_isd_env_config_init(d, K, nb, sizes, res);
@@ -140,7 +150,7 @@ static void test_oracle_known_beta(void) {
     int t, k, d = 8, K = 6;
     make_env(&env, d, K, 3, sizes, res, 3, 400);
     isdb_isd_env_invariant_basis(&env, Uinv);
-    c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+    c = paper_config_init(d, K, 0, NULL, NULL);
     c.oracle = 1;
     c.p_inv = env.p_inv;
     c.U_inv = Uinv;
@@ -193,7 +203,7 @@ static void test_oracle_estimated_beta(void) {
     isdb_isd_env_invariant_basis(&env, Uinv);
     for (mode = 0; mode < 2; ++mode) {
         isdb_isd pol;
-        isdb_isd_config c = isdb_isd_config_init(d, K, n0, X0, R0);
+        isdb_isd_config c = paper_config_init(d, K, n0, X0, R0);
         isdb_isd_info info;
         double U[MAXD * MAXD], lambda0, rinv, beta[MAXD], scores[8], worst = 0;
         long double acc;
@@ -310,7 +320,7 @@ static void test_p_res_zero(void) {
     make_env(&env, d, K, 1, sizes, res, 8, 100);
     CHECK_OK(isdb_isd_env_offline(&env, 500, ISDB_ISD_LOG_UNIFORM, 1.0, 2, X0, R0));
     isdb_isd_env_invariant_basis(&env, Uinv);
-    c = isdb_isd_config_init(d, K, 500, X0, R0);
+    c = paper_config_init(d, K, 500, X0, R0);
     c.oracle = 1;
     c.p_inv = 4;
     c.U_inv = Uinv;
@@ -346,7 +356,7 @@ static void test_pinv0_is_linucb(void) {
     double s1[6], s2[6];
     int d = 5, K = 6, t, k, same = 1, same_scores = 1;
     make_env(&env, d, K, 2, sizes, res, 4, 100);
-    c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+    c = paper_config_init(d, K, 0, NULL, NULL);
     c.oracle = 1;
     c.p_inv = 0;
     c.lambda = 0.3;
@@ -397,7 +407,7 @@ static void test_windowed_learners(void) {
     isdb_isd_env_invariant_basis(&env, Uinv);
     for (mode = 0; mode < 2; ++mode) {
         isdb_isd pol;
-        isdb_isd_config c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+        isdb_isd_config c = paper_config_init(d, K, 0, NULL, NULL);
         double U[MAXD * MAXD], Ur[MAXD * MAXD], worst = 0, g = 0.93;
         int w = 17, q = 3;
         c.oracle = 1;
@@ -505,7 +515,7 @@ static void test_recompute(void) {
     double worst = 0;
     make_env(&env, d, K, 3, sizes, res, 21, 375);
     CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 4, X0, R0));
-    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    c = paper_config_init(d, K, n0, X0, R0);
     c.recompute_every = W;
     c.history = 2 * W;
     c.radius = ISDB_ISD_RADIUS_CODE;
@@ -726,7 +736,7 @@ static void test_monitor(void) {
             for (i = 0; i < 2; ++i)
                 B.res[i] = A.res[i]; /* only the invariant part changes */
             if (mode < 3) {
-                isdb_isd_config c = isdb_isd_config_init(d, K, 2000, X0, R0);
+                isdb_isd_config c = paper_config_init(d, K, 2000, X0, R0);
                 c.oracle = 1;
                 c.p_inv = 4;
                 c.U_inv = Uinv;
@@ -885,11 +895,11 @@ static void test_config(void) {
     make_env(&env, d, 4, 2, sizes, res, 2, 100);
     CHECK_OK(isdb_isd_env_offline(&env, 400, ISDB_ISD_LOG_UNIFORM, 1.0, 2, X0, R0));
     isdb_isd_env_invariant_basis(&env, Uinv);
-    c = isdb_isd_config_init(d, 4, 30, X0, R0); /* folds of 3 rows: too few */
+    c = paper_config_init(d, 4, 30, X0, R0); /* folds of 3 rows: too few */
     CHECK_RESULT(isdb_isd_heap_size(&c, &bytes), ISDB_ERR_INVALID_ARG);
-    c = isdb_isd_config_init(d, 4, 400, X0, NULL);
+    c = paper_config_init(d, 4, 400, X0, NULL);
     CHECK_RESULT(isdb_isd_heap_size(&c, &bytes), ISDB_ERR_INVALID_ARG);
-    c = isdb_isd_config_init(d, 4, 400, X0, R0);
+    c = paper_config_init(d, 4, 400, X0, R0);
     c.recompute_every = 25;
     c.monitor = ISDB_ISD_MONITOR_OFF;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
@@ -902,7 +912,7 @@ static void test_config(void) {
     isdb_policy_uninit(&pol.base);
     c.lambda = 0.0;
     CHECK_RESULT(isdb_isd_init(&c, NULL, &pol), ISDB_ERR_INVALID_ARG);
-    c = isdb_isd_config_init(d, 4, 400, X0, R0);
+    c = paper_config_init(d, 4, 400, X0, R0);
     c.oracle = 1;
     c.p_inv = 3;
     c.U_inv = Ubad;
@@ -1121,7 +1131,7 @@ static void test_monitor_demotes(void) {
         isdb_env_reset(&A.base);
         isdb_env_reset(&B.base);
         B.res[0] = A.res[0];
-        c = isdb_isd_config_init(d, K, 4000, X0, R0);
+        c = paper_config_init(d, K, 4000, X0, R0);
         c.lambda = 0.1;
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
         isdb_isd_blocks(&pol, sz, inv, NULL);
@@ -1185,7 +1195,7 @@ static void test_monitor_confirm(void) {
         for (confirm = 0; confirm <= 1; ++confirm) {
             isdb_isd pol, copy;
             isdb_isd_info info;
-            isdb_isd_config c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+            isdb_isd_config c = paper_config_init(d, K, 0, NULL, NULL);
             int t, arm, arm_copy, saved = 0, same = 1, since = 0;
             double y;
             size_t n = 0, n2 = 0;
@@ -1281,7 +1291,7 @@ static void test_monitor_reference(void) {
     make_env(&env, d, K, 2, sizes, res, 123, 250);
     CHECK_OK(isdb_isd_env_offline(&env, 1000, ISDB_ISD_LOG_UNIFORM, 1.0, 5, X0, R0));
     isdb_isd_env_invariant_basis(&env, Uinv);
-    c = isdb_isd_config_init(d, K, 1000, X0, R0);
+    c = paper_config_init(d, K, 1000, X0, R0);
     c.oracle = 1;
     c.p_inv = 4;
     c.U_inv = Uinv;
@@ -1346,7 +1356,7 @@ static void test_batched_scores(void) {
         make_env(&env, d, K, 2, variant < 2 ? sizes6 : sizes2, res, 80 + (uint64_t)variant, 250);
         CHECK_OK(isdb_isd_env_offline(&env, 2000, ISDB_ISD_LOG_UNIFORM, 1.0, 90, X0, R0));
         isdb_isd_env_invariant_basis(&env, Uinv);
-        c = isdb_isd_config_init(d, K, 2000, X0, R0);
+        c = paper_config_init(d, K, 2000, X0, R0);
         c.oracle = 1;
         c.p_inv = pi;
         c.U_inv = Uinv;
@@ -1379,6 +1389,207 @@ static void test_batched_scores(void) {
     }
 }
 
+/* The ADAPTIVE residual learner (the default). (1) With nothing invariant
+   (oracle p_inv = 0, and an estimated fit told that nothing is invariant,
+   whose JBD basis is not I) ISD is isdb_adaptive with R = sigma,
+   S = M and the same lambda, L, delta and alpha: the same arms and
+   bit-identical scores. (2) With p_inv > 0 every score is x.beta_inv +
+   the adaptive score of U_res^T x + the invariant width (explain's parts),
+   and a snapshot taken mid-run loads and continues bit for bit. */
+static void test_adaptive_learner(void) {
+    static const int sizes[2] = {3, 2}, res[2] = {1, 1}, sizes3[3] = {3, 2, 3}, res3[3] = {0, 1, 0};
+    static unsigned char s1[1 << 18], s2[1 << 18];
+    isdb_isd_env env;
+    int d = 5, K = 6, t, k, mode;
+    for (mode = 0; mode < 2; ++mode) {
+        isdb_isd pol;
+        isdb_adaptive ada;
+        isdb_isd_config c;
+        isdb_adaptive_config ac;
+        double a1s[6], a2s[6];
+        int same = 1, same_scores = 1, n0 = 1500;
+        make_env(&env, d, K, 2, sizes, res, 4 + (uint64_t)mode, 100);
+        if (mode == 0) {
+            c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+            c.oracle = 1;
+            c.p_inv = 0;
+        } else {
+            CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 9, X0, R0));
+            c = isdb_isd_config_init(d, K, n0, X0, R0);
+            c.est.level = 0.999999; /* every block fails the test: nothing invariant, in JBD's basis */
+        }
+        CHECK(c.learner == ISDB_ISD_RES_ADAPTIVE);
+        c.lambda = 0.3;
+        c.sigma = 0.8;
+        c.M = 1.7;
+        c.L = 2.5;
+        c.alpha = 0.6;
+        c.delta = 0.05;
+        ac = isdb_adaptive_config_init(d, K);
+        ac.lambda = 0.3;
+        ac.R = 0.8;
+        ac.S = 1.7;
+        ac.L = 2.5;
+        ac.alpha = 0.6;
+        ac.delta = 0.05;
+        CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+        CHECK(isdb_isd_p_inv(&pol) == 0);
+        CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));
+        isdb_env_reset(&env.base);
+        for (t = 0; t < 3000; ++t) {
+            int a1, a2;
+            double y;
+            CHECK_OK(isdb_env_next(&env.base));
+            CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, a1s));
+            CHECK_OK(isdb_policy_scores(&ada.base, env.base.X, K, a2s));
+            for (k = 0; k < K; ++k)
+                if (a1s[k] != a2s[k]) same_scores = 0;
+            CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &a1));
+            CHECK_OK(isdb_policy_select(&ada.base, env.base.X, K, &a2));
+            if (a1 != a2) same = 0;
+            CHECK_OK(isdb_env_reward(&env.base, a1, &y));
+            CHECK_OK(isdb_policy_update(&pol.base, a1, env.base.X + a1 * d, y));
+            CHECK_OK(isdb_policy_update(&ada.base, a1, env.base.X + a1 * d, y));
+        }
+        CHECK_MSG(same && same_scores, "mode %d: p_inv = 0 departs from adaptive (arms %d, scores %d)", mode, same,
+                  same_scores);
+        isdb_policy_uninit(&pol.base);
+        isdb_policy_uninit(&ada.base);
+        isdb_env_uninit(&env.base);
+    }
+    {
+        isdb_isd pol, copy;
+        isdb_isd_config c;
+        isdb_isd_info info;
+        double sc[8], sc2[8], worst = 0;
+        int n0 = 2000, arm, same = 1;
+        size_t n1 = 0, n2 = 0;
+        d = 8;
+        make_env(&env, d, K, 3, sizes3, res3, 21, 250);
+        CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 22, X0, R0));
+        isdb_isd_env_invariant_basis(&env, Uinv);
+        c = isdb_isd_config_init(d, K, n0, X0, R0);
+        c.oracle = 1;
+        c.p_inv = env.p_inv;
+        c.U_inv = Uinv;
+        CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+        isdb_env_reset(&env.base);
+        for (t = 0; t < 1200; ++t) {
+            double y;
+            CHECK_OK(isdb_env_next(&env.base));
+            CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, sc));
+            for (k = 0; k < K; ++k) {
+                double m, bi, br;
+                CHECK_OK(isdb_isd_explain(&pol, env.base.X + k * d, &m, &bi, &br));
+                worst = fmax(worst, fabs(sc[k] - (m + bi + br)) / fmax(1.0, fabs(sc[k])));
+            }
+            if (t >= 600) {
+                CHECK_OK(isdb_policy_scores(&copy.base, env.base.X, K, sc2));
+                for (k = 0; k < K; ++k)
+                    if (sc[k] != sc2[k]) same = 0;
+            }
+            CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+            CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+            CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+            if (t >= 600) CHECK_OK(isdb_policy_update(&copy.base, arm, env.base.X + arm * d, y));
+            if (t == 599) {
+                CHECK_OK(isdb_policy_save(&pol.base, s1, sizeof s1, &n1));
+                CHECK_OK(isdb_isd_init(&c, NULL, &copy));
+                CHECK_OK(isdb_policy_load(&copy.base, s1, n1));
+                CHECK_OK(isdb_policy_save(&copy.base, s2, sizeof s2, &n2));
+                CHECK(n1 == n2 && memcmp(s1, s2, n1) == 0);
+            }
+        }
+        CHECK_MSG(worst < 1e-12, "score vs explain's parts: %g", worst);
+        CHECK_MSG(same, "the loaded copy departs");
+        CHECK_OK(isdb_policy_save(&pol.base, s1, sizeof s1, &n1));
+        CHECK_OK(isdb_policy_save(&copy.base, s2, sizeof s2, &n2));
+        CHECK(n1 == n2 && memcmp(s1, s2, n1) == 0);
+        isdb_isd_get_info(&pol, &info);
+        CHECK(info.p_inv == env.p_inv && info.p_res == d - env.p_inv && info.r_res > 0.0);
+        isdb_policy_uninit(&pol.base);
+        isdb_policy_uninit(&copy.base);
+        isdb_env_uninit(&env.base);
+    }
+}
+
+/* The DATA width (the default): r_inv = s sqrt(p + 2 sqrt(p l) + 2 l),
+   l = ln(1 / delta), s^2 the fit rows' residual variance about x.beta_inv
+   (n - p_inv degrees of freedom), recomputed here in long double; the
+   bounds L and M do not enter it; the invariant bonus is r_inv ||U_inv^T
+   x|| in the fit's Gram^-1, so a refit on the offline and online rows
+   narrows it; config_check names the new values' fields. */
+static void test_data_width(void) {
+    static const int sizes[3] = {3, 2, 3}, res[3] = {0, 1, 0};
+    isdb_isd_env env;
+    isdb_isd pol, pol2;
+    isdb_isd_config c;
+    isdb_isd_info info, info2;
+    isdb_refusal why;
+    double beta[MAXD], x[MAXD], bi0, bi1, want, rinv, rres;
+    long double rss = 0;
+    int d = 8, K = 6, n0 = 2000, i, r, t, arm, pi;
+    make_env(&env, d, K, 3, sizes, res, 31, 250);
+    CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 32, X0, R0));
+    isdb_isd_env_invariant_basis(&env, Uinv);
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    CHECK(c.radius == ISDB_ISD_RADIUS_DATA);
+    c.oracle = 1;
+    c.p_inv = pi = env.p_inv;
+    c.U_inv = Uinv;
+    c.history = 1000;
+    CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+    isdb_isd_beta_inv(&pol, beta);
+    for (r = 0; r < n0; ++r) {
+        long double e = R0[r];
+        for (i = 0; i < d; ++i)
+            e -= (long double)X0[r * d + i] * beta[i];
+        rss += e * e;
+    }
+    {
+        double l = log(100.0), sd = sqrt((double)(rss / (n0 - pi)));
+        want = sd * sqrt(pi + 2.0 * sqrt(pi * l) + 2.0 * l);
+    }
+    isdb_isd_radii(&pol, &rinv, &rres);
+    CHECK_NEAR(rinv, want, 1e-9 * want);
+    /* L and M told as the data's: the invariant radius does not move */
+    c.L = 4.0;
+    c.M = 3.0;
+    CHECK_OK(isdb_isd_init(&c, NULL, &pol2));
+    isdb_isd_get_info(&pol, &info);
+    isdb_isd_get_info(&pol2, &info2);
+    CHECK(info.r_inv == info2.r_inv);
+    isdb_policy_uninit(&pol2.base);
+    /* a refit on 1000 more rows narrows the invariant bonus of a fixed x */
+    for (i = 0; i < d; ++i)
+        x[i] = 0.3 + 0.1 * i;
+    CHECK_OK(isdb_isd_explain(&pol, x, NULL, &bi0, NULL));
+    isdb_env_reset(&env.base);
+    for (t = 0; t < 1000; ++t) {
+        double y;
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+    }
+    CHECK_OK(isdb_isd_explain(&pol, x, NULL, &bi1, NULL));
+    CHECK(bi1 == bi0); /* the fit is the offline one until a refit */
+    CHECK_OK(isdb_isd_recompute(&pol));
+    CHECK_OK(isdb_isd_explain(&pol, x, NULL, &bi1, NULL));
+    CHECK_MSG(bi1 < bi0 * 0.95, "bonus_inv %g after the refit, %g before", bi1, bi0);
+    isdb_policy_uninit(&pol.base);
+    isdb_env_uninit(&env.base);
+    /* the new enum values' bounds are named */
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    c.radius = (isdb_isd_radius)4;
+    CHECK(isdb_isd_config_check(&c, &why) == ISDB_ERR_INVALID_ARG && strcmp(why.field, "radius") == 0);
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    c.learner = (isdb_isd_learner)4;
+    CHECK(isdb_isd_config_check(&c, &why) == ISDB_ERR_INVALID_ARG && strcmp(why.field, "learner") == 0);
+    c = isdb_isd_config_init(d, K, n0, X0, R0);
+    CHECK_OK(isdb_isd_config_check(&c, &why));
+}
+
 int main(void) {
     test_config();
     test_env();
@@ -1395,5 +1606,7 @@ int main(void) {
     test_p_res_zero();
     test_pinv0_is_linucb();
     test_windowed_learners();
+    test_adaptive_learner();
+    test_data_width();
     return test_report();
 }

@@ -255,6 +255,12 @@ static void forge_isd(isdb_policy *bp, size_t n, const char *label) {
             refused(bp, n, at, -1, label, "a negative variance in the residual Gram matrix");
             if (q >= 2) refused(bp, n, at + (size_t)q * R, p->_res.V[q] + 1, label, "a factor that does not match V");
         }
+        if (p->cfg.learner == ISDB_ISD_RES_ADAPTIVE) {
+            /* the adaptive learner's longest memory, in dimension q */
+            const isdb__ridge *e = &p->_ada._est[p->_ada.n_est - 1].ridge;
+            at = find_reals(snap, n, e->L, q * q, label);
+            refused(bp, n, at, 0, label, "a zero diagonal in the adaptive residual learner's factor");
+        }
         if (p->cfg.learner == ISDB_ISD_RES_DISCOUNT) {
             at = find_reals(snap, n, p->_gram_disc, d * d, label);
             refused(bp, n, at, -1, label, "a negative variance in the discounted Gram matrix");
