@@ -234,10 +234,10 @@
                                                             threshold 3.5,
                                                             play_threshold 2
 
-   ISD-LINUCB isdb_isd      Lazzaretto,      d, max_arms,   estimated subspace,    O(K d^2) / O(d^2) (n0 + 2 H)(d + 1)
-                            Peters, Pfister, n_offline, X0, rule TEST, LinUCB      (defaults), and a + 16 d^2 + scratch
-                            arXiv 2603.03843 R0             learner, PAPER         test every 2 d
-                            (2026)                          widths, monitor
+   ISD-LINUCB isdb_isd      Lazzaretto,      d, max_arms,   estimated subspace,    O(K d^2) /        (n0 + 2 H)(d + 1)
+                            Peters, Pfister, n_offline, X0, rule TEST; learner     O(n d^2), and a   + 16 d^2 + scratch
+                            arXiv 2603.03843 R0             ADAPTIVE, width        test every 2 d    + the adaptive
+                            (2026)                          DATA; monitor                            learner's
                                                             FALLBACK
 
    OPKB /     isdb_opkb     Hong, Li,        d, n_arms,     OPKB (adaptive 0),     O(N) / O(j); a    N (p + d) +
@@ -647,9 +647,11 @@
          when beta_inv is estimated (the invariant width's quadratic form
          W_inv^T W_inv is precomputed at each fit when p_inv > (d + 1) / 2),
          O(K d (1 + p_res) + K p_res^2) when it is given; eight arms are
-         interleaved. Update O(d p_res + p_res^2) for the learner (LinUCB,
-         window; refactorisation every `refresh`, window rebuilds
-         O(w p_res^2)), O(d p_res + p_res^3) discounting, plus the
+         interleaved. Update O(d p_res + n p_res^2) for the ADAPTIVE
+         learner (n estimators, as the adaptive policy's update in p_res
+         dimensions), O(d p_res + p_res^2) for LinUCB and the window
+         (refactorisation every `refresh`, window rebuilds O(w p_res^2)),
+         O(d p_res + p_res^3) discounting, plus the
          monitor's O(d^2) sums per row and, every monitor_every updates, a
          test of O(pieces (p_res^3 + p_res^2 p_inv + p_res p_inv^2) +
          p_inv^3). A recompute costs one isdb_isd_estimate on n0 + history
@@ -659,7 +661,8 @@
          demotion one eq. 6 fit, O(n d^2).
       Memory (doubles): (n0 + H) (d + 1) for the rows (H = history),
          H (d + 1) for the ring, about 16 d^2 for three decompositions and
-         the learner (+ 4 d^2 discounting), the monitor's (monitor_window /
+         the learner (+ 4 d^2 discounting; ADAPTIVE: the adaptive policy's
+         memory laid out for d), the monitor's (monitor_window /
          chunk + 2) (d (d + 1) / 2 + d + 2), and a scratch of 8 d^2 or, in
          estimated mode, the estimator's workspace if larger (about
          (2 m + k + S + 12) d^2 + n + F d for m windows, k folds of F rows
