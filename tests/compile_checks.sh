@@ -108,5 +108,21 @@ check "ISDB_REAL long double compiled" '! $CC -std=c99 -I. -fsyntax-only "$out/l
 check "ISDB_REAL long double does not reach the header's #error: $(head -c 300 "$out/long_double.log")" \
     'grep -q "ISDB_REAL must be float or double" "$out/long_double.log"'
 
+# 6. The manual is an index: CONTENTS names every heading of the
+# documentation block, as written and in order.
+awk '/^#ifndef ISDBANDIT_H/ { exit } /^   [A-Z][A-Z0-9 \/-]*[A-Z]$/ { sub(/^   /, ""); print }' $h > "$out/headings.txt"
+awk '/^   CONTENTS$/ { on = 1; next } on && /^      Then the rest/ { exit }
+     on && /^         [A-Z][A-Z0-9 \/-]*[A-Z]$/ { sub(/^ +/, ""); print }' $h > "$out/contents.txt"
+check "CONTENTS does not list the manual's headings as written: $(diff "$out/contents.txt" "$out/headings.txt" | tr '\n' ' ')" \
+    '[ -s "$out/headings.txt" ] && cmp -s "$out/contents.txt" "$out/headings.txt"'
+
+# 7. The top level is the design card's: the header, its docs and the
+# four folders (cross-compiled checks live under tests/).
+if git rev-parse --show-toplevel >/dev/null 2>&1; then
+    git ls-files | cut -d/ -f1 | sort -u |
+        grep -vxE 'isdbandit\.h|README\.md|LICENSE|Makefile|\.gitignore|\.ci|tests|examples|bench' > "$out/toplevel.txt"
+    check "tracked files outside the design card's top level: $(tr '\n' ' ' < "$out/toplevel.txt")" '[ ! -s "$out/toplevel.txt" ]'
+fi
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
