@@ -616,6 +616,8 @@ static void report_besson(int seeds, const bk_outcome *bo, const char *out_dir) 
         printf("claim: besson: adaptive / LinUCB on %s %.2f (target <= 1.0) %s\n", bk_table[j].name, r,
                r <= 1.0 ? "holds" : "fails");
     }
+    printf("check: GLR-klUCB restarts in at most 10%% of the stationary runs: %d/%d %s\n", sto->cut_runs[1],
+           sto->runs, sto->cut_runs[1] * 10 <= sto->runs ? "holds" : "fails");
     {
         double rate = (double)sto->cut_runs[0] / sto->runs;
         printf("claim: besson: adaptive's false-cut rate on stationary Bernoulli arms with means <= 0.1 (K = 6, T = "
