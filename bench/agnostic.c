@@ -13,12 +13,19 @@
    each untuned policy's worst and geometric-mean ratio over all scenarios,
    and `claim:` lines for the targets of the adaptive policy.
 
+   A second table puts the policies on Besson et al.'s (2022) piecewise-
+   stationary Bernoulli Problems 1-3 with one-hot arms, beside GLR-klUCB
+   (bench/glr_klucb.h), with `claim:` lines for adaptive's targets there
+   and its false-cut rate on a stationary Bernoulli stream (--scenario
+   besson runs only that part, --besson-seeds its seed count, default 50).
+
    Scenarios run in parallel, one process each (POSIX fork), --jobs at a
    time (default: the online processors). --quick runs 3 seeds and shorter
    horizons, for a first look; the README reports the full run. */
 #define _POSIX_C_SOURCE 200809L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
+#include "glr_klucb.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -340,31 +347,339 @@ static int run_scenario(int s, int seeds, int quick, outcome *out) {
     return 0;
 }
 
-/* Runs the scenarios `jobs` at a time, each in a child process that
-   sends its outcome back through a pipe. */
-static int run_all(int seeds, int quick, int jobs, const int *use, outcome *out) {
-    pid_t pid[N_SCEN];
-    int fd[N_SCEN], next = 0, running = 0, done = 0, s, failed = 0, todo = 0;
+/* ---- Besson et al. (2022): piecewise-stationary Bernoulli arms ---------- */
+
+/* Problems 1-3 of Besson, Kaufmann, Maillard and Seznec (JMLR 2022, arXiv
+   1902.01575) as linear bandits with one-hot arms (d = K): segment i of
+   n_seg starts at floor(i T / n_seg). Every policy sees, on seed s, the same
+   Bernoulli draws: reward of arm k in round t is 1 if U[t][k] < mu_k(t),
+   with U pre-drawn per (seed, round, arm). A fourth job runs adaptive and
+   GLR-klUCB on a stationary stream (Problem 3's first segment held fixed)
+   and counts the runs with a cut. */
+#define BK_PROBLEMS 3
+#define BK_JOBS (BK_PROBLEMS + 1)
+#define BK_MAXK 6
+#define BK_MAXSEG 9
+
+static const struct bk_problem {
+    const char *name;
+    int K, n_seg;
+    uint64_t T;
+    double mu[BK_MAXSEG][BK_MAXK];
+    double paper_glr; /* the GLR-klUCB (local) mean regret */
+} bk_table[BK_PROBLEMS] = {
+    {"Problem 1", 3, 5, 5000,
+     {{0.3, 0.5, 0.9}, {0.3, 0.2, 0.9}, {0.3, 0.2, 0.1}, {0.7, 0.2, 0.1}, {0.7, 0.5, 0.1}}, 72.9},
+    {"Problem 2", 3, 5, 5000,
+     {{0.4, 0.5, 0.9}, {0.5, 0.4, 0.7}, {0.6, 0.3, 0.5}, {0.7, 0.2, 0.3}, {0.8, 0.1, 0.1}}, 96.6},
+    {"Problem 3", 6, 9, 20000,
+     {{.071, .041, .032, .030, .020, .011},
+      {.055, .053, .032, .030, .008, .011},
+      {.040, .063, .032, .030, .008, .011},
+      {.040, .042, .043, .030, .008, .011},
+      {.030, .032, .055, .030, .008, .011},
+      {.030, .032, .020, .030, .008, .021},
+      {.020, .022, .020, .045, .008, .021},
+      {.020, .022, .020, .057, .008, .011},
+      {.020, .022, .034, .057, .022, .011}},
+     226.0},
+};
+
+enum { B_GLR, B_LINUCB, B_ADAPTIVE, B_ORACLE, B_SW0, B_DL0 = B_SW0 + GRID, N_B = B_DL0 + GRID };
+#define BK_R 0.5 /* the scale of any reward in [0, 1] */
+
+typedef struct bk_outcome {
+    double mean[N_B], se[N_B], us[N_B];
+    /* [0] adaptive, [1] GLR-klUCB: mean cuts (restarts) per run, those
+       before the first change, the fraction of changes followed by a cut
+       before the next change, and the mean delay of that first cut. */
+    double cuts[2], early[2], found[2], delay[2];
+    int runs, cut_runs[2]; /* stationary job: runs, runs with a cut */
+} bk_outcome;
+
+static void bk_problem_grid(const struct bk_problem *b, problem *pr) {
+    int i;
+    pr->d = pr->K = b->K;
+    pr->T = b->T;
+    pr->noise = BK_R;
+    pr->lambda = 1.0;
+    for (i = 0; i < GRID; ++i) pr->windows[i] = (int)floor(50.0 * pow((double)pr->T / 50.0, i / (GRID - 1.0)) + 0.5);
+}
+
+static void bk_policy_name(const problem *pr, int k, char *buf, size_t cap) {
+    static const char *const names[B_SW0] = {"GLR-klUCB", "linucb", "adaptive", "linucb-oracle-restarts"};
+    if (k < B_SW0)
+        snprintf(buf, cap, "%s", names[k]);
+    else
+        policy_name(pr, k - B_SW0 + P_SW0, buf, cap);
+}
+
+/* The mean of each arm in round t (0-based) of stationary (st) or not. */
+static const double *bk_means(const struct bk_problem *b, int st, uint64_t t) {
+    int seg = 0;
+    if (!st)
+        while (seg + 1 < b->n_seg && t >= b->T * (uint64_t)(seg + 1) / (uint64_t)b->n_seg) ++seg;
+    return b->mu[seg];
+}
+
+/* Runs policy k on one seed's draws U; returns the pseudo-regret and
+   records the rounds of its cuts (adaptive) or restarts (GLR-klUCB). */
+static int bk_run(const struct bk_problem *b, int st, const problem *pr, int k, uint64_t seed, const double *U,
+                  double *regret, uint64_t *cut_at, int *n_cut, double *secs) {
+    int K = b->K, i, arm, seg = 0;
+    uint64_t t, prev = 0;
+    isdb_real X[BK_MAXK * BK_MAXK];
+    any_policy p;
+    glr_klucb g;
+    clock_t c0 = clock();
+    double reg = 0.0;
+    for (i = 0; i < K * K; ++i) X[i] = (i % (K + 1)) == 0;
+    *n_cut = 0;
+    if (k == B_GLR) {
+        glr_config gc = glr_default(K, b->T);
+        gc.seed = seed;
+        if (glr_init(&g, &gc) != 0) return 1;
+    } else if (k == B_LINUCB || k == B_ORACLE) {
+        if (make_policy(pr, P_LINUCB, seed, &p) != ISDB_OK) return 1;
+    } else if (k == B_ADAPTIVE) {
+        if (make_policy(pr, P_ADAPTIVE, seed, &p) != ISDB_OK) return 1;
+    } else if (make_policy(pr, k - B_SW0 + P_SW0, seed, &p) != ISDB_OK) {
+        return 1;
+    }
+    for (t = 0; t < b->T; ++t) {
+        const double *mu = bk_means(b, st, t);
+        double best = mu[0], r;
+        int cut = 0;
+        for (i = 1; i < K; ++i)
+            if (mu[i] > best) best = mu[i];
+        if (k == B_ORACLE && !st && seg + 1 < b->n_seg && t == b->T * (uint64_t)(seg + 1) / (uint64_t)b->n_seg) {
+            ++seg;
+            isdb_policy_reset(&p.base);
+        }
+        if (k == B_GLR)
+            arm = glr_select(&g);
+        else if (isdb_policy_select(&p.base, X, K, &arm) != ISDB_OK)
+            return 1;
+        r = U[t * (uint64_t)K + (uint64_t)arm] < mu[arm] ? 1.0 : 0.0;
+        reg += best - mu[arm];
+        if (k == B_GLR) {
+            cut = glr_update(&g, arm, r);
+        } else {
+            if (isdb_policy_update(&p.base, arm, X + arm * K, r) != ISDB_OK) return 1;
+            if (k == B_ADAPTIVE) {
+                uint64_t c = isdb_adaptive_changes(&p.adaptive);
+                cut = c != prev;
+                prev = c;
+            }
+        }
+        if (cut && *n_cut < 4096) cut_at[(*n_cut)++] = t;
+    }
+    *secs += (double)(clock() - c0) / CLOCKS_PER_SEC;
+    *regret = reg;
+    if (k == B_GLR)
+        glr_uninit(&g);
+    else
+        isdb_policy_uninit(&p.base);
+    return 0;
+}
+
+/* The kl function and its inverse against values worked out by hand, and
+   the GLR threshold; 0 if they agree. */
+static int bk_selftest(void) {
+    double a = glr_kl(0.5, 0.25), u = glr_kl_upper(0.5, a), z = glr_kl_upper(0.0, log(2.0));
+    double want = 0.5 * log(2.0) + 0.5 * log(2.0 / 3.0);
+    int bad = fabs(a - want) > 1e-15 || fabs(u - 0.75) > 1e-8 || fabs(z - 0.5) > 1e-8 ||
+              glr_kl(0.3, 0.3) != 0.0 || glr_kl_upper(1.0, 0.1) != 1.0 ||
+              fabs(glr_threshold(100, 0.01) - log(3.0 * 1000.0 / 0.01)) > 1e-12;
+    if (bad) fprintf(stderr, "agnostic: GLR-klUCB self-test failed: kl %.17g (want %.17g), inverses %.17g %.17g\n", a,
+                     want, u, z);
+    return bad;
+}
+
+/* Job j < BK_PROBLEMS: every policy on Problem j+1; j == BK_PROBLEMS: the
+   stationary stream. */
+static int run_besson(int j, int seeds, bk_outcome *out) {
+    int st = j == BK_PROBLEMS;
+    const struct bk_problem *b = &bk_table[st ? 2 : j];
+    problem pr;
+    double *U = (double *)malloc((size_t)b->T * (size_t)b->K * sizeof(double));
+    double *regret = (double *)calloc((size_t)N_B * MAX_SEEDS, sizeof(double));
+    uint64_t *cut_at = (uint64_t *)malloc(4096 * sizeof(uint64_t));
+    double secs[N_B] = {0}, delay_sum[2] = {0}, found[2] = {0};
+    int k, i, n_cut, w;
+    if (!U || !regret || !cut_at) return 1;
+    memset(out, 0, sizeof *out);
+    bk_problem_grid(b, &pr);
+    for (i = 0; i < seeds; ++i) {
+        isdb_rng rng;
+        uint64_t t;
+        isdb_rng_seed(&rng, (uint64_t)(i + 1) * 1000003u + (uint64_t)j);
+        for (t = 0; t < b->T * (uint64_t)b->K; ++t) U[t] = (double)isdb_rng_uniform(&rng);
+        for (k = 0; k < N_B; ++k) {
+            if (st && k != B_GLR && k != B_ADAPTIVE) continue;
+            if (bk_run(b, st, &pr, k, (uint64_t)i + 1, U, &regret[k * MAX_SEEDS + i], cut_at, &n_cut, &secs[k]))
+                return 1;
+            if (k != B_GLR && k != B_ADAPTIVE) continue;
+            w = k == B_ADAPTIVE ? 0 : 1;
+            out->cuts[w] += n_cut;
+            if (st) {
+                out->cut_runs[w] += n_cut > 0;
+            } else {
+                int c, m;
+                for (m = 0; m < n_cut && cut_at[m] < b->T / (uint64_t)b->n_seg; ++m) out->early[w] += 1.0;
+                for (c = 1; c < b->n_seg; ++c) {
+                    uint64_t from = b->T * (uint64_t)c / (uint64_t)b->n_seg;
+                    uint64_t to = b->T * (uint64_t)(c + 1) / (uint64_t)b->n_seg;
+                    for (m = 0; m < n_cut; ++m)
+                        if (cut_at[m] >= from && cut_at[m] < to) {
+                            found[w] += 1.0;
+                            delay_sum[w] += (double)(cut_at[m] - from);
+                            break;
+                        }
+                }
+            }
+        }
+    }
+    out->runs = seeds;
+    for (w = 0; w < 2; ++w) {
+        out->cuts[w] /= seeds;
+        out->early[w] /= seeds;
+        out->delay[w] = found[w] > 0 ? delay_sum[w] / found[w] : 0.0;
+        out->found[w] = found[w] / ((double)seeds * (b->n_seg - 1));
+    }
+    for (k = 0; k < N_B; ++k) {
+        double m = 0.0, v = 0.0;
+        for (i = 0; i < seeds; ++i) m += regret[k * MAX_SEEDS + i];
+        m /= seeds;
+        for (i = 0; i < seeds; ++i) v += (regret[k * MAX_SEEDS + i] - m) * (regret[k * MAX_SEEDS + i] - m);
+        out->mean[k] = m;
+        out->se[k] = seeds > 1 ? sqrt(v / (seeds - 1) / seeds) : 0.0;
+        out->us[k] = 1e6 * secs[k] / ((double)seeds * (double)b->T);
+    }
+    free(U);
+    free(regret);
+    free(cut_at);
+    return 0;
+}
+
+static void report_besson(int seeds, const bk_outcome *bo, const char *out_dir) {
+    int j, k, best[BK_PROBLEMS];
+    problem pr[BK_PROBLEMS];
+    static const char *const rows[B_SW0] = {"GLR-klUCB (local restarts, paper's parameters)", "LinUCB (R = 0.5)",
+                                            "adaptive (R = 0.5)", "LinUCB restarted at the true changes (oracle)"};
+    const bk_outcome *sto = &bo[BK_PROBLEMS];
+    printf("\nBesson et al. (2022) Problems 1-3, one-hot arms (d = K), Bernoulli rewards: mean final\n"
+           "pseudo-regret +- standard error over %d seeds (the same draws for every policy).\n\n",
+           seeds);
+    printf("| policy | Problem 1 (K = 3, T = 5000) | Problem 2 (K = 3, T = 5000) | Problem 3 (K = 6, T = 20000) |\n");
+    printf("|---|---|---|---|\n");
+    for (j = 0; j < BK_PROBLEMS; ++j) {
+        bk_problem_grid(&bk_table[j], &pr[j]);
+        best[j] = B_LINUCB;
+        for (k = B_SW0; k < N_B; ++k)
+            if (bo[j].mean[k] < bo[j].mean[best[j]]) best[j] = k;
+    }
+    for (k = 0; k < B_SW0; ++k) {
+        printf("| %s |", rows[k]);
+        for (j = 0; j < BK_PROBLEMS; ++j) printf(" %.1f +- %.1f |", bo[j].mean[k], bo[j].se[k]);
+        printf("\n");
+    }
+    printf("| best tuned (SW-UCB / D-LinUCB grid, LinUCB; hindsight) |");
+    for (j = 0; j < BK_PROBLEMS; ++j) {
+        char name[64];
+        bk_policy_name(&pr[j], best[j], name, sizeof name);
+        printf(" %.1f +- %.1f (%s) |", bo[j].mean[best[j]], bo[j].se[best[j]], name);
+    }
+    printf("\n\nGLR-klUCB beside the issue's figures (72.9 / 96.6 / 226):");
+    for (j = 0; j < BK_PROBLEMS; ++j)
+        printf(" %s %.1f +- %.1f (%.1f standard errors off)%s", bk_table[j].name, bo[j].mean[B_GLR], bo[j].se[B_GLR],
+               (bo[j].mean[B_GLR] - bk_table[j].paper_glr) / (bo[j].se[B_GLR] > 0 ? bo[j].se[B_GLR] : 1.0),
+               j + 1 < BK_PROBLEMS ? ";" : "\n");
+    printf("Cuts of adaptive and restarts of GLR-klUCB (any arm) per run: total, before the first change, share\n"
+           "of the changes followed by one before the next change, mean delay of that first one (rounds):\n");
+    for (j = 0; j < BK_PROBLEMS; ++j)
+        printf("  %s: adaptive %.1f, %.2f early, %.0f%% found, delay %.0f; GLR-klUCB %.1f, %.2f early, %.0f%% "
+               "found, delay %.0f\n",
+               bk_table[j].name, bo[j].cuts[0], bo[j].early[0], 100.0 * bo[j].found[0], bo[j].delay[0],
+               bo[j].cuts[1], bo[j].early[1], 100.0 * bo[j].found[1], bo[j].delay[1]);
+    printf("  stationary (Problem 3's first segment, T = %lu): runs with a cut: adaptive %d/%d (%.2f cuts per run),"
+           " GLR-klUCB %d/%d (%.2f restarts per run)\n\n",
+           (unsigned long)bk_table[2].T, sto->cut_runs[0], sto->runs, sto->cuts[0], sto->cut_runs[1], sto->runs,
+           sto->cuts[1]);
+    for (j = 0; j < BK_PROBLEMS; ++j) {
+        double r = bo[j].mean[B_ADAPTIVE] / bo[j].mean[B_GLR];
+        printf("claim: besson: adaptive / GLR-klUCB on %s %.2f (target <= 1.2) %s\n", bk_table[j].name, r,
+               r <= 1.2 ? "holds" : "fails");
+    }
+    for (j = 0; j < BK_PROBLEMS; ++j) {
+        double r = bo[j].mean[B_ADAPTIVE] / bo[j].mean[B_LINUCB];
+        printf("claim: besson: adaptive / LinUCB on %s %.2f (target <= 1.0) %s\n", bk_table[j].name, r,
+               r <= 1.0 ? "holds" : "fails");
+    }
+    printf("check: GLR-klUCB restarts in at most 10%% of the stationary runs: %d/%d %s\n", sto->cut_runs[1],
+           sto->runs, sto->cut_runs[1] * 10 <= sto->runs ? "holds" : "fails");
+    {
+        double rate = (double)sto->cut_runs[0] / sto->runs;
+        printf("claim: besson: adaptive's false-cut rate on stationary Bernoulli arms with means <= 0.1 (K = 6, T = "
+               "%lu) %d/%d = %.0f%% (target <= 5%%) %s\n",
+               (unsigned long)bk_table[2].T, sto->cut_runs[0], sto->runs, 100.0 * rate, rate <= 0.05 ? "holds" : "fails");
+    }
+    if (out_dir) {
+        char path[1024];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/besson.csv", out_dir);
+        if (!(f = fopen(path, "w"))) {
+            fprintf(stderr, "agnostic: cannot write %s\n", path);
+            return;
+        }
+        fprintf(f, "problem,T,seeds,policy,mean_regret,std_err,us_per_round\n");
+        for (j = 0; j < BK_PROBLEMS; ++j)
+            for (k = 0; k < N_B; ++k) {
+                char name[64];
+                bk_policy_name(&pr[j], k, name, sizeof name);
+                fprintf(f, "%d,%lu,%d,%s,%.6g,%.6g,%.4g\n", j + 1, (unsigned long)bk_table[j].T, seeds, name,
+                        bo[j].mean[k], bo[j].se[k], bo[j].us[k]);
+            }
+        fclose(f);
+        fprintf(stderr, "agnostic: wrote %s\n", path);
+    }
+}
+
+/* Runs the scenarios and the Besson jobs (use_bk) `jobs` at a time, each
+   in a child process that sends its outcome back through a pipe. */
+#define N_JOBS (N_SCEN + BK_JOBS)
+static int run_all(int seeds, int quick, int jobs, const int *use, outcome *out, int use_bk, int bk_seeds,
+                   bk_outcome *bo) {
+    pid_t pid[N_JOBS] = {0};
+    int fd[N_JOBS], next = 0, running = 0, done = 0, s, failed = 0, todo = 0;
     for (s = 0; s < N_SCEN; ++s) todo += use[s];
+    if (use_bk) todo += BK_JOBS;
     while (done < todo) {
-        while (running < jobs && next < N_SCEN) {
-            int p[2];
-            if (!use[next]) {
+        while (running < jobs && next < N_JOBS) {
+            /* the Besson jobs first: Problem 3 is the longest job */
+            int p[2], job = (next + N_SCEN) % N_JOBS;
+            if (job < N_SCEN ? !use[job] : !use_bk) {
                 ++next;
                 continue;
             }
             if (pipe(p) != 0) return 1;
-            pid[next] = fork();
-            if (pid[next] < 0) return 1;
-            if (pid[next] == 0) {
-                outcome o;
+            pid[job] = fork();
+            if (pid[job] < 0) return 1;
+            if (pid[job] == 0) {
                 close(p[0]);
-                if (run_scenario(next, seeds, quick, &o) != 0) _exit(1);
-                if (write(p[1], &o, sizeof o) != (ssize_t)sizeof o) _exit(1);
+                if (job < N_SCEN) {
+                    outcome o;
+                    if (run_scenario(job, seeds, quick, &o) != 0) _exit(1);
+                    if (write(p[1], &o, sizeof o) != (ssize_t)sizeof o) _exit(1);
+                } else {
+                    bk_outcome o;
+                    if (run_besson(job - N_SCEN, bk_seeds, &o) != 0) _exit(1);
+                    if (write(p[1], &o, sizeof o) != (ssize_t)sizeof o) _exit(1);
+                }
                 _exit(0);
             }
             close(p[1]);
-            fd[next] = p[0];
+            fd[job] = p[0];
             ++running;
             ++next;
         }
@@ -372,17 +687,23 @@ static int run_all(int seeds, int quick, int jobs, const int *use, outcome *out)
             int status;
             pid_t w = wait(&status);
             if (w < 0) return 1;
-            for (s = 0; s < N_SCEN; ++s)
-                if (use[s] && pid[s] == w) {
-                    size_t got = 0;
-                    while (got < sizeof out[s]) {
-                        ssize_t r = read(fd[s], (char *)&out[s] + got, sizeof out[s] - got);
+            for (s = 0; s < N_JOBS; ++s)
+                if (pid[s] > 0 && pid[s] == w) {
+                    char *dst = s < N_SCEN ? (char *)&out[s] : (char *)&bo[s - N_SCEN];
+                    size_t size = s < N_SCEN ? sizeof out[s] : sizeof bo[0], got = 0;
+                    while (got < size) {
+                        ssize_t r = read(fd[s], dst + got, size - got);
                         if (r <= 0) break;
                         got += (size_t)r;
                     }
                     close(fd[s]);
-                    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != sizeof out[s]) failed = 1;
-                    fprintf(stderr, "  %s done\n", table[s].sc.name);
+                    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != size) failed = 1;
+                    if (s < N_SCEN)
+                        fprintf(stderr, "  %s done\n", table[s].sc.name);
+                    else if (s - N_SCEN < BK_PROBLEMS)
+                        fprintf(stderr, "  besson %s done\n", bk_table[s - N_SCEN].name);
+                    else
+                        fprintf(stderr, "  besson stationary done\n");
                 }
             --running;
             ++done;
@@ -421,7 +742,8 @@ static void write_csv(const char *dir, const int *use, int quick, int seeds, con
 
 int main(int argc, char **argv) {
     static outcome out[N_SCEN];
-    int use[N_SCEN], s, k, i, seeds = 10, quick = 0, jobs = 0;
+    static bk_outcome bo[BK_JOBS];
+    int use[N_SCEN], s, k, i, seeds = 10, quick = 0, jobs = 0, use_bk = 1, bk_seeds = 0;
     double worst[N_UNTUNED], logsum[N_UNTUNED], stat_worst = 0.0;
     int n_used = 0;
     const char *out_dir = NULL;
@@ -433,13 +755,15 @@ int main(int argc, char **argv) {
             seeds = 3;
         } else if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
             seeds = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--besson-seeds") == 0 && i + 1 < argc) {
+            bk_seeds = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) {
             jobs = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             out_dir = argv[++i];
         } else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
-            int found = 0;
+            int found = use_bk = strcmp(name, "besson") == 0;
             for (s = 0; s < N_SCEN; ++s) use[s] = strcmp(table[s].sc.name, name) == 0, found |= use[s];
             if (!found) {
                 fprintf(stderr, "%s: unknown scenario '%s'\n", argv[0], name);
@@ -448,16 +772,19 @@ int main(int argc, char **argv) {
         } else {
             int help = strcmp(argv[i], "--help") == 0;
             fprintf(help ? stdout : stderr,
-                    "usage: %s [--quick] [--seeds N] [--jobs N] [--scenario NAME] [--out DIR]\n"
+                    "usage: %s [--quick] [--seeds N] [--besson-seeds N] [--jobs N] [--scenario NAME] [--out DIR]\n"
                     "The untuned policies beside the best of a tuned window/discount grid; see the source.\n",
                     argv[0]);
             for (s = 0; s < N_SCEN; ++s)
                 fprintf(help ? stdout : stderr, "  %-15s %s, T = %lu\n", table[s].sc.name, table[s].sc.about,
                         (unsigned long)table[s].sc.T);
+            fprintf(help ? stdout : stderr, "  %-15s %s\n", "besson",
+                    "Besson et al. (2022) Problems 1-3, one-hot Bernoulli arms, GLR-klUCB beside them");
             return help ? 0 : 2;
         }
     }
-    if (seeds < 1 || seeds > MAX_SEEDS) {
+    if (bk_seeds == 0) bk_seeds = quick ? 5 : 50;
+    if (seeds < 1 || seeds > MAX_SEEDS || bk_seeds < 1 || bk_seeds > MAX_SEEDS) {
         fprintf(stderr, "%s: --seeds wants 1 to %d\n", argv[0], MAX_SEEDS);
         return 2;
     }
@@ -465,75 +792,79 @@ int main(int argc, char **argv) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = n > 0 ? (int)n : 1;
     }
+    if (use_bk && bk_selftest() != 0) return 1;
     fprintf(stderr, "agnostic: %d scenarios, %d seeds, %d at a time\n", N_SCEN, seeds, jobs);
-    if (run_all(seeds, quick, jobs, use, out) != 0) {
+    if (run_all(seeds, quick, jobs, use, out, use_bk, bk_seeds, bo) != 0) {
         fprintf(stderr, "%s: a scenario failed\n", argv[0]);
         return 1;
     }
-    for (k = 0; k < N_UNTUNED; ++k) worst[k] = logsum[k] = 0.0;
-    printf("Mean final pseudo-regret over %d seeds; ratio = policy / best tuned (grid of SW-UCB windows,\n"
-           "D-LinUCB discounts and LinUCB, chosen with hindsight per scenario).\n\n",
-           seeds);
-    printf("| scenario | T | best tuned | its regret | linucb | bob | lints | adaptive |\n");
-    printf("|---|---|---|---|---|---|---|---|\n");
-    for (s = 0; s < N_SCEN; ++s) {
-        const scenario *sc = &table[s].sc;
-        problem pr;
-        char name[64];
-        int best = P_LINUCB;
-        if (!use[s]) continue;
-        ++n_used;
-        scenario_problem(s, quick, &pr);
-        for (k = P_SW0; k < N_POL; ++k)
-            if (out[s].mean[k] < out[s].mean[best]) best = k;
-        policy_name(&pr, best, name, sizeof name);
-        printf("| %s | %lu | %s | %.1f | ", sc->name, (unsigned long)pr.T, name, out[s].mean[best]);
-        for (k = 0; k < N_UNTUNED; ++k) {
-            double ratio = out[s].mean[k] / out[s].mean[best];
-            printf("%.2f |%s", ratio, k + 1 < N_UNTUNED ? " " : "\n");
-            if (ratio > worst[k]) worst[k] = ratio;
-            logsum[k] += log(ratio);
-        }
-        if (strncmp(sc->name, "stationary", 10) == 0) {
-            double r = out[s].mean[P_ADAPTIVE] / out[s].mean[P_LINUCB];
-            if (r > stat_worst) stat_worst = r;
-        }
-    }
-    printf("\nEvery policy, mean regret +- standard error (microseconds per round):\n");
-    for (s = 0; s < N_SCEN; ++s) {
-        problem pr;
-        if (!use[s]) continue;
-        scenario_problem(s, quick, &pr);
-        printf("  %s:", table[s].sc.name);
-        for (k = 0; k < N_POL; ++k) {
+    for (s = 0; s < N_SCEN; ++s) n_used += use[s];
+    if (n_used > 0) {
+        for (k = 0; k < N_UNTUNED; ++k) worst[k] = logsum[k] = 0.0;
+        printf("Mean final pseudo-regret over %d seeds; ratio = policy / best tuned (grid of SW-UCB windows,\n"
+               "D-LinUCB discounts and LinUCB, chosen with hindsight per scenario).\n\n",
+               seeds);
+        printf("| scenario | T | best tuned | its regret | linucb | bob | lints | adaptive |\n");
+        printf("|---|---|---|---|---|---|---|---|\n");
+        for (s = 0; s < N_SCEN; ++s) {
+            const scenario *sc = &table[s].sc;
+            problem pr;
             char name[64];
-            policy_name(&pr, k, name, sizeof name);
-            printf("%s %s %.1f+-%.1f (%.1f us)", k ? "," : "", name, out[s].mean[k], out[s].se[k], out[s].us[k]);
+            int best = P_LINUCB;
+            if (!use[s]) continue;
+                scenario_problem(s, quick, &pr);
+            for (k = P_SW0; k < N_POL; ++k)
+                if (out[s].mean[k] < out[s].mean[best]) best = k;
+            policy_name(&pr, best, name, sizeof name);
+            printf("| %s | %lu | %s | %.1f | ", sc->name, (unsigned long)pr.T, name, out[s].mean[best]);
+            for (k = 0; k < N_UNTUNED; ++k) {
+                double ratio = out[s].mean[k] / out[s].mean[best];
+                printf("%.2f |%s", ratio, k + 1 < N_UNTUNED ? " " : "\n");
+                if (ratio > worst[k]) worst[k] = ratio;
+                logsum[k] += log(ratio);
+            }
+            if (strncmp(sc->name, "stationary", 10) == 0) {
+                double r = out[s].mean[P_ADAPTIVE] / out[s].mean[P_LINUCB];
+                if (r > stat_worst) stat_worst = r;
+            }
+        }
+        printf("\nEvery policy, mean regret +- standard error (microseconds per round):\n");
+        for (s = 0; s < N_SCEN; ++s) {
+            problem pr;
+            if (!use[s]) continue;
+            scenario_problem(s, quick, &pr);
+            printf("  %s:", table[s].sc.name);
+            for (k = 0; k < N_POL; ++k) {
+                char name[64];
+                policy_name(&pr, k, name, sizeof name);
+                printf("%s %s %.1f+-%.1f (%.1f us)", k ? "," : "", name, out[s].mean[k], out[s].se[k], out[s].us[k]);
+            }
+            printf("\n");
+        }
+        printf("\n| policy | worst ratio | geometric mean |\n|---|---|---|\n");
+        for (k = 0; k < N_UNTUNED; ++k) {
+            char name[64];
+            policy_name(NULL, k, name, sizeof name);
+            printf("| %s | %.2f | %.2f |\n", name, worst[k], exp(logsum[k] / n_used));
         }
         printf("\n");
+        printf("claim: agnostic: adaptive's worst ratio to the best tuned policy %.2f (target <= 1.5) %s\n",
+               worst[P_ADAPTIVE], worst[P_ADAPTIVE] <= 1.5 ? "holds" : "fails");
+        printf("claim: agnostic: adaptive's geometric-mean ratio %.2f (target <= 1.0) %s\n",
+               exp(logsum[P_ADAPTIVE] / n_used), exp(logsum[P_ADAPTIVE] / n_used) <= 1.0 ? "holds" : "fails");
+        if (stat_worst > 0.0)
+            printf("claim: agnostic: adaptive / LinUCB on the stationary scenarios, worst %.2f (target <= 1.2) %s\n",
+                   stat_worst, stat_worst <= 1.2 ? "holds" : "fails");
+        for (k = 0; k < N_UNTUNED; ++k) {
+            char name[64];
+            if (k == P_ADAPTIVE) continue;
+            policy_name(NULL, k, name, sizeof name);
+            printf("claim: agnostic: %s's worst ratio %.2f, geometric mean %.2f (for comparison)\n", name, worst[k],
+                   exp(logsum[k] / n_used));
+        }
     }
-    printf("\n| policy | worst ratio | geometric mean |\n|---|---|---|\n");
-    for (k = 0; k < N_UNTUNED; ++k) {
-        char name[64];
-        policy_name(NULL, k, name, sizeof name);
-        printf("| %s | %.2f | %.2f |\n", name, worst[k], exp(logsum[k] / n_used));
-    }
-    printf("\n");
-    printf("claim: agnostic: adaptive's worst ratio to the best tuned policy %.2f (target <= 1.5) %s\n",
-           worst[P_ADAPTIVE], worst[P_ADAPTIVE] <= 1.5 ? "holds" : "fails");
-    printf("claim: agnostic: adaptive's geometric-mean ratio %.2f (target <= 1.0) %s\n",
-           exp(logsum[P_ADAPTIVE] / n_used), exp(logsum[P_ADAPTIVE] / n_used) <= 1.0 ? "holds" : "fails");
-    if (stat_worst > 0.0)
-        printf("claim: agnostic: adaptive / LinUCB on the stationary scenarios, worst %.2f (target <= 1.2) %s\n",
-               stat_worst, stat_worst <= 1.2 ? "holds" : "fails");
-    for (k = 0; k < N_UNTUNED; ++k) {
-        char name[64];
-        if (k == P_ADAPTIVE) continue;
-        policy_name(NULL, k, name, sizeof name);
-        printf("claim: agnostic: %s's worst ratio %.2f, geometric mean %.2f (for comparison)\n", name, worst[k],
-               exp(logsum[k] / n_used));
-    }
-    if (out_dir) write_csv(out_dir, use, quick, seeds, out);
+    if (n_used > 0 && out_dir) write_csv(out_dir, use, quick, seeds, out);
+    if (use_bk) report_besson(bk_seeds, bo, out_dir);
     fprintf(stderr, "agnostic: %ld s\n", (long)(time(NULL) - start));
     return 0;
 }
