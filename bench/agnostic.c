@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fork_jobs.h"
+
 #define GRID 7
 #define MAX_SEEDS 64
 
@@ -645,71 +647,59 @@ static void report_besson(int seeds, const bk_outcome *bo, const char *out_dir) 
     }
 }
 
-/* Runs the scenarios and the Besson jobs (use_bk) `jobs` at a time, each
-   in a child process that sends its outcome back through a pipe. */
+/* The scenarios and the Besson jobs as one list for fork_jobs, the Besson
+   jobs first (Problem 3 is the longest job). */
 #define N_JOBS (N_SCEN + BK_JOBS)
+typedef struct run_ctx {
+    int seeds, quick, bk_seeds;
+    outcome *out;
+    bk_outcome *bo;
+} run_ctx;
+
+static int run_job(int job, void *ctx) {
+    run_ctx *c = (run_ctx *)ctx;
+    return job < N_SCEN ? run_scenario(job, c->seeds, c->quick, &c->out[job])
+                        : run_besson(job - N_SCEN, c->bk_seeds, &c->bo[job - N_SCEN]);
+}
+
+static void *job_result(int job, size_t *size, void *ctx) {
+    run_ctx *c = (run_ctx *)ctx;
+    *size = job < N_SCEN ? sizeof c->out[0] : sizeof c->bo[0];
+    return job < N_SCEN ? (void *)&c->out[job] : (void *)&c->bo[job - N_SCEN];
+}
+
+static void job_done(int job, void *ctx) {
+    (void)ctx;
+    if (job < N_SCEN)
+        fprintf(stderr, "  %s done\n", table[job].sc.name);
+    else if (job - N_SCEN < BK_PROBLEMS)
+        fprintf(stderr, "  besson %s done\n", bk_table[job - N_SCEN].name);
+    else
+        fprintf(stderr, "  besson stationary done\n");
+}
+
 static int run_all(int seeds, int quick, int jobs, const int *use, outcome *out, int use_bk, int bk_seeds,
                    bk_outcome *bo) {
-    pid_t pid[N_JOBS] = {0};
-    int fd[N_JOBS], next = 0, running = 0, done = 0, s, failed = 0, todo = 0;
-    for (s = 0; s < N_SCEN; ++s) todo += use[s];
-    if (use_bk) todo += BK_JOBS;
-    while (done < todo) {
-        while (running < jobs && next < N_JOBS) {
-            /* the Besson jobs first: Problem 3 is the longest job */
-            int p[2], job = (next + N_SCEN) % N_JOBS;
-            if (job < N_SCEN ? !use[job] : !use_bk) {
-                ++next;
-                continue;
-            }
-            if (pipe(p) != 0) return 1;
-            pid[job] = fork();
-            if (pid[job] < 0) return 1;
-            if (pid[job] == 0) {
-                close(p[0]);
-                if (job < N_SCEN) {
-                    outcome o;
-                    if (run_scenario(job, seeds, quick, &o) != 0) _exit(1);
-                    if (write(p[1], &o, sizeof o) != (ssize_t)sizeof o) _exit(1);
-                } else {
-                    bk_outcome o;
-                    if (run_besson(job - N_SCEN, bk_seeds, &o) != 0) _exit(1);
-                    if (write(p[1], &o, sizeof o) != (ssize_t)sizeof o) _exit(1);
-                }
-                _exit(0);
-            }
-            close(p[1]);
-            fd[job] = p[0];
-            ++running;
-            ++next;
-        }
-        {
-            int status;
-            pid_t w = wait(&status);
-            if (w < 0) return 1;
-            for (s = 0; s < N_JOBS; ++s)
-                if (pid[s] > 0 && pid[s] == w) {
-                    char *dst = s < N_SCEN ? (char *)&out[s] : (char *)&bo[s - N_SCEN];
-                    size_t size = s < N_SCEN ? sizeof out[s] : sizeof bo[0], got = 0;
-                    while (got < size) {
-                        ssize_t r = read(fd[s], dst + got, size - got);
-                        if (r <= 0) break;
-                        got += (size_t)r;
-                    }
-                    close(fd[s]);
-                    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != size) failed = 1;
-                    if (s < N_SCEN)
-                        fprintf(stderr, "  %s done\n", table[s].sc.name);
-                    else if (s - N_SCEN < BK_PROBLEMS)
-                        fprintf(stderr, "  besson %s done\n", bk_table[s - N_SCEN].name);
-                    else
-                        fprintf(stderr, "  besson stationary done\n");
-                }
-            --running;
-            ++done;
-        }
+    int order[N_JOBS], run[N_JOBS], i;
+    run_ctx c;
+    fork_jobs_spec sp;
+    c.seeds = seeds;
+    c.quick = quick;
+    c.bk_seeds = bk_seeds;
+    c.out = out;
+    c.bo = bo;
+    for (i = 0; i < N_JOBS; ++i) {
+        order[i] = (i + N_SCEN) % N_JOBS;
+        run[i] = i < N_SCEN ? use[i] : use_bk;
     }
-    return failed;
+    sp.n = N_JOBS;
+    sp.order = order;
+    sp.use = run;
+    sp.run = run_job;
+    sp.result = job_result;
+    sp.done = job_done;
+    sp.ctx = &c;
+    return fork_jobs(&sp, jobs);
 }
 
 /* ---- report ------------------------------------------------------------- */

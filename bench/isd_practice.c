@@ -72,6 +72,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fork_jobs.h"
+
 /* The one place that tells ISD the noise scale (the field may be renamed). */
 #define ISD_SET_NOISE(cfg, s) ((cfg).sigma = (s))
 
@@ -498,55 +500,42 @@ static int run_instance(uint64_t family_seed, int s, int seeds, outcome *out) {
     return 0;
 }
 
-/* Runs the instances `jobs` at a time, each in a child process that sends
-   its outcome back through a pipe. */
+/* Each instance is one job of fork_jobs. */
+typedef struct run_ctx {
+    uint64_t family_seed;
+    int seeds;
+    outcome *out;
+} run_ctx;
+
+static int run_job(int s, void *ctx) {
+    run_ctx *c = (run_ctx *)ctx;
+    return run_instance(c->family_seed, s, c->seeds, &c->out[s]);
+}
+
+static void *job_result(int s, size_t *size, void *ctx) {
+    *size = sizeof(outcome);
+    return &((run_ctx *)ctx)->out[s];
+}
+
+static void job_done(int s, void *ctx) {
+    (void)ctx;
+    fprintf(stderr, "  %s #%d done\n", families[s / N_INST].name, s % N_INST);
+}
+
 static int run_all(uint64_t family_seed, int seeds, int jobs, const int *use, outcome *out) {
-    pid_t pid[N_SCEN];
-    int fd[N_SCEN], next = 0, running = 0, done = 0, s, failed = 0, todo = 0;
-    for (s = 0; s < N_SCEN; ++s) todo += use[s];
-    while (done < todo) {
-        while (running < jobs && next < N_SCEN) {
-            int p[2];
-            if (!use[next]) {
-                ++next;
-                continue;
-            }
-            if (pipe(p) != 0) return 1;
-            pid[next] = fork();
-            if (pid[next] < 0) return 1;
-            if (pid[next] == 0) {
-                outcome o;
-                close(p[0]);
-                if (run_instance(family_seed, next, seeds, &o) != 0) _exit(1);
-                if (write(p[1], &o, sizeof o) != (ssize_t)sizeof o) _exit(1);
-                _exit(0);
-            }
-            close(p[1]);
-            fd[next] = p[0];
-            ++running;
-            ++next;
-        }
-        {
-            int status;
-            pid_t w = wait(&status);
-            if (w < 0) return 1;
-            for (s = 0; s < N_SCEN; ++s)
-                if (use[s] && pid[s] == w) {
-                    size_t got = 0;
-                    while (got < sizeof out[s]) {
-                        ssize_t r = read(fd[s], (char *)&out[s] + got, sizeof out[s] - got);
-                        if (r <= 0) break;
-                        got += (size_t)r;
-                    }
-                    close(fd[s]);
-                    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != sizeof out[s]) failed = 1;
-                    fprintf(stderr, "  %s #%d done\n", families[s / N_INST].name, s % N_INST);
-                }
-            --running;
-            ++done;
-        }
-    }
-    return failed;
+    run_ctx c;
+    fork_jobs_spec sp;
+    c.family_seed = family_seed;
+    c.seeds = seeds;
+    c.out = out;
+    sp.n = N_SCEN;
+    sp.order = NULL;
+    sp.use = use;
+    sp.run = run_job;
+    sp.result = job_result;
+    sp.done = job_done;
+    sp.ctx = &c;
+    return fork_jobs(&sp, jobs);
 }
 
 /* ---- report -------------------------------------------------------------- */
