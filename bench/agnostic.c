@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
+#include "repro_common.h"
 #include "glr_klucb.h"
 
 #include <math.h>
@@ -336,12 +337,7 @@ static int run_scenario(int s, int seeds, int quick, outcome *out) {
         isdb_env_uninit(&env.base);
     }
     for (k = 0; k < N_POL; ++k) {
-        double m = 0.0, v = 0.0;
-        for (i = 0; i < seeds; ++i) m += regret[k * MAX_SEEDS + i];
-        m /= seeds;
-        for (i = 0; i < seeds; ++i) v += (regret[k * MAX_SEEDS + i] - m) * (regret[k * MAX_SEEDS + i] - m);
-        out->mean[k] = m;
-        out->se[k] = seeds > 1 ? sqrt(v / (seeds - 1) / seeds) : 0.0;
+        repro_mean_se(regret + k * MAX_SEEDS, seeds, &out->mean[k], &out->se[k]);
         out->us[k] = 1e6 * secs[k] / ((double)seeds * (double)pr.T);
     }
     free(regret);
@@ -550,12 +546,7 @@ static int run_besson(int j, int seeds, bk_outcome *out) {
         out->found[w] = found[w] / ((double)seeds * (b->n_seg - 1));
     }
     for (k = 0; k < N_B; ++k) {
-        double m = 0.0, v = 0.0;
-        for (i = 0; i < seeds; ++i) m += regret[k * MAX_SEEDS + i];
-        m /= seeds;
-        for (i = 0; i < seeds; ++i) v += (regret[k * MAX_SEEDS + i] - m) * (regret[k * MAX_SEEDS + i] - m);
-        out->mean[k] = m;
-        out->se[k] = seeds > 1 ? sqrt(v / (seeds - 1) / seeds) : 0.0;
+        repro_mean_se(regret + k * MAX_SEEDS, seeds, &out->mean[k], &out->se[k]);
         out->us[k] = 1e6 * secs[k] / ((double)seeds * (double)b->T);
     }
     free(U);

@@ -62,6 +62,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
+#include "repro_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -487,12 +488,7 @@ static int run_instance(uint64_t family_seed, int s, int seeds, outcome *out) {
         out->p_inv_found /= fitted;
     }
     for (k = 0; k < N_POL; ++k) {
-        double m = 0.0, v = 0.0;
-        for (i = 0; i < seeds; ++i) m += regret[k * MAX_SEEDS + i];
-        m /= seeds;
-        for (i = 0; i < seeds; ++i) v += (regret[k * MAX_SEEDS + i] - m) * (regret[k * MAX_SEEDS + i] - m);
-        out->mean[k] = m;
-        out->se[k] = seeds > 1 ? sqrt(v / (seeds - 1) / seeds) : 0.0;
+        repro_mean_se(regret + k * MAX_SEEDS, seeds, &out->mean[k], &out->se[k]);
         out->us[k] = 1e6 * secs[k] / ((double)seeds * T_ON);
     }
     free(regret);
