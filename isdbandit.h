@@ -9043,23 +9043,17 @@ ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
     isdb__isd_res_clear(p);
     q = r->d;
     if (q < 1 || rows < 1) return;
-    if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE || c->learner == ISDB_ISD_RES_LINUCB) {
         for (s = rows - 1; s >= 0; --s) {
             int slot = isdb__isd_hist_slot(p, s);
             double res = isdb__isd_residual(p, p->_hist_x + slot * c->d, p->_hist_y[slot], p->_z);
-            isdb__isd_ada_add(p, p->_z, res);
+            if (c->learner == ISDB_ISD_RES_ADAPTIVE)
+                isdb__isd_ada_add(p, p->_z, res);
+            else
+                isdb__ridge_add(r, p->_z, res);
         }
         p->n_res = (double)rows;
-        return;
-    }
-    if (c->learner == ISDB_ISD_RES_LINUCB) {
-        for (s = rows - 1; s >= 0; --s) {
-            int slot = isdb__isd_hist_slot(p, s);
-            double res = isdb__isd_residual(p, p->_hist_x + slot * c->d, p->_hist_y[slot], p->_z);
-            isdb__ridge_add(r, p->_z, res);
-        }
-        p->n_res = (double)rows;
-        isdb__ridge_theta(r, p->_res_theta);
+        if (c->learner == ISDB_ISD_RES_LINUCB) isdb__ridge_theta(r, p->_res_theta);
         return;
     }
     if (c->learner == ISDB_ISD_RES_WINDOW) {
