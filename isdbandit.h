@@ -546,12 +546,12 @@
                                        + r_res ||U_res^T x||_{V^-1}
                   (the support function of the Minkowski sum of the two
                   confidence sets), with eqs. 25 and 30 read as NORM radii:
-                  r_inv = sigma sqrt(max(0, 2 ln(1/eta) + p_inv ln(L^2 /
-                          (p_inv l0)))) + 2 L^2 M sqrt(2/l0 ln((p_inv + 1)/
-                          eta)) + sqrt(p_inv n) DPi L M + sqrt(n/l0) DPi L^2 M,
+                  r_inv = R sqrt(max(0, 2 ln(1/eta) + p_inv ln(L^2 /
+                          (p_inv l0)))) + 2 L^2 S sqrt(2/l0 ln((p_inv + 1)/
+                          eta)) + sqrt(p_inv n) DPi L S + sqrt(n/l0) DPi L^2 S,
                   r_res = OFUL's det-trace radius in p_res dimensions at
-                          eta/2 + L M DPi sqrt(p_res t)
-                          + L (r_inv / sqrt(l0 n) + M DPi) sqrt(p_res t),
+                          eta/2 + L S DPi sqrt(p_res t)
+                          + L (r_inv / sqrt(l0 n) + S DPi) sqrt(p_res t),
                   n the rows of the fit, l0 = lambda_min(X^T X / n), t the
                   residual rows (min(w, t) with a window, (1 - g^2t)/
                   (1 - g^2) with discounting), DPi the subspace error: 0
@@ -559,7 +559,7 @@
                   sqrt(lambda_max(X^T X / n) ln(2 d / eta) / n). Oracle
                   beta_inv: r_inv = 0, eta unsplit (Theorem 1).
            CODE   x.(beta_inv + delta) + alpha_t sqrt(||.||^2_{Sigma_beta^-1}
-                  + ||.||^2_{V^-1}), alpha_t = M (p_res/d) sqrt(lambda) +
+                  + ||.||^2_{V^-1}), alpha_t = S (p_res/d) sqrt(lambda) +
                   sqrt(2 ln(1/eta) + p_inv ln(1 + 1/(p_inv lambda_min(
                   Sigma_beta))) + p_res ln(1 + t/(lambda p_res))): what the
                   authors' experiments ran (they also use the ridge lambda
@@ -568,12 +568,12 @@
            DATA   (default) PAPER's sum of the two widths, with the
                   invariant one from the fit itself: r_inv = s sqrt(p_inv
                   + 2 sqrt(p_inv l) + 2 l), l = ln(1/eta), s^2 the fit
-                  rows' residual variance about x.beta_inv (sigma without
-                  spare rows); L, M and DPi do not enter it. The residual
+                  rows' residual variance about x.beta_inv (R without
+                  spare rows); L, S and DPi do not enter it. The residual
                   width is rho1 of eq. 30, or the ADAPTIVE learner's own.
          eta is `delta`; alpha multiplies PAPER and CODE widths. The
          residual learner (`learner`) is ADAPTIVE (default: the adaptive
-         policy, in p_res dimensions, with R = sigma, S = M and ISD's
+         policy, in p_res dimensions, with ISD's R, S,
          lambda, L, delta, alpha and refresh; with p_inv = 0 ISD is
          isdb_adaptive on x, bit for bit), LinUCB (all online rows; the
          paper), a sliding window of `window` rows (exact: rank-one update
@@ -627,7 +627,7 @@
       Defaults: oracle 0 (estimated); learner ISDB_ISD_RES_ADAPTIVE; window
          100 and gamma 0.99 (when chosen); lambda 1; refresh 0 = max(4
          p_res, 256) (LINUCB, ADAPTIVE) or max(window, p_res) (WINDOW);
-         radius ISDB_ISD_RADIUS_DATA; delta (eta) 0.01; sigma, L, M 1; alpha 1;
+         radius ISDB_ISD_RADIUS_DATA; delta (eta) 0.01; R, S, L 1; alpha 1;
          delta_pi -1 (the plug-in); recompute_every 0 (never); history 0 =
          the most of window (WINDOW), recompute_every and monitor_window
          (monitor on); monitor ISDB_ISD_MONITOR_FALLBACK, monitor_window
@@ -1093,8 +1093,8 @@
                (private members renamed: the Gram matrices are _gram...,
                the factors _chol...), so newlib's <ctype.h> may come
                first;
-             - D-LinUCB's noise scale is R (was sigma), as every ridge
-               policy's;
+             - D-LinUCB's noise scale is R (was sigma), and ISD's R and S
+               (were sigma and M), as every ridge policy's;
              - a float build's public functions are linked as <name>_f32
                (mixed links fail); ISD, JBD, OPKB, OAM and Trace-UCB say
                in a float build that they need double;
@@ -2339,7 +2339,7 @@ typedef enum isdb_isd_learner {
     ISDB_ISD_RES_WINDOW = 1,   /* ridge on the last `window` rows */
     ISDB_ISD_RES_DISCOUNT = 2, /* weights gamma^age, D-LinUCB's width */
     ISDB_ISD_RES_ADAPTIVE = 3, /* the adaptive policy's estimators and change test on the residual
-                                  coordinates (R = sigma, S = M, memories resolved for d): drift-agnostic
+                                  coordinates (ISD's R, S, L..., memories resolved for d): drift-agnostic
                                   (default); with p_inv = 0 it is isdb_adaptive on x itself */
     ISDB__ISD_LEARNER_FORCE_INT = 0x7fffffff
 } isdb_isd_learner;
@@ -2352,8 +2352,8 @@ typedef enum isdb_isd_radius {
     ISDB_ISD_RADIUS_DATA = 3,  /* (default) the fit's own: s sqrt(p_inv + 2 sqrt(p_inv l) + 2 l),
                                   l = ln(1 / delta), s the fit rows' residual scale about x.beta_inv,
                                   on ||U_inv^T x|| in the fit's Gram^-1 (a fixed-design OLS interval,
-                                  a heuristic: no L, M, DeltaPi); residual: rho1 of eq. 30 (sigma,
-                                  lambda, L, M), or ADAPTIVE's own; Minkowski sum as PAPER */
+                                  a heuristic: no L, S, DeltaPi); residual: rho1 of eq. 30 (R,
+                                  lambda, L, S), or ADAPTIVE's own; Minkowski sum as PAPER */
     ISDB__ISD_RADIUS_FORCE_INT = 0x7fffffff
 } isdb_isd_radius;
 
@@ -2388,7 +2388,7 @@ typedef struct isdb_isd_config {
     /* Widths. */
     isdb_isd_radius radius;   /* default ISDB_ISD_RADIUS_DATA (the paper: ISDB_ISD_RADIUS_PAPER) */
     double delta;             /* confidence level eta, in (0, 1), not subnormal; default 0.01 */
-    double sigma, L, M;       /* noise scale, bounds on ||x|| and ||gamma||, in [0, 1e30] (L > 0);
+    double R, L, S;           /* noise scale, bounds on ||x|| and ||gamma||, in [0, 1e30] (L > 0);
                                  default 1 each */
     double alpha;             /* multiplier of the width (PAPER, CODE), or the width (FIXED), in
                                  [0, 1e30]; default 1 */
@@ -8498,9 +8498,9 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
     c.refresh = 0;
     c.radius = ISDB_ISD_RADIUS_DATA;
     c.delta = 0.01;
-    c.sigma = 1.0;
+    c.R = 1.0;
     c.L = 1.0;
-    c.M = 1.0;
+    c.S = 1.0;
     c.alpha = 1.0;
     c.delta_pi = -1.0;
     c.recompute_every = 0;
@@ -8520,9 +8520,9 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
 ISDB__PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_config *c) {
     isdb_adaptive_config a = isdb_adaptive_config_init(c->d, c->max_arms);
     a.lambda = c->lambda;
-    a.R = c->sigma;
+    a.R = c->R;
     a.delta = c->delta;
-    a.S = c->M;
+    a.S = c->S;
     a.L = c->L;
     a.alpha = c->alpha;
     a.refresh = c->refresh;
@@ -8558,8 +8558,8 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
           isdb__want_ridge(why, c->lambda, "lambda") && isdb__want_count(why, c->refresh, "refresh") &&
           isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_DATA,
                          "an isdb_isd_radius") &&
-          isdb__want_delta(why, c->delta, "delta") && isdb__want_scale(why, c->sigma, "sigma") &&
-          isdb__want_pos_scale(why, c->L, "L") && isdb__want_scale(why, c->M, "M") &&
+          isdb__want_delta(why, c->delta, "delta") && isdb__want_scale(why, c->R, "R") &&
+          isdb__want_pos_scale(why, c->L, "L") && isdb__want_scale(why, c->S, "S") &&
           isdb__want_scale(why, c->alpha, "alpha") &&
           isdb__want_real(why, c->delta_pi, "delta_pi", -ISDB__REAL_MAX, ISDB__SCALE_MAX, 0,
                           "< 0 (the plug-in) or [0, 1e30]") &&
@@ -8576,7 +8576,7 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
         isdb_adaptive_config a = isdb__isd_ada_config(c);
         if (!isdb__want(why, isdb_adaptive_config_check(&a, NULL) == ISDB_OK, "learner",
-                        "ADAPTIVE: sigma, M, L, lambda, delta, alpha within isdb_adaptive_config's ranges"))
+                        "ADAPTIVE: R, S, L, lambda, delta, alpha within isdb_adaptive_config's ranges"))
             return 0;
     }
     *r = *c;
@@ -8736,10 +8736,10 @@ ISDB__PRIVATE double isdb__isd_r_inv(const isdb_isd_config *c, int pi, double n,
     double a, rho;
     if (pi < 1 || !(lambda0 > 0.0) || !(n > 0.0)) return 0.0;
     a = 2.0 * log(1.0 / c->delta) + (double)pi * log(c->L * c->L / ((double)pi * lambda0));
-    rho = c->sigma * sqrt(a > 0.0 ? a : 0.0);
-    rho += 2.0 * c->L * c->L * c->M * sqrt(2.0 / lambda0 * log(((double)pi + 1.0) / c->delta));
-    rho += sqrt((double)pi * n) * dpi * c->L * c->M;
-    rho += sqrt(n / lambda0) * dpi * c->L * c->L * c->M;
+    rho = c->R * sqrt(a > 0.0 ? a : 0.0);
+    rho += 2.0 * c->L * c->L * c->S * sqrt(2.0 / lambda0 * log(((double)pi + 1.0) / c->delta));
+    rho += sqrt((double)pi * n) * dpi * c->L * c->S;
+    rho += sqrt(n / lambda0) * dpi * c->L * c->L * c->S;
     return rho;
 }
 
@@ -9163,10 +9163,10 @@ ISDB__PRIVATE double isdb__isd_n_eff(const isdb_isd *p) {
 
 /* DATA's invariant radius (without alpha): the fixed-design OLS interval
    of the fit, the chi-square(p_inv) tail bound of Laurent and Massart at
-   level delta, scaled by the fit rows' residual scale (sigma when the fit
+   level delta, scaled by the fit rows' residual scale (R when the fit
    has no spare rows). */
 ISDB__PRIVATE double isdb__isd_r_data(const isdb_isd_config *c, const isdb__isd_fit *f) {
-    double pi = (double)f->p_inv, l = log(1.0 / c->delta), s = f->s2 > 0.0 ? sqrt(f->s2) : c->sigma;
+    double pi = (double)f->p_inv, l = log(1.0 / c->delta), s = f->s2 > 0.0 ? sqrt(f->s2) : c->R;
     return s * sqrt(pi + 2.0 * sqrt(pi * l) + 2.0 * l);
 }
 
@@ -9180,22 +9180,22 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
         double eta = active ? 0.5 * c->delta : c->delta, rr = 0.0;
         if (q > 0) {
             double root = sqrt((double)q * t);
-            rr = isdb__width(ISDB_WIDTH_DETTRACE, q, t, c->lambda, eta, c->sigma, c->M, c->L, 0.0);
-            rr += c->L * c->M * f->delta_pi * root;
+            rr = isdb__width(ISDB_WIDTH_DETTRACE, q, t, c->lambda, eta, c->R, c->S, c->L, 0.0);
+            rr += c->L * c->S * f->delta_pi * root;
             if (active && f->n > 0)
-                rr += c->L * (f->r_inv / sqrt(f->lambda0 * (double)f->n) + c->M * f->delta_pi) * root;
+                rr += c->L * (f->r_inv / sqrt(f->lambda0 * (double)f->n) + c->S * f->delta_pi) * root;
         }
         *r_inv = c->alpha * (active ? f->r_inv : 0.0);
         *r_res = c->alpha * rr;
     } else if (c->radius == ISDB_ISD_RADIUS_DATA) {
-        double rr = q > 0 ? isdb__width(ISDB_WIDTH_DETTRACE, q, t, c->lambda, c->delta, c->sigma, c->M, c->L, 0.0) : 0.0;
+        double rr = q > 0 ? isdb__width(ISDB_WIDTH_DETTRACE, q, t, c->lambda, c->delta, c->R, c->S, c->L, 0.0) : 0.0;
         *r_inv = c->alpha * (active ? isdb__isd_r_data(c, f) : 0.0);
         *r_res = c->alpha * rr;
     } else if (c->radius == ISDB_ISD_RADIUS_CODE) {
         double rad = 2.0 * log(1.0 / c->delta), a;
         if (active && f->lambda_beta > 0.0) rad += (double)pi * log1p(1.0 / ((double)pi * f->lambda_beta));
         if (q > 0) rad += (double)q * log1p(t / (c->lambda * (double)q));
-        a = c->M * ((double)q / (double)d) * sqrt(c->lambda) + sqrt(rad);
+        a = c->S * ((double)q / (double)d) * sqrt(c->lambda) + sqrt(rad);
         *r_inv = *r_res = c->alpha * a;
     } else {
         *r_inv = *r_res = c->alpha;
@@ -10003,9 +10003,9 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ser_cfg_int(s, (int)c->radius);
     isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->sigma);
+    isdb__ser_cfg_real(s, c->R);
     isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->M);
+    isdb__ser_cfg_real(s, c->S);
     isdb__ser_cfg_real(s, c->alpha);
     isdb__ser_cfg_real(s, c->delta_pi);
     isdb__ser_cfg_int(s, c->recompute_every);

@@ -38,7 +38,7 @@
 
    Policies, each told the noise scale and nothing else:
      isd       isdb_isd_config_init(d, K, n0, X0, R0) with the noise scale
-               (ISD_SET_NOISE below; today the field `sigma`), fitted to
+               (ISD_SET_NOISE below: the field `R`), fitted to
                the log; if init refuses the log, the user's fallback is
                LinUCB (counted and printed);
      adaptive  isdb_adaptive_config_init(d, K), R = noise;
@@ -76,7 +76,7 @@
 #include "fork_jobs.h"
 
 /* The one place that tells ISD the noise scale (the field may be renamed). */
-#define ISD_SET_NOISE(cfg, s) ((cfg).sigma = (s))
+#define ISD_SET_NOISE(cfg, s) ((cfg).R = (s))
 
 #define N0 3000
 #define T_ON 3000

@@ -270,7 +270,7 @@ static void run_method(const setup *s, int method, const method_opts *mo, isdb_i
         isdb_isd_config c = isdb_isd_config_init(s->p, K_ARMS, s->T0, X0, R0);
         c.lambda = 0.1;
         c.delta = delta;
-        c.M = Mt;
+        c.S = Mt;
         c.radius = ISDB_ISD_RADIUS_CODE;
         c.learner = ISDB_ISD_RES_LINUCB; /* the paper's (WINDOW below for the windowed rows) */
         if (method == M_ISD_U || method == M_ISD_UB || method == M_ISD_UB_W) {

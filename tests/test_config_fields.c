@@ -288,7 +288,7 @@ static const field f_isd[] = {
     FI(T_, est.adapt, -1), FI(T_, est.one_se, 9), FI(T_, est.force_residual, 2), FI(T_, est.jbd.method, 9),
     FIF(T_, est.jbd.max_iter, -1, LOOPS), FD(T_, est.jbd.tol, -1), FD(T_, est.jbd.threshold, 2),
     FI(T_, est.jbd.scale, 9), FI(T_, est.jbd.off_norm, 9), FI(T_, learner, 9), FD(T_, lambda, 0),
-    FI(T_, refresh, -1), FI(T_, radius, 9), FD(T_, delta, T_SUBNORMAL), FD(T_, sigma, -1), FD(T_, L, 0), FD(T_, M, -1),
+    FI(T_, refresh, -1), FI(T_, radius, 9), FD(T_, delta, T_SUBNORMAL), FD(T_, R, -1), FD(T_, L, 0), FD(T_, S, -1),
     FD(T_, alpha, -1), FD(T_, delta_pi, NAN), FI(T_, recompute_every, -1), FI(T_, history, -1),
     FI(T_, monitor, 9), FI(T_, monitor_window, 5), FI(T_, monitor_every, -1), FI(T_, monitor_chunk, -1),
     FD(T_, monitor_level, 1), FI(T_, monitor_confirm, 2)};

@@ -129,13 +129,13 @@ static double direct_score(int d, int pi, const double *U, const double *beta, c
 
 /* The paper's widths written again (norm radii): eq. 30's first term with
    eta, and eq. 25 with DeltaPi = 0 (eq. 20). */
-static double ref_rho1(int q, double t, double lambda, double eta, double sigma, double M, double L) {
-    return sigma * sqrt(2 * log(1 / eta) + q * log(1 + t * L * L / (lambda * q))) + sqrt(lambda) * M;
+static double ref_rho1(int q, double t, double lambda, double eta, double R, double S, double L) {
+    return R * sqrt(2 * log(1 / eta) + q * log(1 + t * L * L / (lambda * q))) + sqrt(lambda) * S;
 }
 
-static double ref_rinv(int pi, double lambda0, double delta, double sigma, double M, double L) {
+static double ref_rinv(int pi, double lambda0, double delta, double R, double S, double L) {
     double a = 2 * log(1 / delta) + pi * log(L * L / (pi * lambda0));
-    return sigma * sqrt(a > 0 ? a : 0) + 2 * L * L * M * sqrt(2 / lambda0 * log((pi + 1) / delta));
+    return R * sqrt(a > 0 ? a : 0) + 2 * L * L * S * sqrt(2 / lambda0 * log((pi + 1) / delta));
 }
 
 /* Oracle U and beta: every score of 300 rounds equals the direct formula
@@ -156,8 +156,8 @@ static void test_oracle_known_beta(void) {
     c.U_inv = Uinv;
     c.beta_inv = env.beta_inv;
     c.lambda = 0.7;
-    c.sigma = 0.9;
-    c.M = 2.0;
+    c.R = 0.9;
+    c.S = 2.0;
     c.L = 3.0;
     c.delta = 0.05;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
@@ -344,7 +344,7 @@ static void test_p_res_zero(void) {
     isdb_env_uninit(&env.base);
 }
 
-/* p_inv = 0 in oracle mode is LinUCB (DETTRACE width, R = sigma, S = M):
+/* p_inv = 0 in oracle mode is LinUCB (DETTRACE width, same R and S):
    the same arms and bit-identical scores for 500 rounds. */
 static void test_pinv0_is_linucb(void) {
     static const int sizes[2] = {3, 2}, res[2] = {1, 1};
@@ -360,8 +360,8 @@ static void test_pinv0_is_linucb(void) {
     c.oracle = 1;
     c.p_inv = 0;
     c.lambda = 0.3;
-    c.sigma = 0.8;
-    c.M = 1.7;
+    c.R = 0.8;
+    c.S = 1.7;
     c.L = 2.5;
     c.alpha = 0.6;
     lc = isdb_linucb_config_init(d, K);
@@ -1391,8 +1391,8 @@ static void test_batched_scores(void) {
 
 /* The ADAPTIVE residual learner (the default). (1) With nothing invariant
    (oracle p_inv = 0, and an estimated fit told that nothing is invariant,
-   whose JBD basis is not I) ISD is isdb_adaptive with R = sigma,
-   S = M and the same lambda, L, delta and alpha: the same arms and
+   whose JBD basis is not I) ISD is isdb_adaptive with the same R,
+   S, lambda, L, delta and alpha: the same arms and
    bit-identical scores. (2) With p_inv > 0 every score is x.beta_inv +
    the adaptive score of U_res^T x + the invariant width (explain's parts),
    and a snapshot taken mid-run loads and continues bit for bit. */
@@ -1420,8 +1420,8 @@ static void test_adaptive_learner(void) {
         }
         CHECK(c.learner == ISDB_ISD_RES_ADAPTIVE);
         c.lambda = 0.3;
-        c.sigma = 0.8;
-        c.M = 1.7;
+        c.R = 0.8;
+        c.S = 1.7;
         c.L = 2.5;
         c.alpha = 0.6;
         c.delta = 0.05;
@@ -1554,7 +1554,7 @@ static void test_data_width(void) {
     CHECK_NEAR(rinv, want, 1e-9 * want);
     /* L and M told as the data's: the invariant radius does not move */
     c.L = 4.0;
-    c.M = 3.0;
+    c.S = 3.0;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol2));
     isdb_isd_get_info(&pol, &info);
     isdb_isd_get_info(&pol2, &info2);
