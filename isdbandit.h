@@ -2316,15 +2316,17 @@ typedef struct isdb_isd_fit {
     int n_blocks, p_inv;
     double theta;     /* the statistic threshold chosen (0: nothing invariant) */
     isdb_jbd_info jbd;
-    /* What the log can identify. cov_spread = (1/m) sum_k ||C_k - C_bar||_F^2
-       (the window covariances about their mean) divided by what sampling
-       noise alone gives it when every window has the covariance C_bar:
-       a (tr(C_bar)^2 + ||C_bar||_F^2) / (l - 1) (/ l for raw moments), the
-       Gaussian-row variance of a window covariance, a = 1 - sum_jk o_jk /
-       (m^2 l) the share left after subtracting the mean of the windows
+    /* What the log can identify. cov_spread = (1/m) sum_k ||C_k - C_bar||^2
+       (Frobenius; the window covariances about their mean) divided by
+       what sampling noise alone gives it when every window has the
+       covariance C_bar: a (tr(C_bar)^2 + ||C_bar||^2) / (l - 1), the
+       variance of a window covariance of Gaussian rows (/ l for raw
+       moments, exact for zero-mean rows), times a = 1 - sum_jk o_jk /
+       (m^2 l), the share left after subtracting the mean of the windows
        (o_jk: rows windows j and k share; a = 1 - 1/m for disjoint ones).
-       About 1 when the log's covariance never changes, larger when it
-       does; 0 if every window's covariance is 0. identifiable = cov_spread
+       About 1 when the log's covariance never changes (below 1 for
+       lighter-tailed rows, above for heavier), larger when it does; 0 if
+       every window's covariance is 0. identifiable = cov_spread
        > ISDB_ISD_SPREAD_THRESHOLD: 0 says the windows differ no more than
        noise, so the JBD has nothing to separate and no block's invariance
        (nor its absence) is identified; the blocks and the test still run
