@@ -52,7 +52,8 @@
    fit decided (refusals, p_inv found, how much of the invariant subspace
    it called drifting and of the drifting one invariant, from the
    projectors: 1 - tr(P P^) / p_inv and tr((I - P) P^) / p_res, P the true
-   invariant projector, P^ the fitted one at init; monitor fallbacks), and
+   invariant projector, P^ the fitted one at init; monitor fallbacks; logs
+   isdb_isd_info calls unidentifiable, identifiable 0), and
    `claim:` lines for the issue's three targets. --out DIR writes
    isd_practice.csv (every policy) and isd_practice_fit.csv (the fits).
 

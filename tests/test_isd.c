@@ -10,6 +10,8 @@
    - recompute: the fit after W updates equals isdb_isd_estimate on the
      offline plus online rows;
    - invariance detection on planted data (isdb_isd_estimate);
+   - what the log can identify (cov_spread, identifiable) on constant and
+     changing covariances;
    - the invariance monitor (our extension): after the invariant component
      changes, regret returns to the level of a full-dimensional learner;
    - the environment (the monitor's F quantile: test_private.c). */
@@ -1648,6 +1650,19 @@ static void test_identifiable(void) {
                     isdb_isd_get_info(&pol, &info);
                     CHECK(info.cov_spread == fit.cov_spread);
                     CHECK(info.identifiable == fit.identifiable);
+                    {
+                        /* Not in snapshots: a restored policy says unknown,
+                           and its choices are not affected. */
+                        static unsigned char snap[1 << 21];
+                        size_t len;
+                        isdb_isd copy;
+                        CHECK_OK(isdb_policy_save(&pol.base, snap, sizeof snap, &len));
+                        CHECK_OK(isdb_isd_init(&c, NULL, &copy));
+                        CHECK_OK(isdb_policy_load(&copy.base, snap, len));
+                        isdb_isd_get_info(&copy, &info);
+                        CHECK(info.identifiable == -1 && info.cov_spread == -1.0);
+                        isdb_policy_uninit(&copy.base);
+                    }
                     isdb_policy_uninit(&pol.base);
                 }
             }
