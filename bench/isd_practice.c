@@ -52,7 +52,8 @@
    fit decided (refusals, p_inv found, how much of the invariant subspace
    it called drifting and of the drifting one invariant, from the
    projectors: 1 - tr(P P^) / p_inv and tr((I - P) P^) / p_res, P the true
-   invariant projector, P^ the fitted one at init; monitor fallbacks), and
+   invariant projector, P^ the fitted one at init; monitor fallbacks; logs
+   isdb_isd_info calls unidentifiable, identifiable 0), and
    `claim:` lines for the issue's three targets. --out DIR writes
    isd_practice.csv (every policy) and isd_practice_fit.csv (the fits).
 
@@ -421,6 +422,7 @@ typedef struct outcome {
     double inv_called_res; /* mean share of S_inv called drifting */
     double res_called_inv; /* mean share of S_res called invariant */
     int wrong;            /* fits whose invariant subspace is off by more than 0.5 dimension */
+    int unidentifiable;   /* fits whose log's covariance did not vary (info.identifiable 0) */
 } outcome;
 
 /* What the init fit decided, beside the truth (U's first p_inv columns). */
@@ -469,6 +471,11 @@ static int run_instance(uint64_t family_seed, int s, int seeds, outcome *out) {
                     out->p_inv_found += pf;
                     out->wrong += w;
                     ++fitted;
+                    {
+                        isdb_isd_info info0;
+                        isdb_isd_get_info(&p.isd, &info0);
+                        out->unidentifiable += info0.identifiable == 0;
+                    }
                 }
             }
             r = run_policy(&p.base, D, &secs[k]);
@@ -648,7 +655,7 @@ int main(int argc, char **argv) {
            "Adaptive, LinUCB and SW-UCB run online only; best SW = the best of %d windows 50..T, in hindsight.\n",
            N0, T_ON, K_ARMS, seeds, (unsigned long)family_seed, GRID);
     for (f = 0; f < N_FAM; ++f) {
-        int n = 0, refused = 0, fallbacks = 0, wrong = 0;
+        int n = 0, refused = 0, fallbacks = 0, wrong = 0, unid = 0;
         double la = 0.0, ll = 0.0, lb = 0.0, worst = 0.0, ir = 0.0, ri = 0.0;
         fam_isd_adapt[f] = fam_isd_lin[f] = fam_worst_adapt[f] = 0.0;
         for (s = f * N_INST; s < (f + 1) * N_INST; ++s)
@@ -678,6 +685,7 @@ int main(int argc, char **argv) {
             refused += out[s].refused;
             fallbacks += out[s].fallbacks;
             wrong += out[s].wrong;
+            unid += out[s].unidentifiable;
             ir += out[s].inv_called_res;
             ri += out[s].res_called_inv;
         }
@@ -687,9 +695,10 @@ int main(int argc, char **argv) {
         printf("| geometric mean | | | | | %.2f | %.2f | %.2f |\n", fam_isd_adapt[f], fam_isd_lin[f], exp(lb / n));
         printf("\nISD fit (%s): init refused %d of %d logs (a refused log runs LinUCB); invariant subspace called "
                "drifting %.0f%%, drifting subspace called invariant %.0f%% (means over the fitted logs); "
-               "%d of %d fits off by more than half a dimension; monitor fell back to all d dimensions in %d runs\n",
+               "%d of %d fits off by more than half a dimension; monitor fell back to all d dimensions in %d runs; "
+               "log unidentifiable (window covariances constant) in %d of %d fits\n",
                families[f].name, refused, n * seeds, 100.0 * ir / n, 100.0 * ri / n, wrong, n * seeds - refused,
-               fallbacks);
+               fallbacks, unid, n * seeds - refused);
         for (s = f * N_INST; s < (f + 1) * N_INST; ++s) {
             instance in;
             if (!use[s]) continue;
