@@ -593,6 +593,14 @@
          beta_inv only) and the residual learner is rebuilt from the kept
          rows under the new basis; a failed refit keeps the old one
          (counted).
+         What the log can identify: the fit's cov_spread (also in
+         isdb_isd_info) is the spread of the log's window covariances over
+         what sampling noise alone gives (about 1 when the logging
+         covariance never changes, Gaussian rows); identifiable is 0 when
+         it is at most ISDB_ISD_SPREAD_THRESHOLD (2): the JBD then has
+         nothing to separate, and no invariance, or its absence, can be
+         identified from this log. Oracle mode reports 1 and -1; after a
+         snapshot load both are -1 (unknown).
          Invariance decision (est.rule): with ISDB_ISD_RULE_TEST each
          block's invariance is tested and reported (a p-value,
          isdb_isd_block_pvalues): the logged rows are cut into S segments
@@ -1120,7 +1128,10 @@
              - ISD-linUCB's defaults: residual learner
                ISDB_ISD_RES_ADAPTIVE and invariant width
                ISDB_ISD_RADIUS_DATA (the paper's LINUCB and PAPER one field
-               away); default ISD snapshots carry the adaptive learner.
+               away); default ISD snapshots carry the adaptive learner;
+             - isdb_isd_fit and isdb_isd_info report cov_spread and
+               identifiable: whether the log's covariance varied enough
+               to identify invariance.
 */
 
 #ifndef ISDBANDIT_H
