@@ -618,13 +618,8 @@ static void report_besson(int seeds, const bk_outcome *bo, const char *out_dir) 
                (unsigned long)bk_table[2].T, sto->cut_runs[0], sto->runs, 100.0 * rate, rate <= 0.05 ? "holds" : "fails");
     }
     if (out_dir) {
-        char path[1024];
-        FILE *f;
-        snprintf(path, sizeof path, "%s/besson.csv", out_dir);
-        if (!(f = fopen(path, "w"))) {
-            fprintf(stderr, "agnostic: cannot write %s\n", path);
-            return;
-        }
+        FILE *f = repro_open_in(out_dir, "besson.csv");
+        if (!f) return;
         fprintf(f, "problem,T,seeds,policy,mean_regret,std_err,us_per_round\n");
         for (j = 0; j < BK_PROBLEMS; ++j)
             for (k = 0; k < N_B; ++k) {
@@ -634,7 +629,7 @@ static void report_besson(int seeds, const bk_outcome *bo, const char *out_dir) 
                         bo[j].mean[k], bo[j].se[k], bo[j].us[k]);
             }
         fclose(f);
-        fprintf(stderr, "agnostic: wrote %s\n", path);
+        fprintf(stderr, "agnostic: wrote %s/besson.csv\n", out_dir);
     }
 }
 
@@ -697,14 +692,9 @@ static int run_all(int seeds, int quick, int jobs, const int *use, outcome *out,
 
 /* Every policy's mean, standard error and time, one row each. */
 static void write_csv(const char *dir, const int *use, int quick, int seeds, const outcome *out) {
-    char path[1024];
-    FILE *f;
+    FILE *f = repro_open_in(dir, "agnostic.csv");
     int s, k;
-    snprintf(path, sizeof path, "%s/agnostic.csv", dir);
-    if (!(f = fopen(path, "w"))) {
-        fprintf(stderr, "agnostic: cannot write %s\n", path);
-        return;
-    }
+    if (!f) return;
     fprintf(f, "scenario,T,seeds,policy,mean_regret,std_err,us_per_round\n");
     for (s = 0; s < N_SCEN; ++s) {
         problem pr;
@@ -718,7 +708,7 @@ static void write_csv(const char *dir, const int *use, int quick, int seeds, con
         }
     }
     fclose(f);
-    fprintf(stderr, "agnostic: wrote %s\n", path);
+    fprintf(stderr, "agnostic: wrote %s/agnostic.csv\n", dir);
 }
 
 int main(int argc, char **argv) {

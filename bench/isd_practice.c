@@ -551,14 +551,9 @@ static int best_sw(const outcome *o) {
 }
 
 static void write_csv(const char *dir, uint64_t family_seed, const int *use, int seeds, const outcome *out) {
-    char path[1024];
-    FILE *f;
+    FILE *f = repro_open_in(dir, "isd_practice.csv");
     int s, k;
-    snprintf(path, sizeof path, "%s/isd_practice.csv", dir);
-    if (!(f = fopen(path, "w"))) {
-        fprintf(stderr, "isd_practice: cannot write %s\n", path);
-        return;
-    }
+    if (!f) return;
     fprintf(f, "family,instance,d,p_inv,drift,noise,T,seeds,policy,mean_regret,std_err,us_per_round\n");
     for (s = 0; s < N_SCEN; ++s) {
         instance in;
@@ -574,12 +569,8 @@ static void write_csv(const char *dir, uint64_t family_seed, const int *use, int
         }
     }
     fclose(f);
-    fprintf(stderr, "isd_practice: wrote %s\n", path);
-    snprintf(path, sizeof path, "%s/isd_practice_fit.csv", dir);
-    if (!(f = fopen(path, "w"))) {
-        fprintf(stderr, "isd_practice: cannot write %s\n", path);
-        return;
-    }
+    fprintf(stderr, "isd_practice: wrote %s/isd_practice.csv\n", dir);
+    if (!(f = repro_open_in(dir, "isd_practice_fit.csv"))) return;
     fprintf(f, "family,instance,d,p_inv,seeds,refused,p_inv_found,inv_called_drifting,drifting_called_inv,"
                "wrong_fits,monitor_fallbacks\n");
     for (s = 0; s < N_SCEN; ++s) {
@@ -591,7 +582,7 @@ static void write_csv(const char *dir, uint64_t family_seed, const int *use, int
                 out[s].fallbacks);
     }
     fclose(f);
-    fprintf(stderr, "isd_practice: wrote %s\n", path);
+    fprintf(stderr, "isd_practice: wrote %s/isd_practice_fit.csv\n", dir);
 }
 
 int main(int argc, char **argv) {

@@ -88,15 +88,18 @@ REPRO_FN double repro_loglog_slope(const double *x, const double *y, int n) {
 /* Processor seconds since the program started. */
 REPRO_FN double repro_seconds(void) { return (double)clock() / (double)CLOCKS_PER_SEC; }
 
-/* Opens DIR/name for writing, or says why not (NULL). */
-REPRO_FN FILE *repro_open(const repro_args *a, const char *name) {
+/* Opens dir/name for writing, or says why not (NULL). */
+REPRO_FN FILE *repro_open_in(const char *dir, const char *name) {
     char path[2048];
     FILE *f;
-    snprintf(path, sizeof path, "%s/%s", a->out, name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     f = fopen(path, "w");
     if (!f) fprintf(stderr, "cannot write %s (does the folder exist?)\n", path);
     return f;
 }
+
+/* Opens DIR/name (the --out folder) for writing, or says why not. */
+REPRO_FN FILE *repro_open(const repro_args *a, const char *name) { return repro_open_in(a->out, name); }
 
 /* DIR/name: the header line, then `rows` rows of `cols` numbers (data is
    rows x cols, row-major). Returns 0 on success. */
