@@ -573,9 +573,12 @@
                   width is rho1 of eq. 30, or the ADAPTIVE learner's own.
          eta is `delta`; alpha multiplies PAPER and CODE widths. The
          residual learner (`learner`) is ADAPTIVE (default: the adaptive
-         policy, in p_res dimensions, with ISD's R, S,
-         lambda, L, delta, alpha and refresh; with p_inv = 0 ISD is
-         isdb_adaptive on x, bit for bit), LinUCB (all online rows; the
+         policy, in p_res dimensions, with ISD's R, S, lambda, L, delta,
+         alpha and refresh; with warm_start it first learns the log's
+         rows' residual parts, in time order, as if they had been played
+         (its change test forgets them if the residual moved since); with
+         p_inv = 0 ISD is isdb_adaptive on x that learnt the log's rows,
+         bit for bit), LinUCB (all online rows; the
          paper), a sliding window of `window` rows (exact: rank-one update
          and checked downdate, rebuilt from the kept rows on refusal and
          every `refresh`), or discounting by `gamma` with D-LinUCB's
@@ -632,6 +635,20 @@
          fallback (U = I: LinUCB / SW / D-LinUCB in all d dimensions).
          ISDB_ISD_MONITOR_RECOMPUTE refits first and demotes on a second
          confirmed alarm.
+         Guard (`guard`, our extension; ADAPTIVE learner): the adaptive
+         policy runs beside ISD in all d dimensions (warm-started like
+         the residual learner) and learns every online row. Before each
+         row both predict its reward (ISD x.gamma, the guard's learner its
+         played memory's estimate); the difference of their squared errors
+         is kept for the last monitor_window rows, and every monitor_every
+         updates, once the window is full, a one-sided t test at level
+         monitor_level asks whether ISD predicts worse. If so, the guard's
+         learner takes over, as it stands (the full fallback: U = I, and
+         from then on ISD is that isdb_adaptive, bit for bit); a demotion
+         to nothing invariant hands over the same way. A refit gives it
+         back to the guard. While nothing is invariant the guard learns
+         nothing (ISD is the same learner) and is rebuilt from the log and
+         the kept rows at the next refit.
       Defaults: oracle 0 (estimated); learner ISDB_ISD_RES_ADAPTIVE; window
          100 and gamma 0.99 (when chosen); lambda 1; refresh 0 = max(4
          p_res, 256) (LINUCB, ADAPTIVE) or max(window, p_res) (WINDOW);
@@ -643,7 +660,8 @@
          residual learner's memory (the window; min(ceil(1 / (1 - gamma)),
          monitor_window) discounting; monitor_window / 4 for LinUCB and
          ADAPTIVE), at
-         least 2 p_res + 2, monitor_level 1e-4, monitor_confirm 1.
+         least 2 p_res + 2, monitor_level 1e-4, monitor_confirm 1; guard 1
+         and warm_start 1 (used with the ADAPTIVE learner only).
          The estimator (est = isdb_isd_options_init()): rule
          ISDB_ISD_RULE_TEST, level 0.01, splits 0 = min(8, n / (3 d)) (at
          least 2), n_windows 25, window_length 0 = n / 8, center 1,
@@ -657,20 +675,25 @@
          O(K d (1 + p_res) + K p_res^2) when it is given; eight arms are
          interleaved. Update O(d p_res + n p_res^2) for the ADAPTIVE
          learner (n estimators, as the adaptive policy's update in p_res
-         dimensions), O(d p_res + p_res^2) for LinUCB and the window
-         (refactorisation every `refresh`, window rebuilds O(w p_res^2)),
-         O(d p_res + p_res^3) discounting, plus the
+         dimensions) plus, with the guard while p_inv > 0, the adaptive
+         policy's update in d dimensions, O(n d^2), and a test of
+         O(monitor_window) every monitor_every updates; O(d p_res +
+         p_res^2) for LinUCB and the window (refactorisation every
+         `refresh`, window rebuilds O(w p_res^2)), O(d p_res + p_res^3)
+         discounting, plus the
          monitor's O(d^2) sums per row and, every monitor_every updates, a
          test of O(pieces (p_res^3 + p_res^2 p_inv + p_res p_inv^2) +
          p_inv^3). A recompute costs one isdb_isd_estimate on n0 + history
          rows: O(n d^2) for the covariances, Gram matrices and segment
          sums, O(sweeps m d^3) for the JBD, O(blocks S d^3) for the tests,
          and with the CV rule O(|candidates| n (d p_res + p_res^3)); a
-         demotion one eq. 6 fit, O(n d^2).
+         demotion one eq. 6 fit, O(n d^2). The warm start adds n0 updates
+         of each learner to init, reset and every rebuild (about 2 n0 n d^2).
       Memory (doubles): (n0 + H) (d + 1) for the rows (H = history),
          H (d + 1) for the ring, about 16 d^2 for three decompositions and
          the learner (+ 4 d^2 discounting; ADAPTIVE: the adaptive policy's
-         memory laid out for d), the monitor's (monitor_window /
+         memory laid out for d, twice with the guard, plus monitor_window
+         for its errors), the monitor's (monitor_window /
          chunk + 2) (d (d + 1) / 2 + d + 2), and a scratch of 8 d^2 or, in
          estimated mode, the estimator's workspace if larger (about
          (2 m + k + S + 12) d^2 + n + F d for m windows, k folds of F rows
@@ -683,13 +706,16 @@
          the fit's own fixed-design OLS interval, a heuristic without eq.
          25's guarantee (it ignores the subspace error, the logger's
          dependence and drift in the log other than through s), and it
-         narrows only when a refit takes in online rows. On `make
-         isd-practice` (6 families, d 4-20, 20 seeds) the two took ISD
-         from 21x adaptive's regret to 0.87x where part is invariant, 15.6x
-         to 1.19x where nothing is or the log cannot tell, and from 34x
-         LinUCB's to 0.13x when stationary (bench/README.md, section "ISD
-         on a practitioner's logs"). Three more defaults, one field each
-         from the paper: est.rule TEST
+         narrows only when a refit takes in online rows. guard 1 and
+         warm_start 1 (paper: 0, neither exists there). On `make
+         isd-practice` (d 4-20, 20 seeds) these four took ISD from 21x
+         adaptive's regret to 0.78x where part is invariant (0.87x without
+         the guard and the warm start), from 15.6x to 1.02x where nothing is
+         or the log cannot tell (1.19x), and from 34x LinUCB's to 0.11x
+         when stationary; with a log whose residual part is stale the warm
+         start costs 5% (1.04x to 1.09x adaptive's; bench/README.md,
+         section "ISD on a practitioner's logs"). Three more defaults, one
+         field each from the paper: est.rule TEST
          (paper: ISDB_ISD_RULE_CV), est.jbd.off_norm ENTRYWISE (paper:
          ISDB_JBD_OFF_MAXCOL), monitor FALLBACK (paper:
          ISDB_ISD_MONITOR_OFF). The estimator's other defaults are the
@@ -698,8 +724,8 @@
          per-pair correlations for block detection (the code's Frobenius
          scale available), a paired one-standard-error rule (the code's
          unpaired one available); no intercept (eq. 6; the code's
-         intercept available). The window and discounted learners and the
-         monitor are not in the paper.
+         intercept available). The window and discounted learners, the
+         monitor, the guard and the warm start are not in the paper.
       Measured (bench/repro_isd.c; see bench/README.md, sections
          "ISD-linUCB" and "Design notes: ISD-linUCB"): rule TEST calls 0%
          of drifting dimensions invariant at the paper's drift (the CV
@@ -1132,6 +1158,10 @@
              - isdb_isd_fit and isdb_isd_info report cov_spread and
                identifiable: whether the log's covariance varied enough
                to identify invariance.
+      0.3.0  ISD-linUCB's guard and warm start (config fields guard and
+             warm_start, default 1 with the ADAPTIVE learner; info
+             guard_switched and guard_stat): its default config's
+             snapshots of 0.2.0 are refused.
 */
 
 #ifndef ISDBANDIT_H
@@ -1141,9 +1171,9 @@
 #include <stdint.h>
 
 #define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 2
+#define ISDB_VERSION_MINOR 3
 #define ISDB_VERSION_PATCH 0
-#define ISDB_VERSION_STRING "0.2.0"
+#define ISDB_VERSION_STRING "0.3.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -2447,6 +2477,13 @@ typedef struct isdb_isd_config {
     double monitor_level;     /* level of one test, in (0, 1); default 1e-4 */
     int monitor_confirm;      /* 1 (default): act on an alarm only when a test on rows after
                                  it alarms too; 0: on the first alarm */
+    /* The guard and the warm start (our extensions; ADAPTIVE learner only, ignored with the
+       others). */
+    int guard;                /* 1 (default): the adaptive policy runs beside ISD in all d
+                                 dimensions, and ISD becomes it when it predicts the rewards
+                                 better; 0: off (the paper) */
+    int warm_start;           /* 1 (default): the residual learner (and the guard's) learn the
+                                 log's rows first, in time order; 0: they start empty (the paper) */
 } isdb_isd_config;
 
 /* A decomposition and what the widths need from it (private). */
@@ -2495,6 +2532,15 @@ typedef struct isdb_isd {
     double _r_inv, _r_res; /* widths of the round being scored */
     isdb_adaptive _ada;  /* ADAPTIVE: the residual learner, laid out for d, run in dimension p_res */
     void *_ada_heap;     /* its heap (a part of this policy's) */
+    /* The guard: the full-dimensional learner, and ISD's excess squared
+       error over it on the last monitor_window online rows (a ring). */
+    isdb_adaptive _shadow;
+    void *_shadow_heap;
+    double *_guard_loss;
+    int guard_count, guard_head, guard_since;
+    int shadow_state;    /* see isdb__isd_guarded */
+    double shadow_rows;  /* rows its learner has learnt */
+    double guard_stat;
 } isdb_isd;
 
 /* Diagnostics of the current state. */
@@ -2516,6 +2562,8 @@ typedef struct isdb_isd_info {
     int fallback;              /* 1 after the monitor switched to all d dimensions */
     int alarm_pending;         /* 1 while an alarm awaits a test on later rows (monitor_confirm) */
     double monitor_stat, monitor_pvalue; /* F statistic and p-value of the last test */
+    int guard_switched;        /* 1 after the guard switched to its full-dimensional learner */
+    double guard_stat;         /* the guard's last t statistic (ISD's excess squared error) */
 } isdb_isd_info;
 
 ISDB_API isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0,
@@ -8589,6 +8637,8 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
     c.monitor_chunk = 0;
     c.monitor_level = 1e-4;
     c.monitor_confirm = 1;
+    c.guard = 1;
+    c.warm_start = 1;
     return c;
 }
 
@@ -8606,6 +8656,18 @@ ISDB__PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_config *c
     a.refresh = c->refresh;
     return a;
 }
+
+/* The guard needs the ADAPTIVE learner: it hands over to the adaptive
+   policy in all d dimensions. */
+ISDB__PRIVATE int isdb__isd_guarded(const isdb_isd_config *c) {
+    return c->guard && c->learner == ISDB_ISD_RES_ADAPTIVE;
+}
+
+/* The guard's full-dimensional learner has seen every online row since
+   the last reset or refit (LIVE), missed some while nothing was invariant
+   (STALE: rebuilt from the kept rows at the next refit), or was handed
+   over and is now the residual learner (SWAPPED). */
+enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
 
 /* Checks c, naming the first field refused in why (may be NULL), and
    writes the resolved config (history and monitor sizes). */
@@ -8649,7 +8711,8 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
           isdb__want_count(why, c->monitor_every, "monitor_every") &&
           isdb__want_count(why, c->monitor_chunk, "monitor_chunk") &&
           isdb__want_open01(why, c->monitor_level, "monitor_level") &&
-          isdb__want_flag(why, c->monitor_confirm, "monitor_confirm")))
+          isdb__want_flag(why, c->monitor_confirm, "monitor_confirm") &&
+          isdb__want_flag(why, c->guard, "guard") && isdb__want_flag(why, c->warm_start, "warm_start")))
         return 0;
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
         isdb_adaptive_config a = isdb__isd_ada_config(c);
@@ -8742,7 +8805,7 @@ ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, vo
     p->mon_cap = isdb__isd_mon_cap(c);
     p->_mon = isdb__take_f64(&a, p->mon_cap * isdb__isd_mon_stride(d));
     p->_work = isdb__take_f64(&a, (int)work);
-    p->_ada_heap = NULL;
+    p->_ada_heap = p->_shadow_heap = NULL;
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
         isdb_adaptive_config ac = isdb__isd_ada_config(c);
         isdb_adaptive probe;
@@ -8751,24 +8814,26 @@ ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, vo
         bytes = isdb__adaptive_layout(&ac, &probe, NULL);
         if (bytes == 0 || bytes > (size_t)INT_MAX) return 0;
         p->_ada_heap = isdb__take(&a, (int)bytes, 1);
+        p->_shadow_heap = c->guard ? isdb__take(&a, (int)bytes, 1) : NULL;
     }
+    p->_guard_loss = isdb__take_f64(&a, isdb__isd_guarded(c) ? c->monitor_window : 0);
     return a.overflow ? 0 : a.used;
 }
 
-/* Carves the ADAPTIVE learner's heap (after the policy's heap was zeroed). */
-ISDB__PRIVATE void isdb__isd_ada_layout(isdb_isd *p) {
-    isdb_adaptive_config ac = isdb__isd_ada_config(&p->cfg);
+/* Carves an ADAPTIVE learner's heap (after the policy's heap was zeroed). */
+ISDB__PRIVATE void isdb__isd_ada_layout(const isdb_isd_config *c, isdb_adaptive *a, void *heap) {
+    isdb_adaptive_config ac = isdb__isd_ada_config(c);
     ac = isdb__adaptive_resolve(&ac);
-    memset(&p->_ada, 0, sizeof p->_ada);
-    p->_ada.cfg = ac;
-    isdb__adaptive_layout(&ac, &p->_ada, p->_ada_heap);
+    memset(a, 0, sizeof *a);
+    a->cfg = ac;
+    isdb__adaptive_layout(&ac, a, heap);
 }
 
-/* Runs the ADAPTIVE learner in dimension q (its buffers are for d). */
-ISDB__PRIVATE void isdb__isd_ada_dim(isdb_isd *p, int q) {
+/* Runs an ADAPTIVE learner in dimension q (its buffers are for d). */
+ISDB__PRIVATE void isdb__isd_ada_dim(isdb_adaptive *a, int q) {
     int k;
-    p->_ada.cfg.d = q;
-    for (k = 0; k < p->_ada.n_est; ++k) p->_ada._est[k].ridge.d = q;
+    a->cfg.d = q;
+    for (k = 0; k < a->n_est; ++k) a->_est[k].ridge.d = q;
 }
 
 ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd_fit *dst) {
@@ -9071,7 +9136,7 @@ ISDB__PRIVATE void isdb__isd_res_clear(isdb_isd *p) {
         }
     }
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
-        isdb__isd_ada_dim(p, q > 0 ? q : 1);
+        isdb__isd_ada_dim(&p->_ada, q > 0 ? q : 1);
         isdb__adaptive_reset(&p->_ada.base);
     }
     p->n_res = 0.0;
@@ -9118,6 +9183,32 @@ ISDB__PRIVATE void isdb__isd_res_sums(isdb_isd *p, int k, double wt, double *L, 
     }
 }
 
+/* With warm_start, ADAPTIVE learner a learns the log's rows in time
+   order: the residual learner (full 0) their residual part under the
+   current fit, the guard's (full 1) the rows themselves. Returns the rows. */
+ISDB__PRIVATE int isdb__isd_warm_rows(const isdb_isd_config *c) {
+    return c->learner == ISDB_ISD_RES_ADAPTIVE && c->warm_start ? c->n_offline : 0;
+}
+
+ISDB__PRIVATE int isdb__isd_warm(isdb_isd *p, isdb_adaptive *a, int full) {
+    const isdb_isd_config *c = &p->cfg;
+    int i, d = c->d, n = isdb__isd_warm_rows(c);
+    for (i = 0; i < n; ++i) {
+        const double *x = p->_pool_x + i * d;
+        double y = p->_pool_y[i];
+        if (!full) y = isdb__isd_residual(p, x, y, p->_z);
+        isdb__adaptive_update(&a->base, 0, full ? x : p->_z, y);
+    }
+    return n;
+}
+
+/* The residual learner after a clear: warm-started when it learns. */
+ISDB__PRIVATE void isdb__isd_res_warm(isdb_isd *p) {
+    if (p->_res.d < 1) return;
+    p->n_res = (double)isdb__isd_warm(p, &p->_ada, 0);
+    if (p->n_res > 0.0) isdb_adaptive_theta(&p->_ada, p->_res_theta);
+}
+
 /* Rebuilds the residual learner from the most recent `rows` history rows
    under the current fit (after a recompute, a fallback or a reset). */
 ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
@@ -9125,6 +9216,7 @@ ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
     isdb__ridge *r = &p->_res;
     int q, s;
     isdb__isd_res_clear(p);
+    isdb__isd_res_warm(p);
     q = r->d;
     if (q < 1 || rows < 1) return;
     if (c->learner == ISDB_ISD_RES_ADAPTIVE || c->learner == ISDB_ISD_RES_LINUCB) {
@@ -9136,7 +9228,7 @@ ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
             else
                 isdb__ridge_add(r, p->_z, res);
         }
-        p->n_res = (double)rows;
+        p->n_res += (double)rows;
         if (c->learner == ISDB_ISD_RES_LINUCB) isdb__ridge_theta(r, p->_res_theta);
         return;
     }
@@ -9497,8 +9589,71 @@ ISDB__PRIVATE int isdb__isd_rebuild_rows(const isdb_isd *p) {
     return p->cfg.learner == ISDB_ISD_RES_LINUCB ? 0 : p->hist_count;
 }
 
+ISDB__PRIVATE void isdb__isd_swap_shadow(isdb_isd *p) {
+    isdb_adaptive t = p->_ada;
+    p->_ada = p->_shadow;
+    p->_shadow = t;
+}
+
+/* Back to a full-dimensional learner that has seen no online rows (with
+   warm_start, the log's). */
+ISDB__PRIVATE void isdb__isd_shadow_clear(isdb_isd *p) {
+    p->shadow_state = ISDB__SHADOW_LIVE;
+    p->guard_count = p->guard_head = p->guard_since = 0;
+    p->guard_stat = 0.0;
+    isdb__zero(p->cfg.monitor_window, p->_guard_loss);
+    isdb__isd_ada_dim(&p->_shadow, p->cfg.d);
+    isdb__adaptive_reset(&p->_shadow.base);
+    p->shadow_rows = (double)isdb__isd_warm(p, &p->_shadow, 1);
+}
+
+/* The guard's row (x, y): ISD's squared error minus the full-dimensional
+   learner's, both predicting before either learns the row. While nothing
+   is invariant ISD is that learner: it is left stale. */
+ISDB__PRIVATE void isdb__isd_guard_add(isdb_isd *p, const double *x, double y) {
+    const isdb_isd_config *c = &p->cfg;
+    int W = c->monitor_window, played;
+    double e_isd, e_full;
+    if (!isdb__isd_guarded(c) || p->shadow_state != ISDB__SHADOW_LIVE) return;
+    if (p->_fit.p_inv == 0) {
+        p->shadow_state = ISDB__SHADOW_STALE;
+        return;
+    }
+    e_isd = y - isdb__dot(c->d, x, p->_gamma);
+    played = p->_shadow.played;
+    isdb__adaptive_update(&p->_shadow.base, 0, x, y);
+    p->shadow_rows += 1.0;
+    e_full = y - p->_shadow._pred[played]; /* its played memory's prediction, before the row */
+    p->_guard_loss[(p->guard_head + p->guard_count) % W] = e_isd * e_isd - e_full * e_full;
+    if (p->guard_count < W)
+        p->guard_count++;
+    else
+        p->guard_head = (p->guard_head + 1) % W;
+}
+
+ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p);
+
+/* Every monitor_every updates, once monitor_window rows are in: a one-sided
+   t test of ISD's mean excess squared error over the full-dimensional
+   learner's, level monitor_level; on rejection the learner takes over. */
+ISDB__PRIVATE void isdb__isd_guard_test(isdb_isd *p) {
+    const isdb_isd_config *c = &p->cfg;
+    int n = p->guard_count, i;
+    double mean = 0.0, ss = 0.0, t;
+    if (!isdb__isd_guarded(c) || p->shadow_state != ISDB__SHADOW_LIVE || p->fallback) return;
+    if (++p->guard_since < c->monitor_every || n < c->monitor_window) return;
+    p->guard_since = 0;
+    for (i = 0; i < n; ++i) mean += p->_guard_loss[i];
+    mean /= (double)n;
+    for (i = 0; i < n; ++i) ss += (p->_guard_loss[i] - mean) * (p->_guard_loss[i] - mean);
+    if (!(ss > 0.0)) return;
+    t = mean / sqrt(ss / ((double)(n - 1) * (double)n));
+    p->guard_stat = t;
+    if (t > 0.0 && 0.5 * isdb__f_sf(t * t, 1.0, (double)(n - 1)) < c->monitor_level) isdb__isd_fallback(p);
+}
+
 /* Switches to full-dimensional learning: S_inv = {0}, basis I, a fresh
-   residual learner. */
+   residual learner (with the guard, its full-dimensional learner). */
 ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     isdb__isd_fit *f = &p->_fit;
     int d = p->cfg.d, dd = d * d;
@@ -9523,7 +9678,17 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     f->r_inv = 0.0;
     f->s2 = 0.0;
     p->fallback = 1;
-    isdb__isd_res_rebuild(p, isdb__isd_rebuild_rows(p));
+    if (isdb__isd_guarded(&p->cfg) && p->shadow_state == ISDB__SHADOW_LIVE) {
+        /* the full-dimensional learner has learnt every row: it takes over,
+           and the guard keeps the residual learner, emptied in dimension d */
+        isdb__isd_res_clear(p);
+        isdb__isd_swap_shadow(p);
+        p->shadow_state = ISDB__SHADOW_SWAPPED;
+        p->n_res = p->shadow_rows;
+        isdb_adaptive_theta(&p->_ada, p->_res_theta);
+    } else {
+        isdb__isd_res_rebuild(p, isdb__isd_rebuild_rows(p));
+    }
     isdb__isd_update_gamma(p);
 }
 
@@ -9585,6 +9750,24 @@ ISDB__PRIVATE void isdb__isd_demote(isdb_isd *p, const double *bad) {
     isdb__isd_mon_rebuild(p);
 }
 
+/* The guard after a refit: a learner that took over returns to the guard
+   (the residual learner is rebuilt under the new fit), a stale one is
+   rebuilt from the kept rows; the error ring starts again. */
+ISDB__PRIVATE void isdb__isd_shadow_refit(isdb_isd *p) {
+    int k, state = p->shadow_state;
+    if (state == ISDB__SHADOW_SWAPPED) isdb__isd_swap_shadow(p);
+    if (state == ISDB__SHADOW_STALE) {
+        isdb__isd_shadow_clear(p);
+        for (k = p->hist_count - 1; k >= 0; --k) {
+            int slot = isdb__isd_hist_slot(p, k);
+            isdb__adaptive_update(&p->_shadow.base, 0, p->_hist_x + slot * p->cfg.d, p->_hist_y[slot]);
+        }
+        p->shadow_rows += (double)p->hist_count;
+    }
+    p->shadow_state = ISDB__SHADOW_LIVE;
+    p->guard_count = p->guard_head = p->guard_since = 0;
+}
+
 /* Re-estimates on the offline rows and the kept online rows; on success
    replaces the fit and rebuilds the residual learner from the history. */
 ISDB__PRIVATE isdb_result isdb__isd_refit(isdb_isd *p) {
@@ -9603,6 +9786,7 @@ ISDB__PRIVATE isdb_result isdb__isd_refit(isdb_isd *p) {
     }
     isdb__isd_fit_swap(&p->_fit, &p->_fit_next);
     p->recomputes++;
+    if (isdb__isd_guarded(c)) isdb__isd_shadow_refit(p);
     p->fallback = 0;
     p->mon_suspect = 0; /* an alarm under the old fit says nothing of the new one */
     isdb__isd_res_rebuild(p, p->hist_count);
@@ -9925,6 +10109,7 @@ ISDB__PRIVATE isdb_result isdb__isd_update(isdb_policy *bp, int arm, const doubl
     isdb_result r;
     double *z = p->_work, res; /* _z and _u are the learner's scratch */
     (void)arm;
+    isdb__isd_guard_add(p, x, y);
     res = isdb__isd_residual(p, x, y, z);
     if ((r = isdb__isd_res_add(p, z, res)) != ISDB_OK) return r;
     isdb__isd_push(p, x, y);
@@ -9937,6 +10122,7 @@ ISDB__PRIVATE isdb_result isdb__isd_update(isdb_policy *bp, int arm, const doubl
         isdb__isd_refit(p);
     }
     isdb__isd_monitor(p);
+    isdb__isd_guard_test(p);
     return ISDB_OK;
 }
 
@@ -10059,7 +10245,7 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     const isdb_isd_options *e = &c->est;
     int d = c->d, dd = d * d, H = c->history, q, i;
     double logdet;
-    uint64_t mon_count, alarms;
+    uint64_t mon_count, alarms, t_online;
     isdb__isd_fit_views fit;
     isdb__ser_gram g;
     isdb__ser_view L, b, z, theta;
@@ -10105,6 +10291,8 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->monitor_chunk);
     isdb__ser_cfg_real(s, c->monitor_level);
     isdb__ser_cfg_int(s, c->monitor_confirm);
+    isdb__ser_cfg_int(s, c->guard);
+    isdb__ser_cfg_int(s, c->warm_start);
     fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
     q = d - fit.p_inv;
     isdb__ser_int(s, &p->hist_count, 0, H);
@@ -10167,14 +10355,31 @@ ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     }
     isdb__ser_check_inverse(s, L, q, q, c->lambda, p->_res.work);
     isdb__isd_check_gamma(s, &fit, theta, isdb__ser_view_real(s, p->_gamma, d), d);
+    /* The learners below count the log's rows too. */
+    t_online = s->t;
+    s->t += (uint64_t)isdb__isd_warm_rows(c);
     if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
         /* the adaptive policy's own walk, in the snapshot's p_res (the
            dimension is put back unless the walk stores) */
         int old = p->_ada.cfg.d;
-        isdb__isd_ada_dim(p, q);
+        isdb__isd_ada_dim(&p->_ada, q);
         isdb__adaptive_serialize(&p->_ada.base, s);
-        if (!isdb__ser_storing(s)) isdb__isd_ada_dim(p, old);
+        if (!isdb__ser_storing(s)) isdb__isd_ada_dim(&p->_ada, old);
     }
+    if (isdb__isd_guarded(c)) {
+        /* the guard: its learner always in dimension d */
+        int W = c->monitor_window;
+        isdb__ser_int(s, &p->shadow_state, ISDB__SHADOW_LIVE, ISDB__SHADOW_SWAPPED);
+        isdb__ser_require(s, p->shadow_state != ISDB__SHADOW_SWAPPED || p->fallback);
+        isdb__ser_int(s, &p->guard_count, 0, W);
+        isdb__ser_int(s, &p->guard_head, 0, W - 1);
+        isdb__ser_int(s, &p->guard_since, 0, c->monitor_every);
+        isdb__ser_count(s, &p->shadow_rows, 9007199254740992.0);
+        isdb__ser_real(s, &p->guard_stat, 1);
+        isdb__ser_real(s, p->_guard_loss, W);
+        isdb__adaptive_serialize(&p->_shadow.base, s);
+    }
+    s->t = t_online;
     if (isdb__ser_storing(s)) {
         if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
             isdb_adaptive_theta(&p->_ada, p->_res_theta);
@@ -10211,6 +10416,13 @@ ISDB__PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     p->monitor_stat = 0.0;
     p->monitor_pvalue = 1.0;
     isdb__isd_res_clear(p);
+    isdb__isd_res_warm(p);
+    if (isdb__isd_guarded(c)) {
+        if (p->_fit.p_inv > 0)
+            isdb__isd_shadow_clear(p);
+        else
+            p->shadow_state = ISDB__SHADOW_STALE; /* ISD is the full-dimensional learner */
+    }
     isdb__zero(d, p->_z);
     isdb__zero(d, p->_u);
     isdb__isd_update_gamma(p);
@@ -10265,7 +10477,8 @@ isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, i
     isdb__isdp_layout(&rc, pol, heap);
     memset(heap, 0, bytes);
     pol->cfg = rc;
-    if (rc.learner == ISDB_ISD_RES_ADAPTIVE) isdb__isd_ada_layout(pol);
+    if (rc.learner == ISDB_ISD_RES_ADAPTIVE) isdb__isd_ada_layout(&rc, &pol->_ada, pol->_ada_heap);
+    if (isdb__isd_guarded(&rc)) isdb__isd_ada_layout(&rc, &pol->_shadow, pol->_shadow_heap);
     isdb__copy(n0 * d, cfg->X0, pol->_pool_x);
     isdb__copy(n0, cfg->R0, pol->_pool_y);
     h = isdb__hash_f64(h, pol->_pool_x, n0 * d);
@@ -10346,6 +10559,8 @@ void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     info->alarm_pending = pol->mon_suspect > 0;
     info->monitor_stat = pol->monitor_stat;
     info->monitor_pvalue = pol->monitor_pvalue;
+    info->guard_switched = pol->shadow_state == ISDB__SHADOW_SWAPPED;
+    info->guard_stat = pol->guard_stat;
 }
 
 int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat) {

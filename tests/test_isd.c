@@ -1394,8 +1394,8 @@ static void test_batched_scores(void) {
 /* The ADAPTIVE residual learner (the default). (1) With nothing invariant
    (oracle p_inv = 0, and an estimated fit told that nothing is invariant,
    whose JBD basis is not I) ISD is isdb_adaptive with the same R,
-   S, lambda, L, delta and alpha: the same arms and
-   bit-identical scores. (2) With p_inv > 0 every score is x.beta_inv +
+   S, lambda, L, delta and alpha that first learnt the log's rows
+   (warm_start): the same arms and bit-identical scores. (2) With p_inv > 0 every score is x.beta_inv +
    the adaptive score of U_res^T x + the invariant width (explain's parts),
    and a snapshot taken mid-run loads and continues bit for bit. */
 static void test_adaptive_learner(void) {
@@ -1437,6 +1437,9 @@ static void test_adaptive_learner(void) {
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
         CHECK(isdb_isd_p_inv(&pol) == 0);
         CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));
+        /* warm_start: ISD's learner has learnt the log's rows */
+        if (mode == 1)
+            for (t = 0; t < n0; ++t) CHECK_OK(isdb_policy_update(&ada.base, 0, X0 + t * d, R0[t]));
         isdb_env_reset(&env.base);
         for (t = 0; t < 3000; ++t) {
             int a1, a2;
@@ -1700,6 +1703,117 @@ static void test_identifiable(void) {
     }
 }
 
+/* The guard (the default with the ADAPTIVE learner). (1) Told a wrong
+   invariant subspace (oracle: one drifting direction in, one invariant
+   direction out), with the monitor off, ISD hands over to its
+   full-dimensional learner, and from then on its scores are bit for bit
+   those of an isdb_adaptive with the same settings that learnt the log's
+   rows and every online row; a snapshot taken after the switch continues
+   bit for bit, and a refit gives the learner back to the guard. (2) Told
+   the right subspace, it does not switch. */
+static void test_guard(void) {
+    static const int sizes[3] = {3, 2, 1}, res[3] = {0, 0, 1};
+    static unsigned char s1[1 << 19];
+    int d = 6, K = 5, n0 = 2000, T = 3000, seed, t, k, i, j, switched = 0, stayed = 0;
+    for (seed = 1; seed <= 4; ++seed) {
+        int wrong;
+        for (wrong = 1; wrong >= 0; --wrong) {
+            isdb_isd_env env;
+            isdb_isd pol, copy;
+            isdb_adaptive ada;
+            isdb_isd_config c;
+            isdb_adaptive_config ac;
+            isdb_isd_info info;
+            double U5[MAXD * MAXD], sc[8], sc2[8];
+            int at = -1, same = 1, same_copy = 1;
+            size_t n1 = 0;
+            make_env(&env, d, K, 3, sizes, res, 40 + (uint64_t)seed, 250);
+            CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 60 + (uint64_t)seed, X0, R0));
+            /* right: the 5 invariant columns; wrong: columns 1..5 (the
+               drifting column 5 in, the invariant column 0 out) */
+            for (i = 0; i < d; ++i)
+                for (j = 0; j < 5; ++j) U5[i * 5 + j] = env.basis[i * d + j + wrong];
+            c = isdb_isd_config_init(d, K, n0, X0, R0);
+            c.oracle = 1;
+            c.p_inv = 5;
+            c.U_inv = U5;
+            c.R = 0.5;
+            c.monitor = ISDB_ISD_MONITOR_OFF;
+            CHECK(c.guard == 1 && c.warm_start == 1);
+            CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+            ac = isdb_adaptive_config_init(d, K);
+            ac.R = 0.5;
+            CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));
+            for (t = 0; t < n0; ++t) CHECK_OK(isdb_policy_update(&ada.base, 0, X0 + t * d, R0[t]));
+            isdb_env_reset(&env.base);
+            for (t = 0; t < T; ++t) {
+                int arm;
+                double y;
+                CHECK_OK(isdb_env_next(&env.base));
+                isdb_isd_get_info(&pol, &info);
+                if (info.guard_switched) {
+                    if (at < 0) at = t;
+                    CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, sc));
+                    CHECK_OK(isdb_policy_scores(&ada.base, env.base.X, K, sc2));
+                    for (k = 0; k < K; ++k)
+                        if (sc[k] != sc2[k]) same = 0;
+                    if (t == at + 100) {
+                        CHECK_OK(isdb_policy_save(&pol.base, s1, sizeof s1, &n1));
+                        CHECK_OK(isdb_isd_init(&c, NULL, &copy));
+                        CHECK_OK(isdb_policy_load(&copy.base, s1, n1));
+                    }
+                    if (t > at + 100) {
+                        CHECK_OK(isdb_policy_scores(&copy.base, env.base.X, K, sc2));
+                        for (k = 0; k < K; ++k)
+                            if (sc[k] != sc2[k]) same_copy = 0;
+                    }
+                }
+                CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+                CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+                CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+                CHECK_OK(isdb_policy_update(&ada.base, arm, env.base.X + arm * d, y));
+                if (at >= 0 && t >= at + 100) CHECK_OK(isdb_policy_update(&copy.base, arm, env.base.X + arm * d, y));
+            }
+            isdb_isd_get_info(&pol, &info);
+            if (wrong) {
+                switched += at >= 0;
+                printf("guard: seed %d, wrong subspace: switched at online round %d (t statistic %.1f)\n", seed, at,
+                       info.guard_stat);
+                CHECK_MSG(same, "seed %d: after the switch ISD's scores depart from adaptive's", seed);
+                if (at >= 0 && at + 100 < T) {
+                    CHECK_MSG(same_copy, "seed %d: a snapshot taken after the switch departs", seed);
+                    isdb_policy_uninit(&copy.base);
+                }
+                if (at >= 0) {
+                    CHECK(info.fallback == 1 && info.p_inv == 0);
+                    /* a refit gives the learner back to the guard */
+                    CHECK_OK(isdb_isd_recompute(&pol));
+                    isdb_isd_get_info(&pol, &info);
+                    CHECK(info.guard_switched == 0 && info.fallback == 0 && info.p_inv == 5);
+                    for (t = 0; t < 200; ++t) {
+                        int arm;
+                        double y;
+                        CHECK_OK(isdb_env_next(&env.base));
+                        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+                        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+                        CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+                    }
+                }
+            } else {
+                stayed += at < 0;
+                CHECK_MSG(at < 0, "seed %d: the guard switched at round %d on the right subspace (t %.1f)", seed, at,
+                          info.guard_stat);
+            }
+            isdb_policy_uninit(&pol.base);
+            isdb_policy_uninit(&ada.base);
+            isdb_env_uninit(&env.base);
+        }
+    }
+    printf("guard: switched on a wrong subspace in %d of 4 seeds, stayed on the right one in %d of 4\n", switched,
+           stayed);
+    CHECK_MSG(switched >= 3, "the guard switched on a wrong subspace in %d of 4 seeds", switched);
+}
+
 int main(void) {
     test_config();
     test_env();
@@ -1719,5 +1833,6 @@ int main(void) {
     test_adaptive_learner();
     test_data_width();
     test_identifiable();
+    test_guard();
     return test_report();
 }

@@ -19,7 +19,7 @@
 #if ISDB_REAL_IS_FLOAT
 #define HEAP_BYTES (24 * 1024)
 #else
-#define HEAP_BYTES (128 * 1024)
+#define HEAP_BYTES (192 * 1024)
 #endif
 static union {
     uint64_t align;
