@@ -57,7 +57,8 @@
    `claim:` lines for the issue's three targets, and g's ratio (a log whose
    residual part is stale when the online phase starts: reported, not an
    issue target). --no-guard and --no-warm-start run ISD with that default
-   off. --out DIR writes
+   off; --honest-bounds also tells it L (the log's largest ||x||) and S =
+   1 (the largest ||gamma_t||). --out DIR writes
    isd_practice.csv (every policy) and isd_practice_fit.csv (the fits).
 
    Instances run in parallel, one process each (POSIX fork), --jobs at a
@@ -374,8 +375,9 @@ static isdb_result make_linucb(int d, double noise, any_policy *p) {
     return isdb_linucb_init(&c, NULL, &p->linucb);
 }
 
-/* --no-guard, --no-warm-start: ISD with that default off, to measure it. */
-static int no_guard, no_warm_start;
+/* --no-guard, --no-warm-start: ISD with that default off, to measure it;
+   --honest-bounds: ISD told the true bounds L and S as well. */
+static int no_guard, no_warm_start, honest_bounds;
 
 /* *isd_refused: ISD's init refused the log (then LinUCB is returned). */
 static isdb_result make_policy(int k, const instance *in, const data *D, any_policy *p, int *isd_refused) {
@@ -386,6 +388,19 @@ static isdb_result make_policy(int k, const instance *in, const data *D, any_pol
         ISD_SET_NOISE(c, in->noise);
         if (no_guard) c.guard = 0;
         if (no_warm_start) c.warm_start = 0;
+        if (honest_bounds) {
+            /* what a user who answers truthfully gives: L the log's largest
+               ||x||, S the largest ||gamma_t|| (1 in every family) */
+            int t, j;
+            double l2 = 0.0;
+            for (t = 0; t < N0; ++t) {
+                double n2 = 0.0;
+                for (j = 0; j < d; ++j) n2 += D->X0[t * d + j] * D->X0[t * d + j];
+                if (n2 > l2) l2 = n2;
+            }
+            c.L = sqrt(l2);
+            c.S = 1.0;
+        }
         r = isdb_isd_init(&c, NULL, &p->isd);
         *isd_refused = r != ISDB_OK;
         if (r == ISDB_OK) return r;
@@ -621,6 +636,8 @@ int main(int argc, char **argv) {
             no_guard = 1;
         } else if (strcmp(argv[i], "--no-warm-start") == 0) {
             no_warm_start = 1;
+        } else if (strcmp(argv[i], "--honest-bounds") == 0) {
+            honest_bounds = 1;
         } else if (strcmp(argv[i], "--family-seed") == 0 && i + 1 < argc) {
             family_seed = (uint64_t)strtoull(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--family") == 0 && i + 1 < argc) {
@@ -636,7 +653,7 @@ int main(int argc, char **argv) {
             int help = strcmp(argv[i], "--help") == 0;
             fprintf(help ? stdout : stderr,
                     "usage: %s [--quick] [--seeds N] [--jobs N] [--family NAME] [--family-seed N] [--no-guard]\n"
-                    "       [--no-warm-start] [--out DIR]\n"
+                    "       [--no-warm-start] [--honest-bounds] [--out DIR]\n"
                     "ISD-linUCB with its defaults (told the noise scale) on logs it was not tuned for, beside\n"
                     "adaptive, LinUCB and a tuned SW-UCB grid; n0 = %d logged rows, T = %d, K = %d; see the source.\n",
                     argv[0], N0, T_ON, K_ARMS);
