@@ -235,6 +235,56 @@ static void configure_turning(const scenario *sc, uint64_t T, isdb_rng *rng, isd
     c->theta_user = st;
 }
 
+/* Level drift, which changes no decision: theta(t) = s(t) theta0 with
+   s(t) = 1 + 0.7 sin(2 pi t / period) > 0 (every reward rescaled). */
+static void scale_level(uint64_t t, double *theta, void *user) {
+    const path_state *st = (const path_state *)user;
+    double s = 1.0 + 0.7 * sin(2.0 * ISDB__PI * (double)t / st->sc->period);
+    int i;
+    for (i = 0; i < st->sc->d; ++i) theta[i] = s * st->dir[0][i];
+}
+
+static void configure_scale(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                            double *pieces, uint64_t *switches, path_state *st) {
+    (void)pieces, (void)switches;
+    st->sc = sc;
+    st->T = T;
+    unit_vector(rng, sc->d, st->dir[0]);
+    c->path = ISDB_PATH_CALLBACK;
+    c->theta_fn = scale_level;
+    c->theta_user = st;
+}
+
+/* A common intercept that swings: fixed arms (1, z), z uniform on the
+   sphere of radius 0.7, theta(t) = (b(t), theta0) with b(t) = 0.8 sin(2 pi
+   t / period): every arm's reward moves together. */
+static void intercept_level(uint64_t t, double *theta, void *user) {
+    const path_state *st = (const path_state *)user;
+    int i;
+    theta[0] = 0.8 * sin(2.0 * ISDB__PI * (double)t / st->sc->period);
+    for (i = 1; i < st->sc->d; ++i) theta[i] = st->dir[0][i];
+}
+
+static void configure_intercept(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                                double *pieces, uint64_t *switches, path_state *st) {
+    int d = sc->d, k, i;
+    (void)switches;
+    st->sc = sc;
+    st->T = T;
+    unit_vector(rng, d - 1, st->dir[0] + 1);
+    st->dir[0][0] = 0.0;
+    for (k = 0; k < sc->K; ++k) {
+        pieces[k * d] = 1.0;
+        unit_vector(rng, d - 1, pieces + k * d + 1);
+        for (i = 1; i < d; ++i) pieces[k * d + i] *= 0.7;
+    }
+    c->arms = ISDB_ARMS_FIXED;
+    c->fixed_arms = pieces;
+    c->path = ISDB_PATH_CALLBACK;
+    c->theta_fn = intercept_level;
+    c->theta_user = st;
+}
+
 /* Box arms scaled into the unit ball (the demo's), or sphere arms. */
 #define BOX 1
 #define SPHERE 0
@@ -272,6 +322,12 @@ static const struct {
      SPHERE},
     {{"heavy-noise", "d=5, K=20, 3 jumps, noise 3", 5, 20, 20000, 6000, 3.0, 1.0, configure_jumps, 3, 0, 0}, SPHERE},
     {{"d20-turn", "d=20, K=50, half a turn, noise 0.5", 20, 50, 5000, 2000, 0.5, 1.0, configure_turning, 0, 0.5, 0},
+     SPHERE},
+    {{"level-scale", "d=5, K=20, theta = s(t) theta0, s in [0.3, 1.7], period 2000, noise 0.3", 5, 20, 20000, 6000, 0.3,
+      1.0, configure_scale, 0, 0, 2000.0},
+     SPHERE},
+    {{"level-intercept", "d=6, K=20 fixed arms (1, z), intercept 0.8 sin, period 1500, noise 0.3", 6, 20, 20000, 6000,
+      0.3, 1.0, configure_intercept, 0, 0, 1500.0},
      SPHERE},
 };
 #define N_SCEN ((int)(sizeof table / sizeof table[0]))
