@@ -497,6 +497,15 @@
                      one beats at `play_threshold`: LinUCB while the world
                      looks stationary, shorter memories while they predict
                      better.
+         Widths: with noise_estimate (default) R in every width is the
+         smaller of R and sqrt(s2) (1 + sqrt(2 ln(1/delta) / w)), s2 the
+         test's noise variance and w its discounted count (from w >=
+         min_memory): rewards in [0, 1] told R = 0.5 but with a smaller
+         spread (low-mean Bernoulli) are not over-explored. The bound is a
+         plug-in, not a confidence bound on the noise: with it the width
+         keeps its guarantee only while sqrt(s2) times that factor is at
+         least the true sub-Gaussian scale (s2 carries the best memory's
+         own error on top of the noise, which errs on the safe side).
          A discounted estimator's factor follows by rank-one steps after
          scaling by sqrt(gamma); the (1 - gamma) lambda I padding enters at
          its refactorisation from the exact Gram sum, every min(refresh,
@@ -507,7 +516,8 @@
          costs little: the memory falls to memory_i, not to zero.
       Defaults: lambda 1, R 1, delta 0.01, S 1, L 1, alpha 1, min_memory
          0 = max(16, 2 d), max_memory 0 = max(4096, min_memory), threshold
-         3.5, play_threshold 2, refresh 0 = max(4 d, 256).
+         3.5, play_threshold 2, refresh 0 = max(4 d, 256), noise_estimate
+         1.
       Getters: isdb_adaptive_n_estimators, _played (the index select
          plays) and _estimator (its memory 1/(1 - gamma), 0 undiscounted;
          gamma; observations held; effective memory min(memory, held));
@@ -531,7 +541,10 @@
          "The drift-agnostic default". The noise floor 4 s2 G took false
          cuts on stationary Bernoulli arms with means <= 0.1 from 50 of 50
          runs to 0 of 50 and Besson et al.'s Problems 1-3 from 2.68 /
-         2.12 / 2.47x GLR-klUCB to 2.41 / 1.95 / 2.16x. False cuts in 200
+         2.12 / 2.47x GLR-klUCB to 2.41 / 1.95 / 2.16x; noise_estimate
+         then to 1.94 / 1.79 / 1.78x (0.45 / 0.97 / 0.86x LinUCB), and
+         changed no Gaussian problem of `make agnostic` (R told exactly
+         there). False cuts in 200
          stationary runs: none at d = 5, 8% at d = 2, noise 0.1; the
          designs tried and play_threshold: section "Design notes:
          adaptive".
@@ -722,10 +735,10 @@
          warm_start 1 (paper: 0, neither exists there). On `make
          isd-practice` (d 4-20, 20 seeds) these four took ISD from 21x
          adaptive's regret to 0.78x where part is invariant (0.87x without
-         the guard and the warm start), from 15.6x to 1.02x where nothing is
+         the guard and the warm start), from 15.6x to 1.01x where nothing is
          or the log cannot tell (1.19x), and from 34x LinUCB's to 0.11x
          when stationary; with a log whose residual part is stale the warm
-         start costs 5% (1.04x to 1.09x adaptive's; bench/README.md,
+         start costs 2% (1.04x to 1.06x adaptive's; bench/README.md,
          section "ISD on a practitioner's logs"). Three more defaults, one
          field each from the paper: est.rule TEST
          (paper: ISDB_ISD_RULE_CV), est.jbd.off_norm ENTRYWISE (paper:
@@ -1172,8 +1185,10 @@
                to identify invariance.
       0.3.0  ISD-linUCB's guard and warm start (config fields guard and
              warm_start, default 1 with the ADAPTIVE learner; info
-             guard_switched and guard_stat): its default config's
-             snapshots of 0.2.0 are refused.
+             guard_switched and guard_stat); adaptive's change test has a
+             noise floor and its widths an estimated noise scale (config
+             field noise_estimate, default 1). Snapshots of 0.2.0's
+             adaptive and default ISD configs are refused.
 */
 
 #ifndef ISDBANDIT_H
@@ -2181,6 +2196,8 @@ typedef struct isdb_adaptive_config {
     isdb_real threshold;      /* z at which the change test cuts the memory, > 0, finite; default 3.5 */
     isdb_real play_threshold; /* z at which a shorter memory is played, >= 0, finite; default 2 */
     int refresh;           /* refactorise every this many updates, >= 0; 0 means max(4 d, 256) */
+    int noise_estimate;    /* 1 (default): the widths use the smaller of R and a bound on the noise
+                              scale from the estimators' errors; 0: R */
 } isdb_adaptive_config;
 
 /* One discounted ridge estimator (private). */
@@ -7513,6 +7530,7 @@ isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     c.alpha = 1;
     c.threshold = 3.5;
     c.play_threshold = 2;
+    c.noise_estimate = 1;
     return c;
 }
 
@@ -7549,7 +7567,8 @@ isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_ref
           isdb__want_count(why, cfg->min_memory, "min_memory") &&
           isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
           isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
-          isdb__want_count(why, cfg->refresh, "refresh")))
+          isdb__want_count(why, cfg->refresh, "refresh") &&
+          isdb__want_flag(why, cfg->noise_estimate, "noise_estimate")))
         return ISDB_ERR_INVALID_ARG;
     c = isdb__adaptive_resolve(cfg);
     return isdb__checked(isdb__want_int(why, c.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
@@ -7593,13 +7612,28 @@ ISDB__PRIVATE isdb__adaptive_est *isdb__adaptive_played(const isdb_adaptive *p) 
     return (isdb__adaptive_est *)isdb__unconst(&p->_est[p->played]);
 }
 
+ISDB__PRIVATE isdb_real isdb__adaptive_noise2(const isdb_adaptive *p);
+
+/* The noise scale in the widths: R, or with noise_estimate the smaller of
+   R and sqrt(s2) (1 + sqrt(2 ln(1/delta) / w)), s2 the test's noise
+   variance (the smallest long-run mean squared error of any memory) over
+   w discounted observations, once w >= min_memory. */
+ISDB__PRIVATE isdb_real isdb__adaptive_R(const isdb_adaptive *p) {
+    const isdb_adaptive_config *c = &p->cfg;
+    isdb_real w = p->_err[p->n_est], r;
+    if (!c->noise_estimate || w < (isdb_real)c->min_memory) return c->R;
+    r = isdb__sqrt(isdb__adaptive_noise2(p)) * (1 + isdb__sqrt(2 * isdb__log(1 / c->delta) / w));
+    return r < c->R ? r : c->R;
+}
+
 /* A discounted estimator plays D-LinUCB's index (its width ||V^-1 x||_{Vt}
    and beta_n with n = count), the unbounded one LinUCB's (log-det width). */
 isdb_real isdb_adaptive_beta(const isdb_adaptive *p) {
     const isdb_adaptive_config *c = &p->cfg;
     const isdb__adaptive_est *e = isdb__adaptive_played(p);
-    isdb_real beta = e->Vt ? isdb__discounted_beta(c->d, (isdb_real)e->count, e->gamma, c->lambda, c->delta, c->R, c->S, c->L)
-                        : isdb__width(ISDB_WIDTH_LOGDET, c->d, 0, c->lambda, c->delta, c->R, c->S, c->L,
+    isdb_real R = isdb__adaptive_R(p);
+    isdb_real beta = e->Vt ? isdb__discounted_beta(c->d, (isdb_real)e->count, e->gamma, c->lambda, c->delta, R, c->S, c->L)
+                        : isdb__width(ISDB_WIDTH_LOGDET, c->d, 0, c->lambda, c->delta, R, c->S, c->L,
                                       e->ridge.logdet);
     return c->alpha * beta;
 }
@@ -7754,6 +7788,7 @@ ISDB__PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->threshold);
     isdb__ser_cfg_real(s, c->play_threshold);
     isdb__ser_cfg_int(s, c->refresh);
+    isdb__ser_cfg_int(s, c->noise_estimate);
     isdb__ser_int(s, &p->played, 0, n - 1);
     isdb__ser_require(s, isdb__ser_u64(s, &p->changes) <= s->t);
     /* Between rebuilds a discounted factor lags its Gram sum by up to

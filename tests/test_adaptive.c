@@ -472,6 +472,49 @@ static void test_bernoulli_cuts(void) {
     CHECK_MSG(caught == SEEDS, "the drop 0.9 -> 0.1 caught in %d of %d runs", caught, SEEDS);
 }
 
+/* noise_estimate: told R = 0.5 on Bernoulli arms with means <= 0.1 (a
+   spread near 0.2), the width shrinks below R's; on Gaussian noise of
+   scale exactly R it stays R's (the estimate errs above the noise). */
+static void test_noise_estimate(void) {
+    static const double low[6] = {0.071, 0.041, 0.032, 0.030, 0.020, 0.011};
+    isdb_real X[36];
+    int k, t, arm, mode;
+    isdb_real beta[2];
+    for (k = 0; k < 36; ++k) X[k] = k % 7 == 0 ? 1 : 0;
+    for (mode = 0; mode < 2; ++mode) {
+        isdb_adaptive p;
+        isdb_adaptive_config c = isdb_adaptive_config_init(6, 6);
+        isdb_rng rng;
+        c.R = 0.5;
+        c.noise_estimate = mode;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+        isdb_rng_seed(&rng, 31);
+        for (t = 0; t < 3000; ++t) {
+            CHECK_OK(isdb_policy_select(&p.base, X, 6, &arm));
+            CHECK_OK(isdb_policy_update(&p.base, arm, X + arm * 6, isdb_rng_uniform(&rng) < low[arm] ? 1 : 0));
+        }
+        beta[mode] = isdb_adaptive_beta(&p);
+        isdb_policy_uninit(&p.base);
+    }
+    printf("noise estimate: width on low-mean Bernoulli arms %.3f (R's %.3f)\n", (double)beta[1], (double)beta[0]);
+    CHECK_MSG(beta[1] < 0.7 * beta[0], "the estimated width %g is not below R's %g", (double)beta[1], (double)beta[0]);
+    for (mode = 0; mode < 2; ++mode) {
+        isdb_linear_env env;
+        isdb_adaptive p;
+        isdb_adaptive_config c = isdb_adaptive_config_init(5, 20);
+        isdb_sim_result res;
+        c.noise_estimate = mode;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+        CHECK_OK(make_env(5, 20, 77, 0, 1.0, &env));
+        CHECK_OK(isdb_sim_run(&p.base, &env.base, 3000, NULL, &res));
+        beta[mode] = isdb_adaptive_beta(&p);
+        isdb_policy_uninit(&p.base);
+        isdb_env_uninit(&env.base);
+    }
+    CHECK_MSG(beta[1] == beta[0], "Gaussian noise of scale R: width %g against R's %g", (double)beta[1],
+              (double)beta[0]);
+}
+
 int main(void) {
     test_config();
     test_estimators_match_references();
@@ -480,6 +523,7 @@ int main(void) {
     test_change_test();
     test_stationary_false_cuts();
     test_bernoulli_cuts();
+    test_noise_estimate();
     test_getters();
     return test_report();
 }
