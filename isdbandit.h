@@ -9681,15 +9681,15 @@ ISDB__PRIVATE void isdb__isd_swap_shadow(isdb_isd *p) {
 }
 
 /* Back to a full-dimensional learner that has seen no online rows (with
-   warm_start, the log's). */
-ISDB__PRIVATE void isdb__isd_shadow_clear(isdb_isd *p) {
+   warm and warm_start, the log's). */
+ISDB__PRIVATE void isdb__isd_shadow_clear(isdb_isd *p, int warm) {
     p->shadow_state = ISDB__SHADOW_LIVE;
     p->guard_count = p->guard_head = p->guard_since = 0;
     p->guard_stat = 0.0;
     isdb__zero(p->cfg.monitor_window, p->_guard_loss);
     isdb__isd_ada_dim(&p->_shadow, p->cfg.d);
     isdb__adaptive_reset(&p->_shadow.base);
-    p->shadow_rows = (double)isdb__isd_warm(p, &p->_shadow, 1);
+    p->shadow_rows = warm ? (double)isdb__isd_warm(p, &p->_shadow, 1) : 0.0;
 }
 
 /* The guard's row (x, y): ISD's squared error minus the full-dimensional
@@ -9726,7 +9726,8 @@ ISDB__PRIVATE void isdb__isd_guard_test(isdb_isd *p) {
     int n = p->guard_count, i;
     double mean = 0.0, ss = 0.0, t;
     if (!isdb__isd_guarded(c) || p->shadow_state != ISDB__SHADOW_LIVE || p->fallback) return;
-    if (++p->guard_since < c->monitor_every || n < c->monitor_window) return;
+    if (p->guard_since < c->monitor_every) p->guard_since++;
+    if (p->guard_since < c->monitor_every || n < c->monitor_window) return;
     p->guard_since = 0;
     for (i = 0; i < n; ++i) mean += p->_guard_loss[i];
     mean /= (double)n;
@@ -9842,7 +9843,7 @@ ISDB__PRIVATE void isdb__isd_shadow_refit(isdb_isd *p) {
     int k, state = p->shadow_state;
     if (state == ISDB__SHADOW_SWAPPED) isdb__isd_swap_shadow(p);
     if (state == ISDB__SHADOW_STALE) {
-        isdb__isd_shadow_clear(p);
+        isdb__isd_shadow_clear(p, 1);
         for (k = p->hist_count - 1; k >= 0; --k) {
             int slot = isdb__isd_hist_slot(p, k);
             isdb__adaptive_update(&p->_shadow.base, 0, p->_hist_x + slot * p->cfg.d, p->_hist_y[slot]);
@@ -10503,10 +10504,8 @@ ISDB__PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     isdb__isd_res_clear(p);
     isdb__isd_res_warm(p);
     if (isdb__isd_guarded(c)) {
-        if (p->_fit.p_inv > 0)
-            isdb__isd_shadow_clear(p);
-        else
-            p->shadow_state = ISDB__SHADOW_STALE; /* ISD is the full-dimensional learner */
+        isdb__isd_shadow_clear(p, p->_fit.p_inv > 0);
+        if (p->_fit.p_inv == 0) p->shadow_state = ISDB__SHADOW_STALE; /* ISD is that learner */
     }
     isdb__zero(d, p->_z);
     isdb__zero(d, p->_u);

@@ -1809,6 +1809,36 @@ static void test_guard(void) {
             isdb_env_uninit(&env.base);
         }
     }
+    {
+        /* nothing invariant: the guard's learner waits, and the policy's
+           snapshots load (right after init and after updates) */
+        isdb_isd_env env;
+        isdb_isd pol, copy;
+        isdb_isd_config c;
+        size_t n1 = 0;
+        make_env(&env, d, K, 3, sizes, res, 90, 250);
+        c = isdb_isd_config_init(d, K, 0, NULL, NULL);
+        c.oracle = 1;
+        c.p_inv = 0;
+        CHECK_OK(isdb_isd_init(&c, NULL, &pol));
+        CHECK_OK(isdb_isd_init(&c, NULL, &copy));
+        CHECK_OK(isdb_policy_save(&pol.base, s1, sizeof s1, &n1));
+        CHECK_OK(isdb_policy_load(&copy.base, s1, n1));
+        isdb_env_reset(&env.base);
+        for (t = 0; t < 300; ++t) {
+            int arm;
+            double y;
+            CHECK_OK(isdb_env_next(&env.base));
+            CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
+            CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+            CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
+        }
+        CHECK_OK(isdb_policy_save(&pol.base, s1, sizeof s1, &n1));
+        CHECK_OK(isdb_policy_load(&copy.base, s1, n1));
+        isdb_policy_uninit(&pol.base);
+        isdb_policy_uninit(&copy.base);
+        isdb_env_uninit(&env.base);
+    }
     printf("guard: switched on a wrong subspace in %d of 4 seeds, stayed on the right one in %d of 4\n", switched,
            stayed);
     CHECK_MSG(switched >= 3, "the guard switched on a wrong subspace in %d of 4 seeds", switched);
