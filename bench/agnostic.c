@@ -235,6 +235,33 @@ static void configure_turning(const scenario *sc, uint64_t T, isdb_rng *rng, isd
     c->theta_user = st;
 }
 
+/* One jump at 0.9 T to a fresh random unit parameter. */
+static void configure_late_jump(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                                double *pieces, uint64_t *switches, path_state *st) {
+    (void)st;
+    unit_vector(rng, sc->d, pieces);
+    unit_vector(rng, sc->d, pieces + sc->d);
+    switches[0] = T / 10 * 9;
+    c->n_pieces = 2;
+    c->pieces = pieces;
+    c->switch_at = switches;
+}
+
+/* Recurring regimes: theta alternates between two random unit parameters,
+   `changes` switches evenly spaced. */
+static void configure_recurring(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                                double *pieces, uint64_t *switches, path_state *st) {
+    int k, d = sc->d;
+    (void)st;
+    unit_vector(rng, d, pieces);
+    unit_vector(rng, d, pieces + d);
+    for (k = 2; k <= sc->changes; ++k) memcpy(pieces + k * d, pieces + (k % 2) * d, (size_t)d * sizeof(double));
+    for (k = 0; k < sc->changes; ++k) switches[k] = T * (uint64_t)(k + 1) / (uint64_t)(sc->changes + 1);
+    c->n_pieces = sc->changes + 1;
+    c->pieces = pieces;
+    c->switch_at = switches;
+}
+
 /* Level drift, which changes no decision: theta(t) = s(t) theta0 with
    s(t) = 1 + 0.7 sin(2 pi t / period) > 0 (every reward rescaled). */
 static void scale_level(uint64_t t, double *theta, void *user) {
@@ -323,6 +350,13 @@ static const struct {
     {{"heavy-noise", "d=5, K=20, 3 jumps, noise 3", 5, 20, 20000, 6000, 3.0, 1.0, configure_jumps, 3, 0, 0}, SPHERE},
     {{"d20-turn", "d=20, K=50, half a turn, noise 0.5", 20, 50, 5000, 2000, 0.5, 1.0, configure_turning, 0, 0.5, 0},
      SPHERE},
+    {{"late-jump", "d=10, K=20, one jump at 0.9 T, noise 0.5", 10, 20, 20000, 6000, 0.5, 1.0, configure_late_jump, 1, 0,
+      0},
+     SPHERE},
+    {{"recurring", "d=5, K=20, two regimes alternating, 9 switches, noise 0.5", 5, 20, 20000, 6000, 0.5, 1.0,
+      configure_recurring, 9, 0, 0},
+     SPHERE},
+    {{"d30-K200", "d=30, K=200, 3 jumps, noise 0.5", 30, 200, 3000, 1500, 0.5, 1.0, configure_jumps, 3, 0, 0}, SPHERE},
     {{"level-scale", "d=5, K=20, theta = s(t) theta0, s in [0.3, 1.7], period 2000, noise 0.3", 5, 20, 20000, 6000, 0.3,
       1.0, configure_scale, 0, 0, 2000.0},
      SPHERE},
