@@ -3972,6 +3972,187 @@ ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *
    the sums; as named scalars they stay in registers. */
 #define ISDB__LANES8 8
 
+/* With GCC or clang on x86-64 (SSE2) or AArch64, the eight-lane kernels
+   below are written with the compilers' vector extension (16-byte
+   vectors: two doubles or four floats; element-wise IEEE operations, so
+   each lane's bits are those of the scalar code), and the forward solve
+   and the V-tilde form take several rows a pass: two in double (eight
+   vector sums), four in float (eight too). The subtraction chain of one
+   row, not the arithmetic, bounds a one-row pass (eight lanes are four
+   chains in double, two in float; each step waits on the previous
+   subtraction); rows i and i + 1 share their terms k < i, which are
+   independent, and row i + 1 takes its term k = i once row i is done, so
+   every lane still gets the one-arm routine's operations in its order.
+   Written as named scalars, gcc vectorized the two-row loop across rows
+   and k with shuffles (1.4x slower than one row); with explicit vectors
+   it runs near the core's peak (bench/bench_select.c). Elsewhere (other
+   compilers, 32-bit ARM, ISDB__SCALAR_LANES defined) the scalar kernels,
+   one row a pass, give the same bits. */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__SSE2__) || defined(__aarch64__)) && \
+    !defined(ISDB__SCALAR_LANES)
+#define ISDB__VEC_LANES 1
+typedef isdb_real isdb__vec __attribute__((vector_size(16), aligned(sizeof(isdb_real)), may_alias));
+#if ISDB_REAL_IS_FLOAT
+ISDB__PRIVATE isdb__vec isdb__splat(isdb_real x) {
+    isdb__vec v = {x, x, x, x};
+    return v;
+}
+/* Lanes a0 .. a0 + 3 of row i of the arms. */
+ISDB__PRIVATE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i) {
+    isdb__vec v = {rows[a0][i], rows[a0 + 1][i], rows[a0 + 2][i], rows[a0 + 3][i]};
+    return v;
+}
+#else
+ISDB__PRIVATE isdb__vec isdb__splat(isdb_real x) {
+    isdb__vec v = {x, x};
+    return v;
+}
+ISDB__PRIVATE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i) {
+    isdb__vec v = {rows[a0][i], rows[a0 + 1][i]};
+    return v;
+}
+#endif
+#endif
+
+#ifdef ISDB__VEC_LANES
+#define ISDB__VEC8_ALWAYS 1
+#else
+#define ISDB__VEC8_ALWAYS 0
+#endif
+
+#if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
+/* Double: four vectors of two lanes; rows i and i + 1 a pass. */
+ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                          const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = 0; i + 2 <= n; i += 2) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lj = Li + n;
+        isdb__vec s0 = isdb__gather(rows, 0, i), s1 = isdb__gather(rows, 2, i);
+        isdb__vec s2 = isdb__gather(rows, 4, i), s3 = isdb__gather(rows, 6, i);
+        isdb__vec t0 = isdb__gather(rows, 0, i + 1), t1 = isdb__gather(rows, 2, i + 1);
+        isdb__vec t2 = isdb__gather(rows, 4, i + 1), t3 = isdb__gather(rows, 6, i + 1), m;
+        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec l = isdb__splat(Li[k]), h = isdb__splat(Lj[k]);
+            const isdb__vec *w = (const isdb__vec *)(W + k * ISDB__LANES8);
+            const isdb__vec w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+            s0 -= l * w0;
+            s1 -= l * w1;
+            s2 -= l * w2;
+            s3 -= l * w3;
+            t0 -= h * w0;
+            t1 -= h * w1;
+            t2 -= h * w2;
+            t3 -= h * w3;
+        }
+        m = isdb__splat(inv_diag[i]);
+        out[0] = s0 *= m;
+        out[1] = s1 *= m;
+        out[2] = s2 *= m;
+        out[3] = s3 *= m;
+        m = isdb__splat(Lj[i]);
+        t0 -= m * s0;
+        t1 -= m * s1;
+        t2 -= m * s2;
+        t3 -= m * s3;
+        m = isdb__splat(inv_diag[i + 1]);
+        out[4] = t0 * m;
+        out[5] = t1 * m;
+        out[6] = t2 * m;
+        out[7] = t3 * m;
+    }
+    if (i < n) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n;
+        isdb__vec s0 = isdb__gather(rows, 0, i), s1 = isdb__gather(rows, 2, i);
+        isdb__vec s2 = isdb__gather(rows, 4, i), s3 = isdb__gather(rows, 6, i), m;
+        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec l = isdb__splat(Li[k]), *w = (const isdb__vec *)(W + k * ISDB__LANES8);
+            s0 -= l * w[0];
+            s1 -= l * w[1];
+            s2 -= l * w[2];
+            s3 -= l * w[3];
+        }
+        m = isdb__splat(inv_diag[i]);
+        out[0] = s0 * m;
+        out[1] = s1 * m;
+        out[2] = s2 * m;
+        out[3] = s3 * m;
+    }
+}
+#elif defined(ISDB__VEC_LANES)
+/* Float: two vectors of four lanes; rows i .. i + 3 a pass. */
+ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                          const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = 0; i + 4 <= n; i += 4) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
+        isdb__vec a0 = isdb__gather(rows, 0, i), a1 = isdb__gather(rows, 4, i);
+        isdb__vec b0 = isdb__gather(rows, 0, i + 1), b1 = isdb__gather(rows, 4, i + 1);
+        isdb__vec c0 = isdb__gather(rows, 0, i + 2), c1 = isdb__gather(rows, 4, i + 2);
+        isdb__vec e0 = isdb__gather(rows, 0, i + 3), e1 = isdb__gather(rows, 4, i + 3), m;
+        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec l0 = isdb__splat(L0[k]), l1 = isdb__splat(L1[k]);
+            const isdb__vec l2 = isdb__splat(L2[k]), l3 = isdb__splat(L3[k]);
+            const isdb__vec *w = (const isdb__vec *)(W + k * ISDB__LANES8);
+            const isdb__vec w0 = w[0], w1 = w[1];
+            a0 -= l0 * w0;
+            a1 -= l0 * w1;
+            b0 -= l1 * w0;
+            b1 -= l1 * w1;
+            c0 -= l2 * w0;
+            c1 -= l2 * w1;
+            e0 -= l3 * w0;
+            e1 -= l3 * w1;
+        }
+        /* the 4 x 4 triangle, row by row, in each row's order */
+        m = isdb__splat(inv_diag[i]);
+        out[0] = a0 *= m;
+        out[1] = a1 *= m;
+        m = isdb__splat(L1[i]);
+        b0 -= m * a0;
+        b1 -= m * a1;
+        m = isdb__splat(inv_diag[i + 1]);
+        out[2] = b0 *= m;
+        out[3] = b1 *= m;
+        m = isdb__splat(L2[i]);
+        c0 -= m * a0;
+        c1 -= m * a1;
+        m = isdb__splat(L2[i + 1]);
+        c0 -= m * b0;
+        c1 -= m * b1;
+        m = isdb__splat(inv_diag[i + 2]);
+        out[4] = c0 *= m;
+        out[5] = c1 *= m;
+        m = isdb__splat(L3[i]);
+        e0 -= m * a0;
+        e1 -= m * a1;
+        m = isdb__splat(L3[i + 1]);
+        e0 -= m * b0;
+        e1 -= m * b1;
+        m = isdb__splat(L3[i + 2]);
+        e0 -= m * c0;
+        e1 -= m * c1;
+        m = isdb__splat(inv_diag[i + 3]);
+        out[6] = e0 * m;
+        out[7] = e1 * m;
+    }
+    for (; i < n; ++i) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n;
+        isdb__vec s0 = isdb__gather(rows, 0, i), s1 = isdb__gather(rows, 4, i), m;
+        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec l = isdb__splat(Li[k]), *w = (const isdb__vec *)(W + k * ISDB__LANES8);
+            s0 -= l * w[0];
+            s1 -= l * w[1];
+        }
+        m = isdb__splat(inv_diag[i]);
+        out[0] = s0 * m;
+        out[1] = s1 * m;
+    }
+}
+#else
 ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
                                           const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
     int i, k;
@@ -4001,6 +4182,7 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
         out[7] = t3 * r;
     }
 }
+#endif
 
 /* out[a] = w_a . z and norm2[a] = w_a . w_a for the eight lanes. */
 ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) {
@@ -5977,9 +6159,11 @@ ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_
     int k, a, m, d = r->d, best = 0;
     isdb_real best_value = 0, mean[ISDB__LANES8], norm2[ISDB__LANES8];
     const isdb_real *rows[ISDB__LANES8];
-    /* Eight arms a pass while more than four remain, then four. */
+    /* Eight arms a pass while more than four remain, then four (scalar
+       kernels); the vectorized kernel, two rows a pass, is faster with
+       eight lanes even for the last one to four arms. */
     for (k = 0; k < n_arms; k += m) {
-        if (n_arms - k > ISDB__LANES) {
+        if (n_arms - k > ISDB__LANES || ISDB__VEC8_ALWAYS) {
             m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
             isdb__lanes8_fwd_solve(d, r->L, r->inv_diag, rows, r->block);
             isdb__lanes8_dots(d, r->block, r->z, mean, norm2);
@@ -6641,7 +6825,7 @@ ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb
     const isdb_real *rows[ISDB__LANES8];
     for (k = 0; k < n_arms; k += m) {
         isdb_real q[ISDB__LANES8] = {0};
-        if (n_arms - k > ISDB__LANES) {
+        if (n_arms - k > ISDB__LANES || ISDB__VEC8_ALWAYS) {
             m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
             isdb__lanes8_fwd_solve(d, L, inv_diag, rows, block);
             isdb__lanes8_dots(d, block, z, mean, norm2);

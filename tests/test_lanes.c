@@ -1,0 +1,57 @@
+/* The select kernels against the one-arm routines they stand for. White
+   box (it reaches the private kernels), so built without optimisation;
+   in double and float, and with the scalar kernels (ISDB__SCALAR_LANES)
+   where the vectorized ones are compiled, so both paths are checked. */
+#define ISDB_IMPLEMENTATION
+#include "../isdbandit.h"
+#include "test.h"
+
+#include <string.h>
+
+/* The eight-lane select kernels (forward solve, back solve, V-tilde form;
+   vectorized, several rows a pass, where the compiler allows) against the
+   one-arm routines, bit for bit, for every d up to 41 (every remainder of
+   the row blocks) and arms repeated in the lanes. */
+static void test_select_lanes(void) {
+    static isdb_real L[41 * 41], inv_diag[41], Vt[41 * 41], X[8 * 41], W[8 * 41], w[41], u[41];
+    isdb_rng rng;
+    int d, a, i, j, m, bad_fwd = 0, bad_back = 0, bad_form = 0;
+    isdb_rng_seed(&rng, 11);
+    for (d = 1; d <= 41; ++d)
+        for (m = 1; m <= 8; m += 3) {
+            const isdb_real *rows[8];
+            isdb_real q[8] = {0};
+            for (i = 0; i < d; ++i) {
+                for (j = 0; j < d; ++j) {
+                    L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
+                    Vt[i * d + j] = j <= i ? isdb_rng_normal(&rng) : 0;
+                }
+                inv_diag[i] = 1 / L[i * d + i];
+            }
+            for (i = 0; i < 8 * d; ++i) X[i] = isdb_rng_normal(&rng);
+            isdb__lanes_rows_n(X, d, m, 0, 8, rows);
+            isdb__lanes8_fwd_solve(d, L, inv_diag, rows, W);
+            for (a = 0; a < 8; ++a) {
+                isdb__tri_solve(d, L, inv_diag, 0, rows[a], w);
+                for (i = 0; i < d; ++i) bad_fwd += memcmp(&w[i], &W[i * 8 + a], sizeof w[i]) != 0;
+            }
+            isdb__lanes8_back_solve(d, L, inv_diag, W);
+            isdb__lanes8_sym_form(d, Vt, W, q);
+            for (a = 0; a < 8; ++a) {
+                isdb_real width;
+                isdb__tri_solve(d, L, inv_diag, 0, rows[a], w);
+                width = isdb__discounted_width(d, L, inv_diag, Vt, w, u);
+                for (i = 0; i < d; ++i) bad_back += memcmp(&u[i], &W[i * 8 + a], sizeof u[i]) != 0;
+                q[a] = isdb__sqrt(q[a] > 0 ? q[a] : 0);
+                bad_form += memcmp(&width, &q[a], sizeof width) != 0;
+            }
+        }
+    CHECK_MSG(bad_fwd == 0, "%d forward-solve entries differ from isdb__tri_solve's", bad_fwd);
+    CHECK_MSG(bad_back == 0, "%d back-solve entries differ from isdb__tri_solve's", bad_back);
+    CHECK_MSG(bad_form == 0, "%d V-tilde widths differ from isdb__discounted_width's", bad_form);
+}
+
+int main(void) {
+    test_select_lanes();
+    return test_report();
+}
