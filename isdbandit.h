@@ -1961,6 +1961,8 @@ typedef struct isdb_dlinucb_config {
     isdb_real R;         /* sub-Gaussian noise scale; default 1 */
     isdb_real S, L;      /* bounds on ||theta|| and ||x||; default 1 each */
     isdb_real alpha;     /* default 1 */
+    int refresh;         /* refactorise V every this many updates, >= 0; 1: every update (the
+                            paper's exact factor, O(d^3) each); 0 means max(4 d, 256) */
 } isdb_dlinucb_config;
 
 typedef struct isdb_dlinucb {
@@ -1975,8 +1977,12 @@ typedef struct isdb_dlinucb {
     isdb_real *_work;           /* 8 d: four or eight arms' lanes (select), or L^-1 x and V^-1 x (explain) */
 } isdb_dlinucb;
 
-/* Every update with valid input is taken (ISDB_OK): V is refactorised
-   each update, and when rounding leaves the stored Gram sum without a
+/* Every update with valid input is taken (ISDB_OK). Between
+   refactorisations (every `refresh` updates) the factor of V follows by
+   O(d^2) steps: discounted rank-one (isdb__chol_discount), and the ridge's
+   padding, which is full rank, one coordinate per update in turn (see
+   isdb__dlinucb_update); with refresh = 1, V is refactorised each update
+   (the paper's exact V^-1). When rounding leaves the stored Gram sum without a
    positive pivot (features far from unit scale along nearly one direction:
    norm 1e6 in double, far less in float) the factor is carried by Givens
    rotations of the previous one instead, which cannot fail; inputs whose
@@ -3991,6 +3997,7 @@ ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__SSE2__) || defined(__aarch64__)) && \
     !defined(ISDB__SCALAR_LANES)
 #define ISDB__VEC_LANES 1
+#define ISDB__VLEN (int)(16 / sizeof(isdb_real)) /* lanes a vector */
 typedef isdb_real isdb__vec __attribute__((vector_size(16), aligned(sizeof(isdb_real)), may_alias));
 #if ISDB_REAL_IS_FLOAT
 ISDB__PRIVATE isdb__vec isdb__splat(isdb_real x) {
@@ -4226,6 +4233,180 @@ ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real 
     norm2[7] = q7;
 }
 
+#if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
+/* W = L^-T W in place for the eight lanes, columns i and i - 1 a pass
+   (each w_k takes column i's term, then column i - 1's: the scalar
+   order), and q[a] = u_a^T Vt u_a, rows i and i + 1 a pass (row i + 1's
+   sum takes its term j = i last), as vectors. */
+ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                           isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = n - 1; i >= 1; i -= 2) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
+        isdb__vec *wi = (isdb__vec *)(W + i * ISDB__LANES8), *wh = (isdb__vec *)(W + (i - 1) * ISDB__LANES8);
+        isdb__vec m = isdb__splat(inv_diag[i]), l;
+        const isdb__vec x0 = wi[0] *= m, x1 = wi[1] *= m, x2 = wi[2] *= m, x3 = wi[3] *= m;
+        isdb__vec y0, y1, y2, y3;
+        l = isdb__splat(Li[i - 1]);
+        wh[0] -= l * x0;
+        wh[1] -= l * x1;
+        wh[2] -= l * x2;
+        wh[3] -= l * x3;
+        m = isdb__splat(inv_diag[i - 1]);
+        y0 = wh[0] *= m;
+        y1 = wh[1] *= m;
+        y2 = wh[2] *= m;
+        y3 = wh[3] *= m;
+        for (k = 0; k < i - 1; ++k) {
+            isdb__vec *w = (isdb__vec *)(W + k * ISDB__LANES8);
+            const isdb__vec a = isdb__splat(Li[k]), b = isdb__splat(Lh[k]);
+            w[0] = (w[0] - a * x0) - b * y0;
+            w[1] = (w[1] - a * x1) - b * y1;
+            w[2] = (w[2] - a * x2) - b * y2;
+            w[3] = (w[3] - a * x3) - b * y3;
+        }
+    }
+    if (i == 0) W[0] *= inv_diag[0], W[1] *= inv_diag[0], W[2] *= inv_diag[0], W[3] *= inv_diag[0],
+                W[4] *= inv_diag[0], W[5] *= inv_diag[0], W[6] *= inv_diag[0], W[7] *= inv_diag[0];
+}
+
+ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
+                                         isdb_real *q) {
+    int i, j;
+    isdb__vec q0, q1, q2, q3, two = isdb__splat(2);
+    memset(&q0, 0, sizeof q0);
+    q1 = q2 = q3 = q0;
+    for (i = 0; i + 2 <= n; i += 2) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
+        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + ISDB__LANES8 / ISDB__VLEN;
+        isdb__vec m;
+        isdb__vec o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1, o2 = q0 - q0, p2 = o2, o3 = q0 - q0, p3 = o3;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec a = isdb__splat(Vi[j]), b = isdb__splat(Vj[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
+            const isdb__vec u0 = u[0], u1 = u[1], u2 = u[2], u3 = u[3];
+            o0 += a * u0;
+            o1 += a * u1;
+            o2 += a * u2;
+            o3 += a * u3;
+            p0 += b * u0;
+            p1 += b * u1;
+            p2 += b * u2;
+            p3 += b * u3;
+        }
+        m = isdb__splat(Vj[i]);
+        p0 += m * ui[0];
+        p1 += m * ui[1];
+        p2 += m * ui[2];
+        p3 += m * ui[3];
+        m = isdb__splat(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+        q1 += ui[1] * (m * ui[1] + two * o1);
+        q2 += ui[2] * (m * ui[2] + two * o2);
+        q3 += ui[3] * (m * ui[3] + two * o3);
+        m = isdb__splat(Vj[i + 1]);
+        q0 += uj[0] * (m * uj[0] + two * p0);
+        q1 += uj[1] * (m * uj[1] + two * p1);
+        q2 += uj[2] * (m * uj[2] + two * p2);
+        q3 += uj[3] * (m * uj[3] + two * p3);
+    }
+    if (i < n) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
+        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8);
+        isdb__vec m;
+        isdb__vec o0 = q0 - q0, o1 = q0 - q0, o2 = q0 - q0, o3 = q0 - q0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec a = isdb__splat(Vi[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
+            o0 += a * u[0];
+            o1 += a * u[1];
+            o2 += a * u[2];
+            o3 += a * u[3];
+        }
+        m = isdb__splat(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+        q1 += ui[1] * (m * ui[1] + two * o1);
+        q2 += ui[2] * (m * ui[2] + two * o2);
+        q3 += ui[3] * (m * ui[3] + two * o3);
+    }
+    memcpy(q, &q0, sizeof q0);
+    memcpy(q + 1 * ISDB__VLEN, &q1, sizeof q1);
+    memcpy(q + 2 * ISDB__VLEN, &q2, sizeof q2);
+    memcpy(q + 3 * ISDB__VLEN, &q3, sizeof q3);
+}
+#elif defined(ISDB__VEC_LANES)
+/* The same in float (two vectors of four lanes). */
+ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                           isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = n - 1; i >= 1; i -= 2) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
+        isdb__vec *wi = (isdb__vec *)(W + i * ISDB__LANES8), *wh = (isdb__vec *)(W + (i - 1) * ISDB__LANES8);
+        isdb__vec m = isdb__splat(inv_diag[i]), l;
+        const isdb__vec x0 = wi[0] *= m, x1 = wi[1] *= m;
+        isdb__vec y0, y1;
+        l = isdb__splat(Li[i - 1]);
+        wh[0] -= l * x0;
+        wh[1] -= l * x1;
+        m = isdb__splat(inv_diag[i - 1]);
+        y0 = wh[0] *= m;
+        y1 = wh[1] *= m;
+        for (k = 0; k < i - 1; ++k) {
+            isdb__vec *w = (isdb__vec *)(W + k * ISDB__LANES8);
+            const isdb__vec a = isdb__splat(Li[k]), b = isdb__splat(Lh[k]);
+            w[0] = (w[0] - a * x0) - b * y0;
+            w[1] = (w[1] - a * x1) - b * y1;
+        }
+    }
+    if (i == 0) W[0] *= inv_diag[0], W[1] *= inv_diag[0], W[2] *= inv_diag[0], W[3] *= inv_diag[0],
+                W[4] *= inv_diag[0], W[5] *= inv_diag[0], W[6] *= inv_diag[0], W[7] *= inv_diag[0];
+}
+
+ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
+                                         isdb_real *q) {
+    int i, j;
+    isdb__vec q0, q1, two = isdb__splat(2);
+    memset(&q0, 0, sizeof q0);
+    q1 = q0;
+    for (i = 0; i + 2 <= n; i += 2) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
+        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + ISDB__LANES8 / ISDB__VLEN;
+        isdb__vec m;
+        isdb__vec o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec a = isdb__splat(Vi[j]), b = isdb__splat(Vj[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
+            const isdb__vec u0 = u[0], u1 = u[1];
+            o0 += a * u0;
+            o1 += a * u1;
+            p0 += b * u0;
+            p1 += b * u1;
+        }
+        m = isdb__splat(Vj[i]);
+        p0 += m * ui[0];
+        p1 += m * ui[1];
+        m = isdb__splat(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+        q1 += ui[1] * (m * ui[1] + two * o1);
+        m = isdb__splat(Vj[i + 1]);
+        q0 += uj[0] * (m * uj[0] + two * p0);
+        q1 += uj[1] * (m * uj[1] + two * p1);
+    }
+    if (i < n) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
+        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8);
+        isdb__vec m;
+        isdb__vec o0 = q0 - q0, o1 = q0 - q0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec a = isdb__splat(Vi[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
+            o0 += a * u[0];
+            o1 += a * u[1];
+        }
+        m = isdb__splat(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+        q1 += ui[1] * (m * ui[1] + two * o1);
+    }
+    memcpy(q, &q0, sizeof q0);
+    memcpy(q + 1 * ISDB__VLEN, &q1, sizeof q1);
+}
+#else
 /* W = L^-T W in place for the eight lanes. */
 ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
                                            isdb_real *ISDB__RESTRICT W) {
@@ -4287,6 +4468,7 @@ ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT 
     q[6] = q6;
     q[7] = q7;
 }
+#endif
 
 void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
     ISDB_ASSERT(L && b && x && n >= 1);
@@ -6202,6 +6384,26 @@ ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
     isdb__tri_solve(r->d, r->L, r->inv_diag, 1, r->z, theta);
 }
 
+/* L z = b for a z carried by rank-one steps (V the Gram sum L L^T
+   follows): what they round away is at most about sum_t |y_t x_ti| <=
+   ISDB_INPUT_MAX sqrt(t V_ii), however much b's sum cancels. */
+ISDB__PRIVATE void isdb__ser_check_carried_solve(isdb_ser *s, isdb__ser_view L, int d, isdb__ser_view z,
+                                                 isdb__ser_view b, isdb__ser_view V) {
+    isdb_real ymax = ISDB_INPUT_MAX * isdb__sqrt((isdb_real)s->t);
+    int i, k;
+    if (!isdb__ser_checking(s, z, b)) return;
+    for (i = 0; i < d; ++i) {
+        isdb_real v = 0, a = 0, bi = isdb__sv(b, i);
+        for (k = 0; k <= i; ++k) {
+            isdb_real t = isdb__sv(L, i * d + k) * isdb__sv(z, k);
+            v += t;
+            a += isdb__fabs(t);
+        }
+        a = ISDB__SER_TOL * (a + isdb__fabs(bi) + ymax * isdb__sqrt(isdb__sv(V, i * d + i))) + ISDB__REAL_MIN;
+        isdb__ser_require(s, isdb__finite(a) && isdb__fabs(v - bi) <= a);
+    }
+}
+
 /* On CHECK: L lower with a positive diagonal and its reciprocals; the
    Gram sum V (when kept) lambda I or more on the diagonal, with L L^T =
    V - p I, p in [0, pad]; V and b within what t updates can sum; the
@@ -6223,7 +6425,6 @@ ISDB__PRIVATE isdb__ridge_views isdb__ridge_serialize(isdb__ridge *r, isdb_ser *
     isdb__ser_view L = isdb__ser_view_real(s, r->L, dd), b, z;
     isdb__ser_view inv = isdb__ser_view_real(s, r->inv_diag, d);
     isdb_real logdet, cap = isdb__ser_sum_cap(s->t);
-    int i;
     isdb__ser_check_lower(s, L, d, d, 1);
     isdb__ser_check_inv_diag(s, L, inv, d, d);
     out.L = L;
@@ -6245,22 +6446,8 @@ ISDB__PRIVATE isdb__ridge_views isdb__ridge_serialize(isdb__ridge *r, isdb_ser *
     z = isdb__ser_view_real(s, r->z, d);
     if (z_solved || !out.V.at) {
         isdb__ser_check_solve(s, L, d, d, 0, z, b, 0);
-    } else if (isdb__ser_checking(s, z, b)) {
-        /* z carried by the rank-one steps: what they round away is at most
-           about sum_t |y_t x_ti| <= ISDB_INPUT_MAX sqrt(t V_ii), however
-           much b's sum cancels. */
-        isdb_real ymax = ISDB_INPUT_MAX * isdb__sqrt((isdb_real)s->t);
-        for (i = 0; i < d; ++i) {
-            isdb_real v = 0, a = 0, bi = isdb__sv(b, i);
-            int k;
-            for (k = 0; k <= i; ++k) {
-                isdb_real t = isdb__sv(L, i * d + k) * isdb__sv(z, k);
-                v += t;
-                a += isdb__fabs(t);
-            }
-            a = ISDB__SER_TOL * (a + isdb__fabs(bi) + ymax * isdb__sqrt(isdb__sv(out.V, i * d + i))) + ISDB__REAL_MIN;
-            isdb__ser_require(s, isdb__finite(a) && isdb__fabs(v - bi) <= a);
-        }
+    } else {
+        isdb__ser_check_carried_solve(s, L, d, z, b, out.V);
     }
     logdet = isdb__ser_real_in(s, &r->logdet, -ISDB__REAL_MAX, ISDB__REAL_MAX);
     isdb__ser_check_logdet(s, L, d, d, logdet);
@@ -6751,6 +6938,7 @@ isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamm
     c.S = 1;
     c.L = 1;
     c.alpha = 1;
+    c.refresh = 0;
     return c;
 }
 
@@ -6758,7 +6946,8 @@ isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, isdb_refusal
     return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
                          isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
                          isdb__want_open01(why, c->gamma, "gamma") &&
-                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha));
+                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
+                         isdb__want_count(why, c->refresh, "refresh"));
 }
 
 ISDB__PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
@@ -6912,18 +7101,40 @@ ISDB__PRIVATE void isdb__dlinucb_factor_step(isdb_dlinucb *p, const isdb_real *x
     isdb__chol_pad(d, p->_chol_next, (1 - g) * p->cfg.lambda, p->_z, p->_work);
 }
 
+/* Between refactorisations: the discounted rank-one step, then the
+   padding, which keeps V's ridge at lambda I and is full rank: coordinate
+   j = (u - 1) mod d takes it in turn at the u-th update since the last
+   refactorisation, lambda (1 - gamma^m) e_j e_j^T, m = min(u, d) the
+   updates since its ridge was last lambda, which sets it back to lambda.
+   So L L^T = V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^d): each
+   coordinate's ridge between lambda gamma^d and lambda. O(d^2): the
+   discounted step's sweep and a sweep from column j. */
+ISDB__PRIVATE void isdb__dlinucb_fast_step(isdb_dlinucb *p, const isdb_real *x, isdb_real y, int u) {
+    int d = p->cfg.d, j = (u - 1) % d, m = u < d ? u : d;
+    isdb_real g = p->cfg.gamma;
+    isdb__chol_discount(d, p->_chol, p->_chol_next, x, y, g, p->_work, NULL, p->_z);
+    isdb__zero(d, p->_work);
+    p->_work[j] = isdb__sqrt(-p->cfg.lambda * isdb__expm1((isdb_real)m * isdb__log(g)));
+    isdb__chol_sweep(d, j, p->_chol_next, p->_chol_next, p->_work, NULL, p->_z, 0);
+}
+
 ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     const isdb_dlinucb_config *c = &p->cfg;
-    int i, carried, d = c->d;
+    int i, carried = 0, d = c->d, u = (int)(bp->t % (uint64_t)c->refresh) + 1;
     isdb_real g = c->gamma, lam = c->lambda;
     (void)arm;
     isdb__discount_gram(d, p->_gram, p->_gram_next, x, g, (1 - g) * lam);
     isdb__discount_gram(d, p->_gram_tilde, p->_gram_tilde_next, x, g * g, (1 - g) * (1 + g) * lam);
     for (i = 0; i < d; ++i) p->_b_next[i] = g * p->_b[i] + y * x[i];
-    isdb__copy(d * d, p->_gram_next, p->_chol_next);
-    carried = isdb_chol(d, p->_chol_next) != ISDB_OK;
-    if (carried) isdb__dlinucb_factor_step(p, x, y);
+    if (u == c->refresh) {
+        isdb__copy(d * d, p->_gram_next, p->_chol_next);
+        carried = isdb_chol(d, p->_chol_next) != ISDB_OK;
+        if (carried) isdb__dlinucb_factor_step(p, x, y);
+    } else {
+        isdb__dlinucb_fast_step(p, x, y, u);
+        carried = 1;
+    }
     isdb__swap_ptr(&p->_gram, &p->_gram_next);
     isdb__swap_ptr(&p->_gram_tilde, &p->_gram_tilde_next);
     isdb__swap_ptr(&p->_chol, &p->_chol_next);
@@ -6954,7 +7165,8 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     int d = c->d, dd = d * d;
     isdb_real lo = c->lambda * (1 - ISDB__SER_TOL);
     isdb__ser_gram g;
-    isdb__ser_view Vt, L, b;
+    isdb__ser_view Vt, L, b, z;
+    int exact;
     isdb__ser_cfg_real(s, c->gamma);
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_real(s, c->delta);
@@ -6962,6 +7174,8 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->S);
     isdb__ser_cfg_real(s, c->L);
     isdb__ser_cfg_real(s, c->alpha);
+    isdb__ser_cfg_int(s, c->refresh);
+    exact = c->refresh == 1 || s->t % (uint64_t)isdb__max_int(c->refresh, 1) == 0;
     g.A = isdb__ser_view_real(s, p->_gram, dd);
     g.ld = d;
     isdb__ser_check_gram(s, g.A, d, d, 0, lo, c->lambda + isdb__ser_sum_cap(s->t));
@@ -6969,11 +7183,16 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__dlinucb_check_vt(s, g.A, Vt, d, lo, c->lambda);
     L = isdb__ser_view_real(s, p->_chol, dd);
     isdb__ser_check_lower(s, L, d, d, 1);
-    isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, 0);
+    /* between refactorisations L L^T = V - D, 0 <= D_jj <= lambda (1 - gamma^d) */
+    isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, exact ? 0 : c->lambda);
     isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_inv_diag, d), d, d);
     b = isdb__ser_view_in(s, p->_b, d, -isdb__ser_sum_cap(s->t), isdb__ser_sum_cap(s->t));
-    isdb__ser_check_solve(s, L, d, d, 0, isdb__ser_view_real(s, p->_z, d), b, 0);
-    isdb__ser_check_inverse(s, L, d, d, c->lambda, p->_work);
+    z = isdb__ser_view_real(s, p->_z, d);
+    if (exact)
+        isdb__ser_check_solve(s, L, d, d, 0, z, b, 0);
+    else
+        isdb__ser_check_carried_solve(s, L, d, z, b, g.A);
+    isdb__ser_check_inverse(s, L, d, d, exact ? c->lambda : c->lambda * isdb__pow(c->gamma, (isdb_real)d), p->_work);
 }
 
 ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
@@ -7011,6 +7230,7 @@ isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void 
     if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
+    if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
     isdb__dlinucb_layout(cfg, pol, heap);
     isdb__policy_base_init(&pol->base, &isdb__dlinucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
     isdb__dlinucb_reset(&pol->base);
