@@ -65,6 +65,12 @@
       ISDB_REAL            float or double (default): the precision of every
                            number (see PRECISION). Define it the same way in
                            every file that includes the header.
+      ISDB_NO_AVX2_DISPATCH  x86 with GCC or clang: the select kernels
+                           (eight arms' triangular solves) are also built
+                           for AVX2 (a target attribute, no FMA: the same
+                           bits) and taken at run time when the CPU has it
+                           (__builtin_cpu_supports); this leaves them out
+                           (SSE2 only, the flags' own code).
 
    QUICK START
       isdb_linucb pol;
@@ -4029,8 +4035,8 @@ ISDB__PRIVATE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i
 
 #if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
 /* Double: four vectors of two lanes; rows i and i + 1 a pass. */
-ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                          const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
+ISDB__PRIVATE void isdb__lanes8_fwd_solve_v(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                            const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
     int i, k;
     for (i = 0; i + 2 <= n; i += 2) {
         const isdb_real *Li = L + (size_t)i * (size_t)n, *Lj = Li + n;
@@ -4089,8 +4095,8 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
 }
 #elif defined(ISDB__VEC_LANES)
 /* Float: two vectors of four lanes; rows i .. i + 3 a pass. */
-ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                          const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
+ISDB__PRIVATE void isdb__lanes8_fwd_solve_v(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                            const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
     int i, k;
     for (i = 0; i + 4 <= n; i += 4) {
         const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
@@ -4191,6 +4197,335 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
 }
 #endif
 
+/* AVX2 at run time: on x86 with GCC or clang, the kernels above also exist
+   as 32-byte vectors in functions compiled for AVX2 (the target
+   attribute; no FMA, so each lane's operations stay the scalar ones and
+   the bits are the same), taken when the CPU has AVX2
+   (__builtin_cpu_supports): the library's own flags stay plain -O2
+   (SSE2). Four rows a pass in double and eight in float (eight vector
+   sums), then halving passes for the last rows. ISDB_NO_AVX2_DISPATCH
+   leaves them out. */
+#if defined(ISDB__VEC_LANES) && (defined(__x86_64__) || defined(__i386__)) && !defined(ISDB_NO_AVX2_DISPATCH) && \
+    (defined(__clang__) || __GNUC__ >= 6)
+#define ISDB__AVX2 __attribute__((target("avx2")))
+typedef isdb_real isdb__vec32 __attribute__((vector_size(32), aligned(sizeof(isdb_real)), may_alias));
+#if ISDB_REAL_IS_FLOAT
+ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__splat32(isdb_real x) {
+    isdb__vec32 v = {x, x, x, x, x, x, x, x};
+    return v;
+}
+ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__gather32(const isdb_real *const *rows, int a0, int i) {
+    isdb__vec32 v = {rows[a0][i],     rows[a0 + 1][i], rows[a0 + 2][i], rows[a0 + 3][i],
+                     rows[a0 + 4][i], rows[a0 + 5][i], rows[a0 + 6][i], rows[a0 + 7][i]};
+    return v;
+}
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+                                                          const isdb_real *ISDB__RESTRICT inv_diag, const isdb_real *const *rows,
+                                                          isdb_real *ISDB__RESTRICT W) {
+    int i = 0, k;
+    for (; i + 8 <= n; i += 8) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n, *L4 = L3 + n, *L5 = L4 + n, *L6 = L5 + n, *L7 = L6 + n;
+        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
+        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1);
+        isdb__vec32 s2_0 = isdb__gather32(rows, 0, i + 2);
+        isdb__vec32 s3_0 = isdb__gather32(rows, 0, i + 3);
+        isdb__vec32 s4_0 = isdb__gather32(rows, 0, i + 4);
+        isdb__vec32 s5_0 = isdb__gather32(rows, 0, i + 5);
+        isdb__vec32 s6_0 = isdb__gather32(rows, 0, i + 6);
+        isdb__vec32 s7_0 = isdb__gather32(rows, 0, i + 7);
+        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            const isdb__vec32 l1 = isdb__splat32(L1[k]);
+            const isdb__vec32 l2 = isdb__splat32(L2[k]);
+            const isdb__vec32 l3 = isdb__splat32(L3[k]);
+            const isdb__vec32 l4 = isdb__splat32(L4[k]);
+            const isdb__vec32 l5 = isdb__splat32(L5[k]);
+            const isdb__vec32 l6 = isdb__splat32(L6[k]);
+            const isdb__vec32 l7 = isdb__splat32(L7[k]);
+            s0_0 -= l0 * w0;
+            s1_0 -= l1 * w0;
+            s2_0 -= l2 * w0;
+            s3_0 -= l3 * w0;
+            s4_0 -= l4 * w0;
+            s5_0 -= l5 * w0;
+            s6_0 -= l6 * w0;
+            s7_0 -= l7 * w0;
+        }
+        /* the pass's triangle, row by row, each in its order */
+        m = isdb__splat32(inv_diag[i]);
+        out[0] = s0_0 *= m;
+        m = isdb__splat32(L1[i]);
+        s1_0 -= m * s0_0;
+        m = isdb__splat32(inv_diag[i + 1]);
+        out[1] = s1_0 *= m;
+        m = isdb__splat32(L2[i]);
+        s2_0 -= m * s0_0;
+        m = isdb__splat32(L2[i + 1]);
+        s2_0 -= m * s1_0;
+        m = isdb__splat32(inv_diag[i + 2]);
+        out[2] = s2_0 *= m;
+        m = isdb__splat32(L3[i]);
+        s3_0 -= m * s0_0;
+        m = isdb__splat32(L3[i + 1]);
+        s3_0 -= m * s1_0;
+        m = isdb__splat32(L3[i + 2]);
+        s3_0 -= m * s2_0;
+        m = isdb__splat32(inv_diag[i + 3]);
+        out[3] = s3_0 *= m;
+        m = isdb__splat32(L4[i]);
+        s4_0 -= m * s0_0;
+        m = isdb__splat32(L4[i + 1]);
+        s4_0 -= m * s1_0;
+        m = isdb__splat32(L4[i + 2]);
+        s4_0 -= m * s2_0;
+        m = isdb__splat32(L4[i + 3]);
+        s4_0 -= m * s3_0;
+        m = isdb__splat32(inv_diag[i + 4]);
+        out[4] = s4_0 *= m;
+        m = isdb__splat32(L5[i]);
+        s5_0 -= m * s0_0;
+        m = isdb__splat32(L5[i + 1]);
+        s5_0 -= m * s1_0;
+        m = isdb__splat32(L5[i + 2]);
+        s5_0 -= m * s2_0;
+        m = isdb__splat32(L5[i + 3]);
+        s5_0 -= m * s3_0;
+        m = isdb__splat32(L5[i + 4]);
+        s5_0 -= m * s4_0;
+        m = isdb__splat32(inv_diag[i + 5]);
+        out[5] = s5_0 *= m;
+        m = isdb__splat32(L6[i]);
+        s6_0 -= m * s0_0;
+        m = isdb__splat32(L6[i + 1]);
+        s6_0 -= m * s1_0;
+        m = isdb__splat32(L6[i + 2]);
+        s6_0 -= m * s2_0;
+        m = isdb__splat32(L6[i + 3]);
+        s6_0 -= m * s3_0;
+        m = isdb__splat32(L6[i + 4]);
+        s6_0 -= m * s4_0;
+        m = isdb__splat32(L6[i + 5]);
+        s6_0 -= m * s5_0;
+        m = isdb__splat32(inv_diag[i + 6]);
+        out[6] = s6_0 *= m;
+        m = isdb__splat32(L7[i]);
+        s7_0 -= m * s0_0;
+        m = isdb__splat32(L7[i + 1]);
+        s7_0 -= m * s1_0;
+        m = isdb__splat32(L7[i + 2]);
+        s7_0 -= m * s2_0;
+        m = isdb__splat32(L7[i + 3]);
+        s7_0 -= m * s3_0;
+        m = isdb__splat32(L7[i + 4]);
+        s7_0 -= m * s4_0;
+        m = isdb__splat32(L7[i + 5]);
+        s7_0 -= m * s5_0;
+        m = isdb__splat32(L7[i + 6]);
+        s7_0 -= m * s6_0;
+        m = isdb__splat32(inv_diag[i + 7]);
+        out[7] = s7_0 *= m;
+    }
+    for (; i + 4 <= n; i += 4) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
+        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
+        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1);
+        isdb__vec32 s2_0 = isdb__gather32(rows, 0, i + 2);
+        isdb__vec32 s3_0 = isdb__gather32(rows, 0, i + 3);
+        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            const isdb__vec32 l1 = isdb__splat32(L1[k]);
+            const isdb__vec32 l2 = isdb__splat32(L2[k]);
+            const isdb__vec32 l3 = isdb__splat32(L3[k]);
+            s0_0 -= l0 * w0;
+            s1_0 -= l1 * w0;
+            s2_0 -= l2 * w0;
+            s3_0 -= l3 * w0;
+        }
+        /* the pass's triangle, row by row, each in its order */
+        m = isdb__splat32(inv_diag[i]);
+        out[0] = s0_0 *= m;
+        m = isdb__splat32(L1[i]);
+        s1_0 -= m * s0_0;
+        m = isdb__splat32(inv_diag[i + 1]);
+        out[1] = s1_0 *= m;
+        m = isdb__splat32(L2[i]);
+        s2_0 -= m * s0_0;
+        m = isdb__splat32(L2[i + 1]);
+        s2_0 -= m * s1_0;
+        m = isdb__splat32(inv_diag[i + 2]);
+        out[2] = s2_0 *= m;
+        m = isdb__splat32(L3[i]);
+        s3_0 -= m * s0_0;
+        m = isdb__splat32(L3[i + 1]);
+        s3_0 -= m * s1_0;
+        m = isdb__splat32(L3[i + 2]);
+        s3_0 -= m * s2_0;
+        m = isdb__splat32(inv_diag[i + 3]);
+        out[3] = s3_0 *= m;
+    }
+    for (; i + 2 <= n; i += 2) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n;
+        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
+        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1);
+        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            const isdb__vec32 l1 = isdb__splat32(L1[k]);
+            s0_0 -= l0 * w0;
+            s1_0 -= l1 * w0;
+        }
+        /* the pass's triangle, row by row, each in its order */
+        m = isdb__splat32(inv_diag[i]);
+        out[0] = s0_0 *= m;
+        m = isdb__splat32(L1[i]);
+        s1_0 -= m * s0_0;
+        m = isdb__splat32(inv_diag[i + 1]);
+        out[1] = s1_0 *= m;
+    }
+    for (; i + 1 <= n; i += 1) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n;
+        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
+        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            s0_0 -= l0 * w0;
+        }
+        m = isdb__splat32(inv_diag[i]);
+        out[0] = s0_0 *= m;
+    }
+}
+#else
+ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__splat32(isdb_real x) {
+    isdb__vec32 v = {x, x, x, x};
+    return v;
+}
+ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__gather32(const isdb_real *const *rows, int a0, int i) {
+    isdb__vec32 v = {rows[a0][i], rows[a0 + 1][i], rows[a0 + 2][i], rows[a0 + 3][i]};
+    return v;
+}
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+                                                          const isdb_real *ISDB__RESTRICT inv_diag, const isdb_real *const *rows,
+                                                          isdb_real *ISDB__RESTRICT W) {
+    int i = 0, k;
+    for (; i + 4 <= n; i += 4) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
+        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i), s0_1 = isdb__gather32(rows, 4, i);
+        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1), s1_1 = isdb__gather32(rows, 4, i + 1);
+        isdb__vec32 s2_0 = isdb__gather32(rows, 0, i + 2), s2_1 = isdb__gather32(rows, 4, i + 2);
+        isdb__vec32 s3_0 = isdb__gather32(rows, 0, i + 3), s3_1 = isdb__gather32(rows, 4, i + 3);
+        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0], w1 = w[1];
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            const isdb__vec32 l1 = isdb__splat32(L1[k]);
+            const isdb__vec32 l2 = isdb__splat32(L2[k]);
+            const isdb__vec32 l3 = isdb__splat32(L3[k]);
+            s0_0 -= l0 * w0;
+            s0_1 -= l0 * w1;
+            s1_0 -= l1 * w0;
+            s1_1 -= l1 * w1;
+            s2_0 -= l2 * w0;
+            s2_1 -= l2 * w1;
+            s3_0 -= l3 * w0;
+            s3_1 -= l3 * w1;
+        }
+        /* the pass's triangle, row by row, each in its order */
+        m = isdb__splat32(inv_diag[i]);
+        out[0] = s0_0 *= m;
+        out[1] = s0_1 *= m;
+        m = isdb__splat32(L1[i]);
+        s1_0 -= m * s0_0;
+        s1_1 -= m * s0_1;
+        m = isdb__splat32(inv_diag[i + 1]);
+        out[2] = s1_0 *= m;
+        out[3] = s1_1 *= m;
+        m = isdb__splat32(L2[i]);
+        s2_0 -= m * s0_0;
+        s2_1 -= m * s0_1;
+        m = isdb__splat32(L2[i + 1]);
+        s2_0 -= m * s1_0;
+        s2_1 -= m * s1_1;
+        m = isdb__splat32(inv_diag[i + 2]);
+        out[4] = s2_0 *= m;
+        out[5] = s2_1 *= m;
+        m = isdb__splat32(L3[i]);
+        s3_0 -= m * s0_0;
+        s3_1 -= m * s0_1;
+        m = isdb__splat32(L3[i + 1]);
+        s3_0 -= m * s1_0;
+        s3_1 -= m * s1_1;
+        m = isdb__splat32(L3[i + 2]);
+        s3_0 -= m * s2_0;
+        s3_1 -= m * s2_1;
+        m = isdb__splat32(inv_diag[i + 3]);
+        out[6] = s3_0 *= m;
+        out[7] = s3_1 *= m;
+    }
+    for (; i + 2 <= n; i += 2) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n;
+        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i), s0_1 = isdb__gather32(rows, 4, i);
+        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1), s1_1 = isdb__gather32(rows, 4, i + 1);
+        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0], w1 = w[1];
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            const isdb__vec32 l1 = isdb__splat32(L1[k]);
+            s0_0 -= l0 * w0;
+            s0_1 -= l0 * w1;
+            s1_0 -= l1 * w0;
+            s1_1 -= l1 * w1;
+        }
+        /* the pass's triangle, row by row, each in its order */
+        m = isdb__splat32(inv_diag[i]);
+        out[0] = s0_0 *= m;
+        out[1] = s0_1 *= m;
+        m = isdb__splat32(L1[i]);
+        s1_0 -= m * s0_0;
+        s1_1 -= m * s0_1;
+        m = isdb__splat32(inv_diag[i + 1]);
+        out[2] = s1_0 *= m;
+        out[3] = s1_1 *= m;
+    }
+    for (; i + 1 <= n; i += 1) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n;
+        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i), s0_1 = isdb__gather32(rows, 4, i);
+        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0], w1 = w[1];
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            s0_0 -= l0 * w0;
+            s0_1 -= l0 * w1;
+        }
+        m = isdb__splat32(inv_diag[i]);
+        out[0] = s0_0 *= m;
+        out[1] = s0_1 *= m;
+    }
+}
+#endif
+#endif
+
+#ifdef ISDB__VEC_LANES
+/* W = L^-1 [rows], eight lanes (inv_diag[i] = 1 / L_ii): the AVX2 kernel
+   where the CPU has it, else the 16-byte one; the same bits either way. */
+ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                          const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
+#ifdef ISDB__AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        isdb__lanes8_fwd_solve_avx2(n, L, inv_diag, rows, W);
+        return;
+    }
+#endif
+    isdb__lanes8_fwd_solve_v(n, L, inv_diag, rows, W);
+}
+#endif
+
+
 /* out[a] = w_a . z and norm2[a] = w_a . w_a for the eight lanes. */
 ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) {
     isdb_real s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
@@ -4238,8 +4573,8 @@ ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real 
    (each w_k takes column i's term, then column i - 1's: the scalar
    order), and q[a] = u_a^T Vt u_a, rows i and i + 1 a pass (row i + 1's
    sum takes its term j = i last), as vectors. */
-ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                           isdb_real *ISDB__RESTRICT W) {
+ISDB__PRIVATE void isdb__lanes8_back_solve_v(int n, const isdb_real *ISDB__RESTRICT L,
+        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
     int i, k;
     for (i = n - 1; i >= 1; i -= 2) {
         const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
@@ -4266,19 +4601,19 @@ ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRIC
             w[3] = (w[3] - a * x3) - b * y3;
         }
     }
-    if (i == 0) W[0] *= inv_diag[0], W[1] *= inv_diag[0], W[2] *= inv_diag[0], W[3] *= inv_diag[0],
-                W[4] *= inv_diag[0], W[5] *= inv_diag[0], W[6] *= inv_diag[0], W[7] *= inv_diag[0];
+    if (i == 0)
+        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
 }
 
-ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
-                                         isdb_real *q) {
+ISDB__PRIVATE void isdb__lanes8_sym_form_v(int n, const isdb_real *ISDB__RESTRICT Vt,
+        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
     int i, j;
     isdb__vec q0, q1, q2, q3, two = isdb__splat(2);
     memset(&q0, 0, sizeof q0);
     q1 = q2 = q3 = q0;
     for (i = 0; i + 2 <= n; i += 2) {
         const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
-        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + ISDB__LANES8 / ISDB__VLEN;
+        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + 4;
         isdb__vec m;
         isdb__vec o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1, o2 = q0 - q0, p2 = o2, o3 = q0 - q0, p3 = o3;
         for (j = 0; j < i; ++j) {
@@ -4328,14 +4663,14 @@ ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT 
         q3 += ui[3] * (m * ui[3] + two * o3);
     }
     memcpy(q, &q0, sizeof q0);
-    memcpy(q + 1 * ISDB__VLEN, &q1, sizeof q1);
-    memcpy(q + 2 * ISDB__VLEN, &q2, sizeof q2);
-    memcpy(q + 3 * ISDB__VLEN, &q3, sizeof q3);
+    memcpy(q + 1 * (ISDB__LANES8 / 4), &q1, sizeof q1);
+    memcpy(q + 2 * (ISDB__LANES8 / 4), &q2, sizeof q2);
+    memcpy(q + 3 * (ISDB__LANES8 / 4), &q3, sizeof q3);
 }
 #elif defined(ISDB__VEC_LANES)
 /* The same in float (two vectors of four lanes). */
-ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                           isdb_real *ISDB__RESTRICT W) {
+ISDB__PRIVATE void isdb__lanes8_back_solve_v(int n, const isdb_real *ISDB__RESTRICT L,
+        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
     int i, k;
     for (i = n - 1; i >= 1; i -= 2) {
         const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
@@ -4356,19 +4691,19 @@ ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRIC
             w[1] = (w[1] - a * x1) - b * y1;
         }
     }
-    if (i == 0) W[0] *= inv_diag[0], W[1] *= inv_diag[0], W[2] *= inv_diag[0], W[3] *= inv_diag[0],
-                W[4] *= inv_diag[0], W[5] *= inv_diag[0], W[6] *= inv_diag[0], W[7] *= inv_diag[0];
+    if (i == 0)
+        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
 }
 
-ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
-                                         isdb_real *q) {
+ISDB__PRIVATE void isdb__lanes8_sym_form_v(int n, const isdb_real *ISDB__RESTRICT Vt,
+        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
     int i, j;
     isdb__vec q0, q1, two = isdb__splat(2);
     memset(&q0, 0, sizeof q0);
     q1 = q0;
     for (i = 0; i + 2 <= n; i += 2) {
         const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
-        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + ISDB__LANES8 / ISDB__VLEN;
+        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + 2;
         isdb__vec m;
         isdb__vec o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1;
         for (j = 0; j < i; ++j) {
@@ -4404,7 +4739,7 @@ ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT 
         q1 += ui[1] * (m * ui[1] + two * o1);
     }
     memcpy(q, &q0, sizeof q0);
-    memcpy(q + 1 * ISDB__VLEN, &q1, sizeof q1);
+    memcpy(q + 1 * (ISDB__LANES8 / 2), &q1, sizeof q1);
 }
 #else
 /* W = L^-T W in place for the eight lanes. */
@@ -4467,6 +4802,170 @@ ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT 
     q[5] = q5;
     q[6] = q6;
     q[7] = q7;
+}
+#endif
+
+#ifdef ISDB__AVX2
+/* The same as 32-byte vectors, for AVX2 at run time (isdb__lanes8_fwd_solve). */
+#if ISDB_REAL_IS_FLOAT
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = n - 1; i >= 1; i -= 2) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
+        isdb__vec32 *wi = (isdb__vec32 *)(W + i * ISDB__LANES8), *wh = (isdb__vec32 *)(W + (i - 1) * ISDB__LANES8);
+        isdb__vec32 m = isdb__splat32(inv_diag[i]), l;
+        const isdb__vec32 x0 = wi[0] *= m;
+        isdb__vec32 y0;
+        l = isdb__splat32(Li[i - 1]);
+        wh[0] -= l * x0;
+        m = isdb__splat32(inv_diag[i - 1]);
+        y0 = wh[0] *= m;
+        for (k = 0; k < i - 1; ++k) {
+            isdb__vec32 *w = (isdb__vec32 *)(W + k * ISDB__LANES8);
+            const isdb__vec32 a = isdb__splat32(Li[k]), b = isdb__splat32(Lh[k]);
+            w[0] = (w[0] - a * x0) - b * y0;
+        }
+    }
+    if (i == 0)
+        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
+}
+
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
+        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
+    int i, j;
+    isdb__vec32 q0, two = isdb__splat32(2);
+    memset(&q0, 0, sizeof q0);
+    for (i = 0; i + 2 <= n; i += 2) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
+        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj = ui + 1;
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0, p0 = o0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]), b = isdb__splat32(Vj[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
+            const isdb__vec32 u0 = u[0];
+            o0 += a * u0;
+            p0 += b * u0;
+        }
+        m = isdb__splat32(Vj[i]);
+        p0 += m * ui[0];
+        m = isdb__splat32(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+        m = isdb__splat32(Vj[i + 1]);
+        q0 += uj[0] * (m * uj[0] + two * p0);
+    }
+    if (i < n) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
+        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8);
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
+            o0 += a * u[0];
+        }
+        m = isdb__splat32(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+    }
+    memcpy(q, &q0, sizeof q0);
+}
+#else
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
+    int i, k;
+    for (i = n - 1; i >= 1; i -= 2) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
+        isdb__vec32 *wi = (isdb__vec32 *)(W + i * ISDB__LANES8), *wh = (isdb__vec32 *)(W + (i - 1) * ISDB__LANES8);
+        isdb__vec32 m = isdb__splat32(inv_diag[i]), l;
+        const isdb__vec32 x0 = wi[0] *= m, x1 = wi[1] *= m;
+        isdb__vec32 y0, y1;
+        l = isdb__splat32(Li[i - 1]);
+        wh[0] -= l * x0;
+        wh[1] -= l * x1;
+        m = isdb__splat32(inv_diag[i - 1]);
+        y0 = wh[0] *= m;
+        y1 = wh[1] *= m;
+        for (k = 0; k < i - 1; ++k) {
+            isdb__vec32 *w = (isdb__vec32 *)(W + k * ISDB__LANES8);
+            const isdb__vec32 a = isdb__splat32(Li[k]), b = isdb__splat32(Lh[k]);
+            w[0] = (w[0] - a * x0) - b * y0;
+            w[1] = (w[1] - a * x1) - b * y1;
+        }
+    }
+    if (i == 0)
+        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
+}
+
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
+        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
+    int i, j;
+    isdb__vec32 q0, q1, two = isdb__splat32(2);
+    memset(&q0, 0, sizeof q0);
+    q1 = q0;
+    for (i = 0; i + 2 <= n; i += 2) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
+        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj = ui + 2;
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]), b = isdb__splat32(Vj[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
+            const isdb__vec32 u0 = u[0], u1 = u[1];
+            o0 += a * u0;
+            o1 += a * u1;
+            p0 += b * u0;
+            p1 += b * u1;
+        }
+        m = isdb__splat32(Vj[i]);
+        p0 += m * ui[0];
+        p1 += m * ui[1];
+        m = isdb__splat32(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+        q1 += ui[1] * (m * ui[1] + two * o1);
+        m = isdb__splat32(Vj[i + 1]);
+        q0 += uj[0] * (m * uj[0] + two * p0);
+        q1 += uj[1] * (m * uj[1] + two * p1);
+    }
+    if (i < n) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
+        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8);
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0, o1 = q0 - q0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
+            o0 += a * u[0];
+            o1 += a * u[1];
+        }
+        m = isdb__splat32(Vi[i]);
+        q0 += ui[0] * (m * ui[0] + two * o0);
+        q1 += ui[1] * (m * ui[1] + two * o1);
+    }
+    memcpy(q, &q0, sizeof q0);
+    memcpy(q + 1 * (ISDB__LANES8 / 2), &q1, sizeof q1);
+}
+#endif
+#endif
+
+#ifdef ISDB__VEC_LANES
+/* The dispatch, as isdb__lanes8_fwd_solve's. */
+ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                           isdb_real *ISDB__RESTRICT W) {
+#ifdef ISDB__AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        isdb__lanes8_back_solve_avx2(n, L, inv_diag, W);
+        return;
+    }
+#endif
+    isdb__lanes8_back_solve_v(n, L, inv_diag, W);
+}
+
+ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
+                                         isdb_real *q) {
+#ifdef ISDB__AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        isdb__lanes8_sym_form_avx2(n, Vt, U, q);
+        return;
+    }
+#endif
+    isdb__lanes8_sym_form_v(n, Vt, U, q);
 }
 #endif
 
@@ -7101,21 +7600,32 @@ ISDB__PRIVATE void isdb__dlinucb_factor_step(isdb_dlinucb *p, const isdb_real *x
     isdb__chol_pad(d, p->_chol_next, (1 - g) * p->cfg.lambda, p->_z, p->_work);
 }
 
+/* Updates between a coordinate's paddings (below): c = floor(ln 0.9 /
+   ln gamma), at most d and at least 1, so that gamma^c >= 0.9. */
+ISDB__PRIVATE int isdb__dlinucb_cycle(const isdb_dlinucb_config *c) {
+    isdb_real r = isdb__log(ISDB__R(0.9)) / isdb__log(c->gamma);
+    return r >= (isdb_real)c->d ? c->d : r >= 1 ? (int)r : 1;
+}
+
 /* Between refactorisations: the discounted rank-one step, then the
-   padding, which keeps V's ridge at lambda I and is full rank: coordinate
-   j = (u - 1) mod d takes it in turn at the u-th update since the last
-   refactorisation, lambda (1 - gamma^m) e_j e_j^T, m = min(u, d) the
+   padding, which keeps V's ridge at lambda I and is full rank. The
+   coordinates fall in c groups (j mod c, c = isdb__dlinucb_cycle), and
+   the u-th update since the last refactorisation pads group (u - 1) mod c:
+   lambda (1 - gamma^m) e_j e_j^T for each j of it, m = min(u, c) the
    updates since its ridge was last lambda, which sets it back to lambda.
-   So L L^T = V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^d): each
-   coordinate's ridge between lambda gamma^d and lambda. O(d^2): the
-   discounted step's sweep and a sweep from column j. */
+   So L L^T = V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^c) <= 0.1
+   lambda. O(d^2 + d^3 / (3 c)): the discounted step's sweep and one sweep
+   from each padded column; c = d (O(d^2)) once 1 / (1 - gamma) >= 10 d
+   or so. */
 ISDB__PRIVATE void isdb__dlinucb_fast_step(isdb_dlinucb *p, const isdb_real *x, isdb_real y, int u) {
-    int d = p->cfg.d, j = (u - 1) % d, m = u < d ? u : d;
-    isdb_real g = p->cfg.gamma;
+    int d = p->cfg.d, c = isdb__dlinucb_cycle(&p->cfg), j, m = u < c ? u : c;
+    isdb_real g = p->cfg.gamma, root = isdb__sqrt(-p->cfg.lambda * isdb__expm1((isdb_real)m * isdb__log(g)));
     isdb__chol_discount(d, p->_chol, p->_chol_next, x, y, g, p->_work, NULL, p->_z);
-    isdb__zero(d, p->_work);
-    p->_work[j] = isdb__sqrt(-p->cfg.lambda * isdb__expm1((isdb_real)m * isdb__log(g)));
-    isdb__chol_sweep(d, j, p->_chol_next, p->_chol_next, p->_work, NULL, p->_z, 0);
+    for (j = (u - 1) % c; j < d; j += c) {
+        isdb__zero(d, p->_work);
+        p->_work[j] = root;
+        isdb__chol_sweep(d, j, p->_chol_next, p->_chol_next, p->_work, NULL, p->_z, 0);
+    }
 }
 
 ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
@@ -7183,7 +7693,7 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__dlinucb_check_vt(s, g.A, Vt, d, lo, c->lambda);
     L = isdb__ser_view_real(s, p->_chol, dd);
     isdb__ser_check_lower(s, L, d, d, 1);
-    /* between refactorisations L L^T = V - D, 0 <= D_jj <= lambda (1 - gamma^d) */
+    /* between refactorisations L L^T = V - D, 0 <= D_jj <= lambda (1 - gamma^c) */
     isdb__ser_check_factor(s, L, d, d, isdb__ser_gram_at, &g, exact ? 0 : c->lambda);
     isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_inv_diag, d), d, d);
     b = isdb__ser_view_in(s, p->_b, d, -isdb__ser_sum_cap(s->t), isdb__ser_sum_cap(s->t));
@@ -7192,7 +7702,8 @@ ISDB__PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
         isdb__ser_check_solve(s, L, d, d, 0, z, b, 0);
     else
         isdb__ser_check_carried_solve(s, L, d, z, b, g.A);
-    isdb__ser_check_inverse(s, L, d, d, exact ? c->lambda : c->lambda * isdb__pow(c->gamma, (isdb_real)d), p->_work);
+    isdb__ser_check_inverse(s, L, d, d, exact ? c->lambda : c->lambda * isdb__pow(c->gamma, (isdb_real)isdb__dlinucb_cycle(c)),
+                            p->_work);
 }
 
 ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {

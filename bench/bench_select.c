@@ -216,9 +216,10 @@ static isdb_policy *make(int which, int d, int K, any_policy *mem) {
 
 /* ---- the contenders ---- */
 
-enum { TRSM_LN = N_POLICIES, TRSM_LT, TRSM_RT, TRSM_RN, BLAS_DLIN, STEP, FLOOR, N_COLUMNS };
+enum { TRSM_LN = N_POLICIES, TRSM_LT, TRSM_RT, TRSM_RN, BLAS_DLIN, LINUCB_V, STEP, FLOOR, N_COLUMNS };
 static const char *column_names[N_COLUMNS] = {"linucb", "swucb",    "dlinucb",   "lints", "adaptive", "trsm L/N",
-                                              "trsm L/T", "trsm R/T", "trsm R/N", "blas dlin", "sw step", "floor"};
+                                              "trsm L/T", "trsm R/T", "trsm R/N", "blas dlin", "linucb 16-byte",
+                                              "sw step", "floor"};
 
 typedef struct contender {
     int which, d, K;
@@ -234,9 +235,9 @@ static void contender_init(contender *c, int which, int d, int K) {
     c->which = which;
     c->d = d;
     c->K = K;
-    if (which < N_POLICIES || which == STEP) {
+    if (which < N_POLICIES || which == STEP || which == LINUCB_V) {
         c->mem = (any_policy *)malloc(sizeof(any_policy));
-        c->p = make(which == STEP ? SWUCB : which, d, K, c->mem);
+        c->p = make(which == STEP ? SWUCB : which == LINUCB_V ? LINUCB : which, d, K, c->mem);
         /* a warm-up of 600 updates, so every policy holds data */
         for (s = 0; s < 600; ++s)
             isdb_policy_update(c->p, (int)(s % K), pool + (s % POOL) * K * d + (s % K) * d, rewards[s % POOL]);
@@ -270,6 +271,7 @@ static void contender_free(contender *c) {
     free(c->z);
 }
 
+#ifdef ISDB_BENCH_BLAS
 /* The scoring BLAS needs after its solve: w.z + beta |w| for each arm,
    the first best; W's arm k at W + k ld_arm, entry j at + j ld_entry. */
 static int score(int d, int K, const isdb_real *W, int ld_arm, int ld_entry, const isdb_real *z) {
@@ -311,7 +313,6 @@ static int score(int d, int K, const isdb_real *W, int ld_arm, int ld_entry, con
     return best;
 }
 
-#ifdef ISDB_BENCH_BLAS
 #if ISDB_REAL_IS_FLOAT
 #define BLAS_TRSM cblas_strsm
 #define BLAS_GEMM cblas_sgemm
@@ -327,7 +328,7 @@ static double run(contender *c, long steps) {
     long s;
     double t0 = cpu_now(), acc = 0;
     for (s = 0; s < steps; ++s) {
-        const isdb_real *X = pool + (s % POOL) * K * d, *Xt = pool_t + (s % POOL) * K * d;
+        const isdb_real *X = pool + (s % POOL) * K * d;
         switch (c->which) {
         case STEP:
             isdb_policy_select(c->p, X, K, &arm);
@@ -345,12 +346,12 @@ static double run(contender *c, long steps) {
             arm = score(d, K, c->B, d, 1, c->z);
             break;
         case TRSM_RT: /* B (K x d) = X L^-T */
-            memcpy(c->B, Xt, sizeof(isdb_real) * (size_t)(K * d));
+            memcpy(c->B, pool_t + (s % POOL) * K * d, sizeof(isdb_real) * (size_t)(K * d));
             BLAS_TRSM(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, K, d, 1, c->L, d, c->B, K);
             arm = score(d, K, c->B, 1, K, c->z);
             break;
         case TRSM_RN: /* X U^-1, U = L^T */
-            memcpy(c->B, Xt, sizeof(isdb_real) * (size_t)(K * d));
+            memcpy(c->B, pool_t + (s % POOL) * K * d, sizeof(isdb_real) * (size_t)(K * d));
             BLAS_TRSM(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, K, d, 1, c->Lt, d, c->B, K);
             arm = score(d, K, c->B, 1, K, c->z);
             break;
@@ -372,6 +373,27 @@ static double run(contender *c, long steps) {
                 if (k == 0 || v > best_value) {
                     best_value = v;
                     arm = k;
+                }
+            }
+            break;
+        }
+#endif
+#ifdef ISDB__VEC_LANES
+        case LINUCB_V: { /* LinUCB's select with the 16-byte kernels only (no AVX2 dispatch) */
+            isdb__ridge *rg = &c->mem->linucb._ridge;
+            isdb_real beta = isdb_linucb_beta(&c->mem->linucb), best_value = 0, mean[8], norm2[8];
+            const isdb_real *rows[8];
+            int k, a, m;
+            for (k = 0; k < K; k += m) {
+                m = isdb__lanes_rows_n(X, d, K, k, 8, rows);
+                isdb__lanes8_fwd_solve_v(d, rg->L, rg->inv_diag, rows, rg->block);
+                isdb__lanes8_dots(d, rg->block, rg->z, mean, norm2);
+                for (a = 0; a < m; ++a) {
+                    isdb_real v = mean[a] + beta * isdb__sqrt(norm2[a]);
+                    if (k + a == 0 || v > best_value) {
+                        best_value = v;
+                        arm = k + a;
+                    }
                 }
             }
             break;
@@ -441,23 +463,6 @@ int main(int argc, char **argv) {
            prec, ROUNDS);
 #endif
     printf("machine: %s\n", machine);
-#ifdef HAVE_PEAK
-    {
-        double s = 0, a = 0;
-        long passes = quick ? 100000 : 400000;
-        for (r = 0; r < 5; ++r) {
-            s = fmax(s, peak16(passes));
-            if (__builtin_cpu_supports("avx2")) a = fmax(a, peak32(passes));
-        }
-        peak_sse = s;
-        peak_avx = a;
-        printf("peak, separate multiplies and adds (%s): SSE2 %.2f G multiply-adds/s", prec, 1e-9 * peak_sse);
-        if (peak_avx > 0)
-            printf(", AVX2 %.2f G/s\n", 1e-9 * peak_avx);
-        else
-            printf(", no AVX2\n");
-    }
-#endif
     printf("%4s %4s", "d", "K");
     for (w = 0; w < N_COLUMNS - 2; ++w) printf(" %17s", column_names[w]);
     printf("\n");
@@ -468,7 +473,7 @@ int main(int argc, char **argv) {
         contender c[N_COLUMNS];
         fill_pool(d, K);
         for (w = 0; w < N_COLUMNS - 2; ++w) contender_init(&c[w], w, d, K);
-        for (r = 0; r < ROUNDS; ++r)
+        for (r = 0; r < ROUNDS; ++r) {
             for (w = 0; w < N_COLUMNS - 2; ++w) {
 #ifndef ISDB_BENCH_BLAS
                 if (is_blas(w)) {
@@ -478,6 +483,12 @@ int main(int argc, char **argv) {
 #endif
                 times[w][r] = 1e9 * run(&c[w], steps);
             }
+#ifdef HAVE_PEAK
+            /* the peak probe takes its turn in every round (the best of all rounds) */
+            peak_sse = fmax(peak_sse, peak16(quick ? 2000 : 8000));
+            if (__builtin_cpu_supports("avx2")) peak_avx = fmax(peak_avx, peak32(quick ? 2000 : 8000));
+#endif
+        }
         printf("%4d %4d", d, K);
         best_blas[sh] = HUGE_VAL;
         best_layout[sh] = TRSM_LN;
@@ -494,6 +505,14 @@ int main(int argc, char **argv) {
         }
         printf("\n");
     }
+#ifdef HAVE_PEAK
+    printf("peak, separate multiplies and adds (%s, best of every round): SSE2 %.2f G multiply-adds/s", prec,
+           1e-9 * peak_sse);
+    if (peak_avx > 0)
+        printf(", AVX2 %.2f G/s\n", 1e-9 * peak_avx);
+    else
+        printf(", no AVX2\n");
+#endif
     /* SW-UCB's step at d = 20, K = 5 beside the K d^2 floor */
     {
         double ts[2][ROUNDS];
@@ -554,37 +573,40 @@ int main(int argc, char **argv) {
                "%.2fx %.2fx %.2fx %.2fx: %s\n",
                prec, machine, ratio[0], ratio[1], ratio[2], ratio[3], worst <= 3 ? "holds" : "fails");
     }
-    /* The claims. */
+    /* The claims: each select's rate at d = 50 against the core's SSE2
+       peak, and its time against the fastest BLAS layout at every d. */
+    (void)best_layout;
     {
         const int p50 = 2; /* dims[2] = 50 */
-        const int ridge[3] = {LINUCB, SWUCB, ADAPTIVE};
-        int i;
-        if (peak_sse > 0)
-            for (i = 0; i < 4; ++i) {
-                int p = i < 3 ? ridge[i] : DLINUCB, d = 50, K = 50;
-                double ma = p == DLINUCB ? K * (3.0 * d * (d - 1) / 2 + 3.0 * d) : K * (d * (d - 1) / 2.0 + 2.0 * d);
-                double rate = ma / (1e-9 * tmin[p50][p]), frac = rate / peak_sse;
-                printf("target: %s select at d = 50, K = 50 at >= 80%% of the SSE2 peak (%s, %s): %.2f G multiply-adds/s "
-                       "of %.2f, %.0f%% (%.0f%% of AVX2's): %s\n",
-                       names[p], prec, machine, 1e-9 * rate, 1e-9 * peak_sse, 100 * frac,
-                       peak_avx > 0 ? 100 * rate / peak_avx : 0.0, frac >= 0.8 ? "holds" : "fails");
-            }
+        const int which[5] = {LINUCB, SWUCB, ADAPTIVE, DLINUCB, LINUCB_V};
+        int i, n_which = 4;
+#ifdef ISDB__VEC_LANES
+        n_which = 5;
+#endif
+        for (i = 0; i < n_which && peak_sse > 0; ++i) {
+            int p = which[i], d = 50, K = 50;
+            double ma = p == DLINUCB ? K * (3.0 * d * (d - 1) / 2 + 3.0 * d) : K * (d * (d - 1) / 2.0 + 2.0 * d);
+            double rate = ma / (1e-9 * tmin[p50][p]), frac = rate / peak_sse;
+            printf("target: %s select at d = 50, K = 50 at >= 80%% of the SSE2 peak (%s, %s): %.2f G multiply-adds/s "
+                   "of %.2f, %.0f%% (%.0f%% of AVX2's %.2f): %s\n",
+                   column_names[p], prec, machine, 1e-9 * rate, 1e-9 * peak_sse, 100 * frac,
+                   peak_avx > 0 ? 100 * rate / peak_avx : 0.0, 1e-9 * peak_avx, frac >= 0.8 ? "holds" : "fails");
+        }
 #ifdef ISDB_BENCH_BLAS
-        for (i = 0; i < 4; ++i) {
-            int sh2;
-            int p = i < 3 ? ridge[i] : DLINUCB;
+        for (i = 0; i < n_which; ++i) {
+            int sh2, p = which[i];
             double worst = 0;
             for (sh2 = 0; sh2 < n_dims; ++sh2) {
                 double ref = p == DLINUCB ? tmin[sh2][BLAS_DLIN] : best_blas[sh2];
                 worst = fmax(worst, tmin[sh2][p] / ref);
             }
-            printf("target: %s select at most 1.0x of %s at d = 10, 20, 50, 100, K = 50 (%s, %s):", names[p],
-                   p == DLINUCB ? "BLAS on D-LinUCB's shapes" : "OpenBLAS's fastest trsm layout + scoring", prec,
-                   machine);
+            printf("target: %s select at most 1.0x of %s at d = 10, 20, 50, 100, K = 50 (%s, %s):", column_names[p],
+                   p == DLINUCB ? "BLAS on D-LinUCB's shapes (best trsm layouts, gemm)"
+                                : "OpenBLAS's fastest trsm layout + scoring",
+                   prec, machine);
             for (sh2 = 0; sh2 < n_dims; ++sh2) {
                 double ref = p == DLINUCB ? tmin[sh2][BLAS_DLIN] : best_blas[sh2];
-                printf(" %.2fx (%s)", tmin[sh2][p] / ref,
-                       p == DLINUCB ? "dlin" : column_names[best_layout[sh2]]);
+                printf(" %.2fx (%s)", tmin[sh2][p] / ref, p == DLINUCB ? "blas dlin" : column_names[best_layout[sh2]]);
             }
             printf(": %s\n", worst <= 1.0 ? "holds" : "fails");
         }

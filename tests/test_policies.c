@@ -428,10 +428,12 @@ static void test_dlinucb_closed_form(void) {
             memcpy(hist_x + t * D, X + arm * D, sizeof(isdb_real) * D);
             hist_y[t] = t_dot(D, X + arm * D, theta_star) * (t < T / 2 ? 1.0 : -1.0) + 0.5 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
-            if (!exact) { /* update t + 1: the u-th since the last refactorisation */
+            if (!exact) { /* update t + 1: the u-th since the last refactorisation pads group (u - 1) mod cycle */
                 int n = t + 1, ur = (n - 1) % pol.cfg.refresh + 1;
+                int cycle = (int)fmin(D, fmax(1, floor(log(0.9) / log((double)c.gamma))));
                 for (i = 0; i < D; ++i) ridge[i] = ur == pol.cfg.refresh ? c.lambda : ridge[i] * g;
-                if (ur != pol.cfg.refresh) ridge[(ur - 1) % D] = c.lambda;
+                if (ur != pol.cfg.refresh)
+                    for (i = (ur - 1) % cycle; i < D; i += cycle) ridge[i] = c.lambda;
             }
         }
         CHECK_MSG(ok, "gamma %g, refresh %d: D-LinUCB left its closed form", c.gamma, pol.cfg.refresh);
