@@ -369,8 +369,21 @@
             beta_n = sqrt(lambda) S + R sqrt(2 ln(1/delta)
                      + d ln(1 + L^2 (1 - gamma^(2n)) / (lambda d (1 - gamma^2)))).
          1 - gamma^2 and 1 - gamma^(2n) are computed without cancellation.
-         The (1 - gamma) lambda I term makes the update full rank, so V is
-         refactorised every update. Every valid update is taken: when
+         The (1 - gamma) lambda I term makes the update full rank. With
+         refresh = 1, V is refactorised every update (the paper's V^-1,
+         O(d^3)). By default the factor follows in O(d^2) between
+         refactorisations every `refresh` updates: scaled by sqrt(gamma)
+         and a Givens update with a (L^-1 b carried by the same
+         rotations); the padding is a rank-one update per coordinate, so
+         the coordinates take it in c groups (j mod c, c = floor(ln 0.9 /
+         ln gamma) clamped to [ceil(d / 4), d]: at most four sweeps an
+         update), group (u - 1) mod c at the u-th update since the
+         refactorisation, lambda (1 - gamma^m) each, m = min(u, c), which
+         sets that coordinate's ridge back to lambda: the factor is that
+         of V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^c) (0.1
+         lambda or less when 1 / (1 - gamma) >= 2.4 d or so), and the
+         refactorisation makes it V's again. Every valid update is
+         taken: when
          rounding in the Gram sums leaves the stored V without a positive
          pivot (features far from unit scale along nearly one direction,
          e.g. norm 1e6 with gamma 0.999 in double), the factor steps in
@@ -379,14 +392,21 @@
          same rotations), which cannot fail; inputs whose V factors keep
          the same bits. isdb_dlinucb_tuned_gamma gives
          gamma = 1 - (B_T/(d T))^(2/3).
-      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1. gamma has no
-         default (an argument of isdb_dlinucb_config_init); the width is
-         the paper's only.
-      Cost: select O(K d^2); update O(d^3).
+      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, refresh 0 =
+         max(4 d, 256). gamma has no default (an argument of
+         isdb_dlinucb_config_init); the width is the paper's only.
+      Cost: select O(K d^2) (eight arms a pass: forward solve, back solve
+         and the Vt form, d^2 / 2 each per arm). Update O(d^2) (the Gram
+         sums, the discounted step, at most four padding sweeps), plus the
+         O(d^3) refactorisation every `refresh` updates (O(d^2)
+         amortised); refresh = 1: O(d^3) every update.
       Memory: 6 d^2 + O(d) reals.
-      Differs from the paper: nothing. The Vt recursion is the paper's,
-         not the one of the authors' public code (which multiplies the
-         updated V, not the previous Vt, by gamma^2).
+      Differs from the paper: by default, between refactorisations, V^-1
+         is that of V - D (above: each coordinate's ridge between lambda
+         gamma^c and lambda, not lambda); refresh = 1 is the paper's
+         exactly. The Vt recursion is the paper's, not the one of the
+         authors' public code (which multiplies the updated V, not the
+         previous Vt, by gamma^2).
       Measured: every default kept against one-field alternatives
          (bench/defaults.c): alpha 0.5 is 0.75x on average but up to 5.08x
          worse (0.25: 19x); see bench/README.md, section "Defaults review".
@@ -1985,10 +2005,10 @@ typedef struct isdb_dlinucb {
 
 /* Every update with valid input is taken (ISDB_OK). Between
    refactorisations (every `refresh` updates) the factor of V follows by
-   O(d^2) steps: discounted rank-one (isdb__chol_discount), and the ridge's
-   padding, which is full rank, one coordinate per update in turn (see
-   isdb__dlinucb_update); with refresh = 1, V is refactorised each update
-   (the paper's exact V^-1). When rounding leaves the stored Gram sum without a
+   cheaper steps: discounted rank-one, and the ridge's padding, which is
+   full rank, a group of coordinates per update in turn (the manual's
+   D-LINUCB block); with refresh = 1, V is refactorised each update (the
+   paper's exact V^-1). When rounding leaves the stored Gram sum without a
    positive pivot (features far from unit scale along nearly one direction:
    norm 1e6 in double, far less in float) the factor is carried by Givens
    rotations of the previous one instead, which cannot fail; inputs whose
@@ -7601,10 +7621,12 @@ ISDB__PRIVATE void isdb__dlinucb_factor_step(isdb_dlinucb *p, const isdb_real *x
 }
 
 /* Updates between a coordinate's paddings (below): c = floor(ln 0.9 /
-   ln gamma), at most d and at least 1, so that gamma^c >= 0.9. */
+   ln gamma), so that gamma^c >= 0.9, clamped to [ceil(d / 4), d] (at
+   most four padding sweeps an update). */
 ISDB__PRIVATE int isdb__dlinucb_cycle(const isdb_dlinucb_config *c) {
     isdb_real r = isdb__log(ISDB__R(0.9)) / isdb__log(c->gamma);
-    return r >= (isdb_real)c->d ? c->d : r >= 1 ? (int)r : 1;
+    int lo = (c->d + 3) / 4;
+    return r >= (isdb_real)c->d ? c->d : r >= (isdb_real)lo ? (int)r : lo;
 }
 
 /* Between refactorisations: the discounted rank-one step, then the
@@ -7613,10 +7635,10 @@ ISDB__PRIVATE int isdb__dlinucb_cycle(const isdb_dlinucb_config *c) {
    the u-th update since the last refactorisation pads group (u - 1) mod c:
    lambda (1 - gamma^m) e_j e_j^T for each j of it, m = min(u, c) the
    updates since its ridge was last lambda, which sets it back to lambda.
-   So L L^T = V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^c) <= 0.1
-   lambda. O(d^2 + d^3 / (3 c)): the discounted step's sweep and one sweep
-   from each padded column; c = d (O(d^2)) once 1 / (1 - gamma) >= 10 d
-   or so. */
+   So L L^T = V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^c), at
+   most 0.1 lambda unless c was raised to d / 4 (1 / (1 - gamma) < 2.4 d
+   or so). O(d^2): the discounted step's sweep and at most four sweeps
+   from padded columns. */
 ISDB__PRIVATE void isdb__dlinucb_fast_step(isdb_dlinucb *p, const isdb_real *x, isdb_real y, int u) {
     int d = p->cfg.d, c = isdb__dlinucb_cycle(&p->cfg), j, m = u < c ? u : c;
     isdb_real g = p->cfg.gamma, root = isdb__sqrt(-p->cfg.lambda * isdb__expm1((isdb_real)m * isdb__log(g)));

@@ -468,7 +468,7 @@ int main(int argc, char **argv) {
     printf("\n");
     for (sh = 0; sh < n_dims; ++sh) {
         int d = dims[sh], K = 50;
-        long steps = (long)((quick ? 1e6 : 4e6) / ((double)K * d * d + 1000)) + 1;
+        long steps = (long)((quick ? 4e6 : 3e7) / ((double)K * d * d + 1000)) + 1;
         double times[N_COLUMNS][ROUNDS];
         contender c[N_COLUMNS];
         fill_pool(d, K);

@@ -430,7 +430,7 @@ static void test_dlinucb_closed_form(void) {
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
             if (!exact) { /* update t + 1: the u-th since the last refactorisation pads group (u - 1) mod cycle */
                 int n = t + 1, ur = (n - 1) % pol.cfg.refresh + 1;
-                int cycle = (int)fmin(D, fmax(1, floor(log(0.9) / log((double)c.gamma))));
+                int cycle = (int)fmin(D, fmax((D + 3) / 4, floor(log(0.9) / log((double)c.gamma))));
                 for (i = 0; i < D; ++i) ridge[i] = ur == pol.cfg.refresh ? c.lambda : ridge[i] * g;
                 if (ur != pol.cfg.refresh)
                     for (i = (ur - 1) % cycle; i < D; i += cycle) ridge[i] = c.lambda;
