@@ -311,7 +311,12 @@
          (O(d^2) amortised).
       Memory: 3 d^2 + O(d) reals (d^2 + d more in a float build).
       Differs from the paper: nothing in the default; refresh is ours.
-      Measured: every default kept against one-field alternatives
+      Measured: select at d = 50, K = 50: 4.6 us (double; 3.4 in float),
+         0.75x (0.94x) OpenBLAS's fastest trsm layout plus the scoring,
+         0.65-0.77x (0.94-0.98x) at d = 10 to 100, with the AVX2 kernels;
+         the 16-byte ones alone 7.5 us, 1.22x (bench_select, 2-core AMD
+         EPYC Zen 5; the same kernels serve SW-UCB, D-LinUCB, adaptive).
+         Every default kept against one-field alternatives
          (bench/defaults.c): alpha 0.5 is 0.77x on average but up to 3.77x
          worse; see bench/README.md, section "Defaults review".
       Config fields: isdb_linucb_config, in the public declarations under
@@ -382,12 +387,11 @@
          sets that coordinate's ridge back to lambda: the factor is that
          of V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^c) (0.1
          lambda or less when 1 / (1 - gamma) >= 2.4 d or so), and the
-         refactorisation makes it V's again. Every valid update is
-         taken: when
-         rounding in the Gram sums leaves the stored V without a positive
-         pivot (features far from unit scale along nearly one direction,
-         e.g. norm 1e6 with gamma 0.999 in double), the factor steps in
-         factored form instead (sqrt(gamma) L, a Givens update with x,
+         refactorisation makes it V's again. Every valid update is taken:
+         when rounding in the Gram sums leaves the stored V without a
+         positive pivot at a refactorisation (features far from unit scale
+         along nearly one direction, e.g. norm 1e6 with gamma 0.999 in
+         double), the factor steps in factored form instead (sqrt(gamma) L, a Givens update with x,
          then the (1 - gamma) lambda I padding, L^-1 b carried through the
          same rotations), which cannot fail; inputs whose V factors keep
          the same bits. isdb_dlinucb_tuned_gamma gives
@@ -407,7 +411,14 @@
          exactly. The Vt recursion is the paper's, not the one of the
          authors' public code (which multiplies the updated V, not the
          previous Vt, by gamma^2).
-      Measured: every default kept against one-field alternatives
+      Measured: the default's regret / refresh = 1's on `make agnostic`'s
+         13 problems x 7 discounts (10 seeds each): geometric mean 1.001,
+         0.96 to 1.03, 1 cell of 91 beyond 2 standard errors; the demo's
+         and Russac et al.'s experiments within 0.3 standard errors (bench/
+         README.md, "D-LinUCB's update in O(d^2)"). Update at d = 100,
+         gamma 0.99: 23 us against 81 us with refresh = 1, 2.4x LinUCB's
+         (bench_select, 2-core AMD EPYC Zen 5).
+         Every default kept against one-field alternatives
          (bench/defaults.c): alpha 0.5 is 0.75x on average but up to 5.08x
          worse (0.25: 19x); see bench/README.md, section "Defaults review".
       Config fields: isdb_dlinucb_config, in the public declarations under
@@ -4228,6 +4239,12 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
 #if defined(ISDB__VEC_LANES) && (defined(__x86_64__) || defined(__i386__)) && !defined(ISDB_NO_AVX2_DISPATCH) && \
     (defined(__clang__) || __GNUC__ >= 6)
 #define ISDB__AVX2 __attribute__((target("avx2")))
+/* In float, below this d the 16-byte kernels are faster (the AVX2 pass's
+   8 x 8 triangle and eight-arm gathers weigh more): the forward solve of
+   48 arms alone took 263 ns with them and 283 with AVX2 at d = 10, 487
+   and 463 at d = 16 (a one-off timing loop, 2-core AMD EPYC Zen 5); in
+   double AVX2 was faster at every d from 4 (93 against 101 ns). */
+#define ISDB__AVX2_MIN_N (ISDB_REAL_IS_FLOAT ? 16 : 1)
 typedef isdb_real isdb__vec32 __attribute__((vector_size(32), aligned(sizeof(isdb_real)), may_alias));
 #if ISDB_REAL_IS_FLOAT
 ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__splat32(isdb_real x) {
@@ -4532,11 +4549,12 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real
 
 #ifdef ISDB__VEC_LANES
 /* W = L^-1 [rows], eight lanes (inv_diag[i] = 1 / L_ii): the AVX2 kernel
-   where the CPU has it, else the 16-byte one; the same bits either way. */
+   where the CPU has it and n is large enough, else the 16-byte one; the
+   same bits either way. */
 ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
                                           const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
 #ifdef ISDB__AVX2
-    if (__builtin_cpu_supports("avx2")) {
+    if (n >= ISDB__AVX2_MIN_N && __builtin_cpu_supports("avx2")) {
         isdb__lanes8_fwd_solve_avx2(n, L, inv_diag, rows, W);
         return;
     }
@@ -4969,7 +4987,7 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real 
 ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
                                            isdb_real *ISDB__RESTRICT W) {
 #ifdef ISDB__AVX2
-    if (__builtin_cpu_supports("avx2")) {
+    if (n >= ISDB__AVX2_MIN_N && __builtin_cpu_supports("avx2")) {
         isdb__lanes8_back_solve_avx2(n, L, inv_diag, W);
         return;
     }
@@ -4980,7 +4998,7 @@ ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRIC
 ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
                                          isdb_real *q) {
 #ifdef ISDB__AVX2
-    if (__builtin_cpu_supports("avx2")) {
+    if (n >= ISDB__AVX2_MIN_N && __builtin_cpu_supports("avx2")) {
         isdb__lanes8_sym_form_avx2(n, Vt, U, q);
         return;
     }
