@@ -12,8 +12,11 @@
      or L^T stored as each layout wants (prepared once), each followed by
      the same scoring (w.z + beta |w| and the first best arm). The
      fastest layout at each shape is the reference;
-   - D-LinUCB's shapes through BLAS: the forward and back solves in the
-     faster pair of Left layouts, the V-tilde form as one gemm, scoring;
+   - D-LinUCB's shapes through BLAS: the forward and back solves as trsm
+     Left/NoTrans and Left/Trans, the V-tilde form as one gemm, scoring;
+   - LinUCB's select with the 16-byte (SSE2) kernels only, as a CPU
+     without AVX2 runs it (the library takes its AVX2 kernels at run time
+     where the CPU has them; this column skips the policy's input checks);
    - the core's peak for separate multiplies and adds (what
      -ffp-contract=off allows), 16-byte vectors (SSE2, as plain -O2
      builds) and, where the CPU has it, 32-byte ones (AVX2, a function
@@ -27,7 +30,9 @@
    the SSE2 peak (LinUCB's count: K (d (d - 1) / 2 + 2 d); D-LinUCB's:
    K (3 d (d - 1) / 2 + 3 d)), and at every d its ratio to the fastest
    BLAS layout (minimum against minimum). SW-UCB's step (select + update,
-   window 500) at d = 20, K = 5 is also timed beside the K d^2 floor.
+   window 500) at d = 20, K = 5 is also timed beside the K d^2 floor, and
+   D-LinUCB's update (default, and refresh = 1, the paper's exact factor)
+   beside LinUCB's at d = 10 to 100, gamma 0.99, with its claim line.
    `make bench` runs it in double and in float (bench_select-float).
 
    usage: bench_select [--quick] */
