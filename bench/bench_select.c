@@ -100,13 +100,15 @@ static void machine_name(char *out, size_t size) {
         }
         fclose(f);
     }
-    snprintf(out, size, "%ld-core %s (family %d, model %d%s), gcc %s", sysconf(_SC_NPROCESSORS_ONLN), model, family, mod,
+    snprintf(out, size, "%ld-core %s (family %d, model %d%s), %s%s", sysconf(_SC_NPROCESSORS_ONLN), model, family, mod,
              strstr(model, "AMD") ? (family == 26 ? ", Zen 5" : family == 25 ? ", Zen 3/4" : family == 23 ? ", Zen 1/2" : "")
                                   : "",
-#ifdef __VERSION__
-             __VERSION__
+#if defined(__clang__)
+             "clang ", __clang_version__
+#elif defined(__GNUC__)
+             "gcc ", __VERSION__
 #else
-             "?"
+             "compiler ", "?"
 #endif
     );
 }
