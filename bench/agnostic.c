@@ -112,6 +112,7 @@ static isdb_result make_policy(const problem *pr, int k, uint64_t seed, any_poli
         isdb_dlinucb_config c = isdb_dlinucb_config_init(d, K, 1.0 - 1.0 / (double)pr->windows[k - P_DL0]);
         c.lambda = pr->lambda;
         c.R = pr->noise;
+        c.refresh = repro_dlinucb_refresh(); /* 1: the exact factor its CSVs were made with */
         return isdb_dlinucb_init(&c, NULL, &p->dlinucb);
     }
 }

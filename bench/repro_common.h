@@ -58,6 +58,16 @@ REPRO_FN void repro_parse_args(int argc, char **argv, const char *what, repro_ar
     }
 }
 
+/* D-LinUCB's refresh in the reproductions and agnostic: 1 (the paper's
+   exact factor at every update, which their CSVs are made with) unless
+   the environment sets ISDB_BENCH_DLINUCB_REFRESH (0: the library's
+   default, O(d^2) steps between refactorisations), to measure the two
+   side by side (bench/README.md). */
+REPRO_FN int repro_dlinucb_refresh(void) {
+    const char *v = getenv("ISDB_BENCH_DLINUCB_REFRESH");
+    return v && *v ? atoi(v) : 1;
+}
+
 /* Mean and standard error of the mean (sample standard deviation / sqrt n;
    0 when n < 2). */
 REPRO_FN void repro_mean_se(const double *x, int n, double *mean, double *se) {

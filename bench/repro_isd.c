@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "repro_common.h"
 
 #define K_ARMS 5
 #define MAXP 10
@@ -265,6 +266,7 @@ static void run_method(const setup *s, int method, const method_opts *mo, isdb_i
         c.lambda = 0.1;
         c.delta = delta;
         c.S = 1.3;
+        c.refresh = repro_dlinucb_refresh(); /* 1: the paper's exact factor */
         r = isdb_dlinucb_init(&c, NULL, &pol.dl);
     } else {
         isdb_isd_config c = isdb_isd_config_init(s->p, K_ARMS, s->T0, X0, R0);

@@ -109,6 +109,7 @@ static void make_policy(int which, double B, any_policy *p) {
         check(isdb_dlinucb_tuned_gamma(D, T, B, &gamma), "gamma");
         c = isdb_dlinucb_config_init(D, K, gamma);
         c.lambda = 0.1;
+        c.refresh = repro_dlinucb_refresh(); /* 1: the paper's exact factor */
         check(isdb_dlinucb_init(&c, NULL, &p->dlinucb), "dlinucb");
     }
 }

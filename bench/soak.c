@@ -7,7 +7,9 @@
                 downdates rebuild), so the drift of the update/downdate
                 pairs shows;
      linucb     LinUCB;
-     dlinucb    D-LinUCB, gamma 0.995;
+     dlinucb    D-LinUCB, gamma 0.995, refresh 1 (its exact factor
+                every update; the default's O(d^2) steps are checked
+                against their closed form in tests/test_policies.c);
      isd        ISD-linUCB in oracle mode (the invariant subspace: the six
                 coordinates theta never uses, beta_inv = 0) with a sliding
                 window of 100 as its residual learner.
@@ -199,6 +201,7 @@ static isdb_result make(int policy, any_policy *mem, const isdb_allocator *alloc
     }
     if (policy == DLINUCB) {
         isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, GAMMA);
+        c.refresh = 1; /* the paper's factor, which the refit runs */
         return isdb_dlinucb_init(&c, alloc, &mem->c);
     } else {
 #if ISDB_REAL_IS_FLOAT /* ISD needs double */

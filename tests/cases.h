@@ -50,6 +50,14 @@ static isdb_result make_swucb(const isdb_allocator *alloc, int d, int max_arms, 
 static isdb_result make_dlinucb(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
     isdb_dlinucb_config c = isdb_dlinucb_config_init(d, max_arms, 0.95);
     c.R = 0.5;
+    c.refresh = 7; /* O(d^2) steps, a refactorisation every 7 updates */
+    return isdb_dlinucb_init(&c, alloc, (isdb_dlinucb *)mem);
+}
+
+/* The paper's exact factor at every update. */
+static isdb_result make_dlinucb_exact(const isdb_allocator *alloc, int d, int max_arms, void *mem) {
+    isdb_dlinucb_config c = isdb_dlinucb_config_init(d, max_arms, 0.9);
+    c.refresh = 1;
     return isdb_dlinucb_init(&c, alloc, (isdb_dlinucb *)mem);
 }
 
@@ -397,6 +405,7 @@ static const policy_case cases[] = {
     {"linucb", make_linucb, pre_linucb, 4, 6, NULL},
     {"swucb", make_swucb, pre_swucb, 4, 6, NULL},
     {"dlinucb", make_dlinucb, pre_dlinucb, 4, 6, NULL},
+    {"dlinucb exact", make_dlinucb_exact, pre_dlinucb, 3, 5, NULL},
     {"lints theory", make_lints, pre_lints, 4, 6, NULL},
     {"lints plain", make_lints_plain, pre_lints, 3, 5, NULL},
     {"bob", make_bob, pre_bob, 4, 6, NULL},

@@ -50,6 +50,7 @@ static void test_estimators_match_references(void) {
     for (k = 0; k + 1 < p.n_est; ++k) {
         isdb_dlinucb_config dc = isdb_dlinucb_config_init(D, 3, p._est[k].gamma);
         dc.lambda = c.lambda;
+        dc.refresh = 1; /* the exact factor every update */
         CHECK_OK(isdb_dlinucb_init(&dc, NULL, &dl[k]));
     }
     isdb_rng_seed(&rng, 5);

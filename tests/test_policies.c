@@ -363,21 +363,29 @@ static void test_swucb_long_run(void) {
 
 /* D-LinUCB against the closed forms V = lambda I + sum gamma^(t-s) a a^T,
    Vt = lambda I + sum gamma^(2(t-s)) a a^T, b = sum gamma^(t-s) r a,
-   recomputed from the whole history at every step. */
+   recomputed from the whole history at every step: with refresh = 1 (the
+   paper's factor at every update), and with the default refresh (256),
+   whose factor between refactorisations is that of V with the ridge of
+   coordinate j at lambda gamma^m, m the updates since it was last padded
+   back to lambda (replayed below from the documented schedule). */
 static void test_dlinucb_closed_form(void) {
     enum { D = 4, K = 8, T = 500 };
     static const isdb_real gammas[] = {0.97, 0.9995};
     isdb_real X[K * D], V[D * D], Vt[D * D], b[D], theta[D], got[D], u[D], theta_star[D];
     int gi;
-    for (gi = 0; gi < 2; ++gi) {
+    for (gi = 0; gi < 4; ++gi) {
         isdb_dlinucb pol;
-        isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, gammas[gi]);
+        isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, gammas[gi % 2]);
         isdb_rng rng;
-        int t, s, i, j, k, ok = 1;
+        int t, s, i, j, k, ok = 1, exact = gi < 2;
+        long double ridge[D];
         c.lambda = 0.4;
         c.R = 0.7;
         c.delta = 0.02;
+        c.refresh = exact ? 1 : 0;
+        for (i = 0; i < D; ++i) ridge[i] = c.lambda;
         CHECK_OK(isdb_dlinucb_init(&c, NULL, &pol));
+        CHECK(pol.cfg.refresh == (exact ? 1 : 256));
         isdb_rng_seed(&rng, 500 + (uint64_t)gi);
         random_unit(&rng, D, theta_star);
         for (t = 0; t < T; ++t) {
@@ -387,7 +395,7 @@ static void test_dlinucb_closed_form(void) {
             for (i = 0; i < D; ++i) {
                 long double bi = 0;
                 for (j = 0; j < D; ++j) {
-                    long double v = i == j ? c.lambda : 0, vt = v;
+                    long double v = i == j ? ridge[i] : 0, vt = i == j ? c.lambda : 0;
                     for (s = 0; s < t; ++s) {
                         long double xx = (long double)hist_x[s * D + i] * hist_x[s * D + j];
                         v += powl(g, t - 1 - s) * xx;
@@ -420,8 +428,15 @@ static void test_dlinucb_closed_form(void) {
             memcpy(hist_x + t * D, X + arm * D, sizeof(isdb_real) * D);
             hist_y[t] = t_dot(D, X + arm * D, theta_star) * (t < T / 2 ? 1.0 : -1.0) + 0.5 * isdb_rng_normal(&rng);
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, hist_y[t]));
+            if (!exact) { /* update t + 1: the u-th since the last refactorisation pads group (u - 1) mod cycle */
+                int n = t + 1, ur = (n - 1) % pol.cfg.refresh + 1;
+                int cycle = (int)fmin(D, fmax((D + 3) / 4, floor(log(0.9) / log((double)c.gamma))));
+                for (i = 0; i < D; ++i) ridge[i] = ur == pol.cfg.refresh ? c.lambda : ridge[i] * g;
+                if (ur != pol.cfg.refresh)
+                    for (i = (ur - 1) % cycle; i < D; i += cycle) ridge[i] = c.lambda;
+            }
         }
-        CHECK_MSG(ok, "gamma %g: D-LinUCB left its closed form", c.gamma);
+        CHECK_MSG(ok, "gamma %g, refresh %d: D-LinUCB left its closed form", c.gamma, pol.cfg.refresh);
         isdb_policy_uninit(&pol.base);
     }
 }

@@ -1,0 +1,82 @@
+/* The select kernels against the one-arm routines they stand for. White
+   box (it reaches the private kernels), so built without optimisation;
+   in double and float. Every variant compiled here is checked on its own:
+   the one select calls, the 16-byte vector kernels and, on a CPU with
+   AVX2, the 32-byte ones (built with ISDB__SCALAR_LANES, the scalar
+   kernels are the only ones). */
+#define ISDB_IMPLEMENTATION
+#include "../isdbandit.h"
+#include "test.h"
+
+#include <string.h>
+
+typedef struct kernels {
+    const char *name;
+    void (*fwd)(int, const isdb_real *, const isdb_real *, const isdb_real *const *, isdb_real *);
+    void (*back)(int, const isdb_real *, const isdb_real *, isdb_real *);
+    void (*form)(int, const isdb_real *, const isdb_real *, isdb_real *);
+} kernels;
+
+/* Forward solve, back solve and V-tilde form of eight lanes against
+   isdb__tri_solve and isdb__discounted_width, bit for bit, for every d up
+   to 41 (every remainder of the row blocks) and arms repeated in the
+   lanes. */
+static void check_kernels(const kernels *kn) {
+    static isdb_real L[41 * 41], inv_diag[41], Vt[41 * 41], X[8 * 41], W[8 * 41], w[41], u[41];
+    isdb_rng rng;
+    int d, a, i, j, m, bad_fwd = 0, bad_back = 0, bad_form = 0;
+    isdb_rng_seed(&rng, 11);
+    for (d = 1; d <= 41; ++d)
+        for (m = 1; m <= 8; m += 3) {
+            const isdb_real *rows[8];
+            isdb_real q[8] = {0};
+            for (i = 0; i < d; ++i) {
+                for (j = 0; j < d; ++j) {
+                    L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
+                    Vt[i * d + j] = j <= i ? isdb_rng_normal(&rng) : 0;
+                }
+                inv_diag[i] = 1 / L[i * d + i];
+            }
+            for (i = 0; i < 8 * d; ++i) X[i] = isdb_rng_normal(&rng);
+            isdb__lanes_rows_n(X, d, m, 0, 8, rows);
+            kn->fwd(d, L, inv_diag, rows, W);
+            for (a = 0; a < 8; ++a) {
+                isdb__tri_solve(d, L, inv_diag, 0, rows[a], w);
+                for (i = 0; i < d; ++i) bad_fwd += memcmp(&w[i], &W[i * 8 + a], sizeof w[i]) != 0;
+            }
+            kn->back(d, L, inv_diag, W);
+            kn->form(d, Vt, W, q);
+            for (a = 0; a < 8; ++a) {
+                isdb_real width;
+                isdb__tri_solve(d, L, inv_diag, 0, rows[a], w);
+                width = isdb__discounted_width(d, L, inv_diag, Vt, w, u);
+                for (i = 0; i < d; ++i) bad_back += memcmp(&u[i], &W[i * 8 + a], sizeof u[i]) != 0;
+                q[a] = isdb__sqrt(q[a] > 0 ? q[a] : 0);
+                bad_form += memcmp(&width, &q[a], sizeof width) != 0;
+            }
+        }
+    CHECK_MSG(bad_fwd == 0, "%s: %d forward-solve entries differ from isdb__tri_solve's", kn->name, bad_fwd);
+    CHECK_MSG(bad_back == 0, "%s: %d back-solve entries differ from isdb__tri_solve's", kn->name, bad_back);
+    CHECK_MSG(bad_form == 0, "%s: %d V-tilde widths differ from isdb__discounted_width's", kn->name, bad_form);
+    printf("%s kernels: the one-arm bits\n", kn->name);
+}
+
+int main(void) {
+    static const kernels called = {"select's", isdb__lanes8_fwd_solve, isdb__lanes8_back_solve, isdb__lanes8_sym_form};
+    check_kernels(&called);
+#ifdef ISDB__VEC_LANES
+    {
+        static const kernels v16 = {"16-byte", isdb__lanes8_fwd_solve_v, isdb__lanes8_back_solve_v,
+                                    isdb__lanes8_sym_form_v};
+        check_kernels(&v16);
+    }
+#endif
+#ifdef ISDB__AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        static const kernels v32 = {"AVX2", isdb__lanes8_fwd_solve_avx2, isdb__lanes8_back_solve_avx2,
+                                    isdb__lanes8_sym_form_avx2};
+        check_kernels(&v32);
+    }
+#endif
+    return test_report();
+}
