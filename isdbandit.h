@@ -752,7 +752,7 @@
          demotion one eq. 6 fit, O(n d^2). The warm start adds n0 updates
          of each learner to init, reset and every rebuild (about 2 n0 n d^2).
       Memory (doubles): (n0 + H) (d + 1) for the rows (H = history),
-         H (d + 1) for the ring, about 16 d^2 for three decompositions and
+         H (d + 1) for the ring, about 18 d^2 for three decompositions and
          the learner (+ 4 d^2 discounting; ADAPTIVE: the adaptive policy's
          memory laid out for d, twice with the guard, plus monitor_window
          for its errors), the monitor's (monitor_window /
@@ -796,8 +796,10 @@
          defaults 100%. The monitor alarmed falsely in 0 of 480 stationary
          runs; with a wrong decomposition every E4 run stayed within 1.18x
          of SW-LinUCB (7.1x without it). At p = 50, K = 20, p_res = 2
-         select is 1.31-1.41x LinUCB's, update about 4 us (0.3 us without
-         the monitor; LinUCB's 3 us).
+         select is 1.38-1.40x LinUCB's (E7's target 1.3 fails since
+         LinUCB's select took AVX2 kernels; ISD's quadratic form takes
+         D-LinUCB's), update about 4 us (0.3 us without the monitor;
+         LinUCB's 3 us).
       Config fields: isdb_isd_config (and the estimator's
          isdb_isd_options), in the public declarations under the banners
          "ISD-linUCB, part 2: the policy" (and part 1).
@@ -2578,7 +2580,7 @@ typedef struct isdb__isd_fit {
     double *beta;  /* beta_inv (d) */
     double *Lbeta; /* p_inv x p_inv Cholesky factor of U_inv^T Sigma U_inv */
     double *Winv;  /* p_inv x d: Lbeta^-1 U_inv^T */
-    double *Wq;    /* W_inv^T W_inv, packed lower triangle, when `quad` */
+    double *Wq;    /* W_inv^T W_inv (d x d, its lower triangle), when `quad` */
     int quad;      /* the invariant width as the quadratic form x^T Wq x (d (d + 1) / 2 per
                       arm) rather than ||W_inv x|| (p_inv d): p_inv > (d + 1) / 2 */
     double *stat;  /* d */
@@ -5018,11 +5020,49 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_back_solve_avx2(int n, const isdb_rea
 
 ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
         const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
-    int i, j;
+    int i, j, r;
     isdb__vec32 q0, q1, two = isdb__splat32(2);
     memset(&q0, 0, sizeof q0);
     q1 = q0;
-    for (i = 0; i + 2 <= n; i += 2) {
+    /* four rows a pass: four independent chains of sums, each row's in
+       its own order; the rows enter q in order */
+    for (i = 0; i + 4 <= n; i += 4) {
+        const isdb_real *V0 = Vt + (size_t)i * (size_t)n, *V1 = V0 + n, *V2 = V1 + n, *V3 = V2 + n;
+        const isdb_real *Vr[4];
+        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8);
+        isdb__vec32 o[4][2];
+        o[0][0] = q0 - q0;
+        o[0][1] = o[1][0] = o[1][1] = o[2][0] = o[2][1] = o[3][0] = o[3][1] = o[0][0];
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
+            const isdb__vec32 u0 = u[0], u1 = u[1], a0 = isdb__splat32(V0[j]), a1 = isdb__splat32(V1[j]),
+                              a2 = isdb__splat32(V2[j]), a3 = isdb__splat32(V3[j]);
+            o[0][0] += a0 * u0;
+            o[0][1] += a0 * u1;
+            o[1][0] += a1 * u0;
+            o[1][1] += a1 * u1;
+            o[2][0] += a2 * u0;
+            o[2][1] += a2 * u1;
+            o[3][0] += a3 * u0;
+            o[3][1] += a3 * u1;
+        }
+        Vr[0] = V0;
+        Vr[1] = V1;
+        Vr[2] = V2;
+        Vr[3] = V3;
+        for (r = 1; r < 4; ++r) /* the block's own triangle, in order */
+            for (j = 0; j < r; ++j) {
+                const isdb__vec32 m = isdb__splat32(Vr[r][i + j]);
+                o[r][0] += m * ui[2 * j];
+                o[r][1] += m * ui[2 * j + 1];
+            }
+        for (r = 0; r < 4; ++r) {
+            const isdb__vec32 m = isdb__splat32(Vr[r][i + r]);
+            q0 += ui[2 * r] * (m * ui[2 * r] + two * o[r][0]);
+            q1 += ui[2 * r + 1] * (m * ui[2 * r + 1] + two * o[r][1]);
+        }
+    }
+    for (; i + 2 <= n; i += 2) {
         const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
         const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj = ui + 2;
         isdb__vec32 m;
@@ -9805,7 +9845,7 @@ ISDB__PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, int d)
     f->beta = isdb__take_f64(a, d);
     f->Lbeta = isdb__take_f64(a, dd);
     f->Winv = isdb__take_f64(a, dd);
-    f->Wq = isdb__take_f64(a, d * (d + 1) / 2);
+    f->Wq = isdb__take_f64(a, dd);
     f->stat = isdb__take_f64(a, d);
     f->pvalue = isdb__take_f64(a, d);
     f->sizes = (int *)isdb__take(a, d, sizeof(int));
@@ -9901,7 +9941,7 @@ ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd
     isdb__copy(d, src->beta, dst->beta);
     isdb__copy(dd, src->Lbeta, dst->Lbeta);
     isdb__copy(dd, src->Winv, dst->Winv);
-    isdb__copy(d * (d + 1) / 2, src->Wq, dst->Wq);
+    isdb__copy(dd, src->Wq, dst->Wq);
     dst->quad = src->quad;
     isdb__copy(d, src->stat, dst->stat);
     isdb__copy(d, src->pvalue, dst->pvalue);
@@ -9932,26 +9972,21 @@ ISDB__PRIVATE double isdb__isd_r_inv(const isdb_isd_config *c, int pi, double n,
     return rho;
 }
 
-/* The invariant width's quadratic form: Wq = W_inv^T W_inv (packed lower
+/* The invariant width's quadratic form: Wq = W_inv^T W_inv (its lower
    triangle), so that ||W_inv x||^2 = x^T Wq x costs d (d + 1) / 2 per arm
    instead of p_inv d; used when that is cheaper (p_inv > (d + 1) / 2).
    A function of W_inv only: recomputed after a load, not stored. */
 ISDB__PRIVATE void isdb__isd_fit_quad(int d, isdb__isd_fit *f) {
     int pi = f->p_inv, i, j, l;
-    double *q = f->Wq;
+    isdb__zero(d * d, f->Wq);
     f->quad = pi > 0 && 2 * pi > d + 1;
-    if (!f->quad) {
-        isdb__zero(d * (d + 1) / 2, f->Wq);
-        return;
-    }
-    for (i = 0; i < d; ++i) {
+    if (!f->quad) return;
+    for (i = 0; i < d; ++i)
         for (j = 0; j <= i; ++j) {
             double s = 0.0;
             for (l = 0; l < pi; ++l) s += f->Winv[l * d + i] * f->Winv[l * d + j];
-            q[j] = s;
+            f->Wq[i * d + j] = s;
         }
-        q += i + 1;
-    }
 }
 
 /* Completes a fit whose U, beta and p_inv are set: the Gram matrix of the
@@ -10465,19 +10500,13 @@ ISDB__PRIVATE void isdb__isd_lanes_dot(int d, const double *ISDB__RESTRICT B, co
 }
 
 /* ||W_inv x||^2 (the invariant width's norm, squared) of the eight
-   interleaved arms: x^T Wq x from the packed triangle when `quad`, else
-   the p_inv dot products. */
+   interleaved arms: x^T Wq x when `quad` (D-LinUCB's quadratic-form
+   kernel, AVX2 where the CPU has it), else the p_inv dot products. */
 ISDB__PRIVATE void isdb__isd_inv_norms(const isdb__isd_fit *f, int d, const double *ISDB__RESTRICT B, double *out) {
     int i, a;
     double s[ISDB__LANES8] = {0.0}, o[ISDB__LANES8];
     if (f->quad) {
-        const double *ISDB__RESTRICT qr = f->Wq;
-        for (i = 0; i < d; ++i) {
-            const double qi = qr[i], *bi = B + i * ISDB__LANES8;
-            isdb__isd_lanes_dot(i, B, qr, o); /* row i's off-diagonal part */
-            for (a = 0; a < ISDB__LANES8; ++a) s[a] += bi[a] * (qi * bi[a] + 2.0 * o[a]);
-            qr += i + 1;
-        }
+        isdb__lanes8_sym_form(d, f->Wq, B, s);
         for (a = 0; a < ISDB__LANES8; ++a) out[a] = s[a] > 0.0 ? s[a] : 0.0;
         return;
     }
@@ -10707,7 +10736,7 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     isdb__zero(d, f->beta);
     isdb__zero(dd, f->Lbeta);
     isdb__zero(dd, f->Winv);
-    isdb__zero(d * (d + 1) / 2, f->Wq);
+    isdb__zero(dd, f->Wq);
     f->quad = 0;
     isdb__zero(d, f->stat);
     isdb__zero(d, f->pvalue);
