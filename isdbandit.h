@@ -568,12 +568,12 @@
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float); no ring of past observations.
       Differs from the paper: no paper.
-      Measured: regret / the best tuned policy on `make agnostic`'s 13
+      Measured: regret / the best tuned policy on `make agnostic`'s 16
          drifting and stationary problems: worst 3.28, geometric mean
-         1.21, stationary 1.01; weakest on two-armed sinusoids
+         1.02, stationary 1.01; weakest on two-armed sinusoids
          (2.15-3.28). It fails where only the reward's level moves
          (level-scale 22.4x LinUCB, level-intercept 13.8x; with them the
-         15 problems' worst is 22.4, geometric mean 1.72): it forgets
+         18 problems' worst is 22.4, geometric mean 1.40): it forgets
          what changes no decision; see bench/README.md, section
          "The drift-agnostic default". The noise floor 4 s2 G took false
          cuts on stationary Bernoulli arms with means <= 0.1 from 50 of 50
