@@ -62,6 +62,19 @@
                            only <string.h> and libm functions are linked.
       ISDB_NO_SIM          leave out the simulation environments and the
                            regret harness.
+      ISDB_ONLY_<POLICY>   in the implementation file, in the style of stb's
+                           STBI_ONLY_PNG: compile only the policies named
+                           (one or more of LINUCB SWUCB DLINUCB LINTS BOB
+                           ADAPTIVE ISD OPKB OAM TRACEUCB) and what they
+                           need: ISD brings adaptive and joint block
+                           diagonalization (isdb_jbd*), adaptive D-LinUCB,
+                           BOB SW-UCB; an environment comes with its policy
+                           (isdb_isd_env with ISD, isdb_kernel_env with OPKB,
+                           isdb_context_env with OAM, isdb_active_env with
+                           Trace-UCB). The declarations stay: a program that
+                           calls a policy left out fails to link.
+      ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
+                           list), unless a policy compiled needs it.
       ISDB_REAL            float or double (default): the precision of every
                            number (see PRECISION). Define it the same way in
                            every file that includes the header.
@@ -3430,6 +3443,83 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #ifndef ISDB__IMPL_DONE
 #define ISDB__IMPL_DONE
 
+/* The policies compiled (COMPILE-TIME OPTIONS): every one, those named by
+   ISDB_ONLY_<POLICY>, less those named by ISDB_NO_<POLICY>; then what
+   they need. ISDB__HAS_<X> is 1 or 0. */
+#if defined(ISDB_ONLY_LINUCB) || defined(ISDB_ONLY_SWUCB) || defined(ISDB_ONLY_DLINUCB) || \
+    defined(ISDB_ONLY_LINTS) || defined(ISDB_ONLY_BOB) || defined(ISDB_ONLY_ADAPTIVE) || defined(ISDB_ONLY_ISD) || \
+    defined(ISDB_ONLY_OPKB) || defined(ISDB_ONLY_OAM) || defined(ISDB_ONLY_TRACEUCB)
+#define ISDB__ONLY 1
+#else
+#define ISDB__ONLY 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_LINUCB)) && !defined(ISDB_NO_LINUCB)
+#define ISDB__WANT_LINUCB 1
+#else
+#define ISDB__WANT_LINUCB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_SWUCB)) && !defined(ISDB_NO_SWUCB)
+#define ISDB__WANT_SWUCB 1
+#else
+#define ISDB__WANT_SWUCB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_DLINUCB)) && !defined(ISDB_NO_DLINUCB)
+#define ISDB__WANT_DLINUCB 1
+#else
+#define ISDB__WANT_DLINUCB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_LINTS)) && !defined(ISDB_NO_LINTS)
+#define ISDB__WANT_LINTS 1
+#else
+#define ISDB__WANT_LINTS 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_BOB)) && !defined(ISDB_NO_BOB)
+#define ISDB__WANT_BOB 1
+#else
+#define ISDB__WANT_BOB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_ADAPTIVE)) && !defined(ISDB_NO_ADAPTIVE)
+#define ISDB__WANT_ADAPTIVE 1
+#else
+#define ISDB__WANT_ADAPTIVE 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_ISD)) && !defined(ISDB_NO_ISD)
+#define ISDB__WANT_ISD 1
+#else
+#define ISDB__WANT_ISD 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_OPKB)) && !defined(ISDB_NO_OPKB)
+#define ISDB__WANT_OPKB 1
+#else
+#define ISDB__WANT_OPKB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_OAM)) && !defined(ISDB_NO_OAM)
+#define ISDB__WANT_OAM 1
+#else
+#define ISDB__WANT_OAM 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_TRACEUCB)) && !defined(ISDB_NO_TRACEUCB)
+#define ISDB__WANT_TRACEUCB 1
+#else
+#define ISDB__WANT_TRACEUCB 0
+#endif
+/* ISD runs an adaptive learner, adaptive D-LinUCB's discounted sums and
+   BOB SW-UCB learners. */
+#define ISDB__HAS_ISD ISDB__WANT_ISD
+#define ISDB__HAS_ADAPTIVE (ISDB__WANT_ADAPTIVE || ISDB__HAS_ISD)
+#define ISDB__HAS_DLINUCB (ISDB__WANT_DLINUCB || ISDB__HAS_ADAPTIVE)
+#define ISDB__HAS_BOB ISDB__WANT_BOB
+#define ISDB__HAS_SWUCB (ISDB__WANT_SWUCB || ISDB__HAS_BOB)
+#define ISDB__HAS_LINUCB ISDB__WANT_LINUCB
+#define ISDB__HAS_LINTS ISDB__WANT_LINTS
+#define ISDB__HAS_OPKB ISDB__WANT_OPKB
+#define ISDB__HAS_OAM ISDB__WANT_OAM
+#define ISDB__HAS_TRACEUCB ISDB__WANT_TRACEUCB
+/* Joint block diagonalization is ISD's offline step. */
+#define ISDB__HAS_JBD ISDB__HAS_ISD
+/* The ridge core of LinUCB, SW-UCB, D-LinUCB and LinTS. */
+#define ISDB__HAS_RIDGE (ISDB__HAS_LINUCB || ISDB__HAS_SWUCB || ISDB__HAS_DLINUCB || ISDB__HAS_LINTS)
+
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -3548,6 +3638,12 @@ ISDB__PRIVATE isdb_real isdb__dot(int n, const isdb_real *a, const isdb_real *b)
 
 ISDB__PRIVATE void isdb__copy(int n, const isdb_real *src, isdb_real *dst) {
     if (n > 0 && src != dst) memcpy(dst, src, (size_t)n * sizeof(isdb_real));
+}
+
+ISDB__PRIVATE void isdb__swap_ptr(isdb_real **a, isdb_real **b) {
+    isdb_real *t = *a;
+    *a = *b;
+    *b = t;
 }
 
 ISDB__PRIVATE void isdb__zero(int n, isdb_real *v) {
@@ -4640,6 +4736,7 @@ isdb_result isdb_polar(int n, const isdb_real *A, isdb_real *Q, isdb_real *work)
 }
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
+#if ISDB__HAS_JBD
 /* ---------------------------------------------------------------------------
    Joint block diagonalization
    ------------------------------------------------------------------------ */
@@ -5026,6 +5123,7 @@ isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_options *opt,
     return converged ? ISDB_OK : ISDB_MAXITER_REACHED;
 }
 
+#endif /* ISDB__HAS_JBD */
 #endif /* !ISDB_REAL_IS_FLOAT */
 
 /* ---------------------------------------------------------------------------
@@ -5812,6 +5910,7 @@ ISDB__PRIVATE isdb_result isdb__probs_one_hot(isdb_policy *p, const isdb_real *X
     return ISDB_OK;
 }
 
+#if ISDB__HAS_RIDGE
 /* ---------------------------------------------------------------------------
    Ridge regression core (LinUCB, SW-UCB, LinTS): V = lambda I + sum x x^T
    kept as a Cholesky factor updated by rank-one steps into a scratch
@@ -6116,6 +6215,8 @@ ISDB__PRIVATE int isdb__want_width(isdb_refusal *why, isdb_width width) {
     return isdb__want_int(why, (int)width, "width", ISDB_WIDTH_LOGDET, ISDB_WIDTH_CONSTANT, "an isdb_width");
 }
 
+#endif /* ISDB__HAS_RIDGE */
+#if ISDB__HAS_LINUCB
 /* ---------------------------------------------------------------------------
    LinUCB / OFUL
    ------------------------------------------------------------------------ */
@@ -6240,6 +6341,8 @@ isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real 
     return isdb__ridge_explain(&pol->_ridge, x, isdb_linucb_beta(pol), mean, bonus);
 }
 
+#endif /* ISDB__HAS_LINUCB */
+#if ISDB__HAS_SWUCB
 /* ---------------------------------------------------------------------------
    SW-UCB
    ------------------------------------------------------------------------ */
@@ -6551,6 +6654,8 @@ isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, i
     return ISDB_OK;
 }
 
+#endif /* ISDB__HAS_SWUCB */
+#if ISDB__HAS_DLINUCB
 /* ---------------------------------------------------------------------------
    D-LinUCB
    ------------------------------------------------------------------------ */
@@ -6690,12 +6795,6 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_scores(isdb_policy *p, const isdb_real *
     isdb_dlinucb *pol = (isdb_dlinucb *)p;
     isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_beta(pol), out);
     return ISDB_OK;
-}
-
-ISDB__PRIVATE void isdb__swap_ptr(isdb_real **a, isdb_real **b) {
-    isdb_real *t = *a;
-    *a = *b;
-    *b = t;
 }
 
 /* V_next = gamma V + x x^T + (1 - gamma) lambda I is symmetric positive
@@ -6870,6 +6969,8 @@ isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_rea
     return ISDB_OK;
 }
 
+#endif /* ISDB__HAS_DLINUCB */
+#if ISDB__HAS_LINTS
 /* ---------------------------------------------------------------------------
    Linear Thompson sampling
    ------------------------------------------------------------------------ */
@@ -7048,6 +7149,8 @@ void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta) { isdb__ridge_the
 
 void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
 
+#endif /* ISDB__HAS_LINTS */
+#if ISDB__HAS_BOB
 /* ---------------------------------------------------------------------------
    BOB
    ------------------------------------------------------------------------ */
@@ -7434,6 +7537,8 @@ void isdb_bob_log_weights(const isdb_bob *pol, isdb_real *logw) { isdb__copy(pol
 
 const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
 
+#endif /* ISDB__HAS_BOB */
+#if ISDB__HAS_ADAPTIVE
 /* ---------------------------------------------------------------------------
    Adaptive
    ------------------------------------------------------------------------ */
@@ -7783,7 +7888,9 @@ int isdb_adaptive_memory(const isdb_adaptive *pol) { return isdb__adaptive_effec
 
 uint64_t isdb_adaptive_changes(const isdb_adaptive *pol) { return pol->changes; }
 
+#endif /* ISDB__HAS_ADAPTIVE */
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
+#if ISDB__HAS_ISD
 /* ---------------------------------------------------------------------------
    ISD-linUCB: invariance detection
    ------------------------------------------------------------------------ */
@@ -10425,6 +10532,8 @@ isdb_result isdb_isd_recompute(isdb_isd *pol) {
     return isdb__isd_refit(pol);
 }
 
+#endif /* ISDB__HAS_ISD */
+#if ISDB__HAS_OPKB
 /* ---------------------------------------------------------------------------
    Kernels, feature maps and the log-det problem of OPKB
    ------------------------------------------------------------------------ */
@@ -11526,6 +11635,8 @@ void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design,
     if (set) *set = pol->set_info;
 }
 
+#endif /* ISDB__HAS_OPKB */
+#if ISDB__HAS_OAM
 /* ---------------------------------------------------------------------------
    OAM: the allocation problem (Definition 4.1) and the policy
    ------------------------------------------------------------------------ */
@@ -12662,6 +12773,8 @@ uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x) {
     return v >= 0 ? pol->_pulls[v] : 0;
 }
 
+#endif /* ISDB__HAS_OAM */
+#if ISDB__HAS_TRACEUCB
 /* ---------------------------------------------------------------------------
    Trace-UCB. Per model i the lower factor [[L, 0], [l^T, rho]] of
    sum [x; y][x; y]^T is kept by Givens rotations (a sequential QR of
@@ -13542,6 +13655,7 @@ isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *n
     return ISDB_OK;
 }
 
+#endif /* ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */
 
 #ifndef ISDB_NO_SIM
@@ -13820,6 +13934,7 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_real *cum
 }
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
+#if ISDB__HAS_ISD
 /* ---------------------------------------------------------------------------
    The invariant subspace environment
    ------------------------------------------------------------------------ */
@@ -14098,6 +14213,8 @@ void isdb_isd_env_invariant_basis(const isdb_isd_env *env, double *U_inv) {
         }
 }
 
+#endif /* ISDB__HAS_ISD */
+#if ISDB__HAS_OPKB
 /* ---------------------------------------------------------------------------
    Fixed-arm kernel environments (OPKB experiments)
    ------------------------------------------------------------------------ */
@@ -14309,6 +14426,8 @@ isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_a
     return ISDB_OK;
 }
 
+#endif /* ISDB__HAS_OPKB */
+#if ISDB__HAS_OAM
 /* ---------------------------------------------------------------------------
    Finitely many contexts with fixed action sets (Hao et al. section 5)
    ------------------------------------------------------------------------ */
@@ -14419,6 +14538,8 @@ isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb
     return ISDB_OK;
 }
 
+#endif /* ISDB__HAS_OAM */
+#if ISDB__HAS_TRACEUCB
 /* ---------------------------------------------------------------------------
    Active-learning environment (Trace-UCB's setting)
    ------------------------------------------------------------------------ */
@@ -14529,6 +14650,7 @@ isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_a
     isdb_env_reset(&env->base);
     return ISDB_OK;
 }
+#endif /* ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */
 
 #endif /* ISDB_NO_SIM */
