@@ -2,7 +2,8 @@
 # Checks of the header that need a compiler or a linker to fail, not a
 # program to run: reserved names, the float build's symbol names, mixed
 # precisions refused at link time, and the messages a wrong build gets.
-# Usage: CC=gcc sh tests/compile_checks.sh BUILD_DIR (make test runs it).
+# Usage: CC=gcc [ONLY_ALL=1] sh tests/compile_checks.sh BUILD_DIR (make test
+# runs it; make test-full with ONLY_ALL=1).
 # Ends with "N passed, M failed" like every test program.
 CC=${CC:-cc}
 out=${1:-build}/compile_checks
@@ -98,7 +99,11 @@ only_dep() {
 }
 only_other() { if [ "$1" = linucb ]; then echo oam; else echo linucb; fi; }
 # ISD's build also names ISDB_NO_ADAPTIVE: what a policy needs wins.
-for pol in linucb swucb dlinucb lints bob adaptive isd opkb oam traceucb; do
+# make test builds LinUCB's and ISD's (ONLY_ALL unset), make test-full
+# every policy's.
+only_list="linucb isd"
+[ "${ONLY_ALL:-0}" = 1 ] && only_list="linucb swucb dlinucb lints bob adaptive isd opkb oam traceucb"
+for pol in $only_list; do
     POL=$(echo $pol | tr a-z A-Z)
     no=""
     [ $pol = isd ] && no=-DISDB_NO_ADAPTIVE
