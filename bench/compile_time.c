@@ -144,6 +144,7 @@ static const char *policies[] = {"LINUCB", "SWUCB", "DLINUCB", "LINTS", "BOB",
 int main(int argc, char **argv) {
     const char *cc = "cc", *make = "make", *tmp = "build/bench/compile";
     int reps = 3, make_test = 1, i, r, k, n = 0, failed = 0;
+    double load0;
     contender c[3 + N_POL];
     char only_text[N_POL][96], cwd[1024], mach[512], path[1200], obj[1200];
     for (i = 1; i < argc; ++i) {
@@ -191,6 +192,7 @@ int main(int argc, char **argv) {
         if (k == 0) fprintf(f, "int main(void) { return isdb_version() == 0; }\n");
         fclose(f);
     }
+    load0 = loadavg();
     for (r = 0; r < reps; ++r)
         for (k = 0; k < n; ++k) {
             double wall;
@@ -225,12 +227,16 @@ int main(int argc, char **argv) {
                 worst = median(c[k].cpu, reps);
                 worst_k = k;
             }
-        printf("claim: compile: implementation file %.1f s CPU at %s -O2 (target <= 5) %s; a plain #include %.2f s "
-               "(%s)\n",
-               impl, cc, impl <= 5 ? "holds" : "fails", plain, mach);
+        printf("claim: compile: implementation file %.1f s CPU at %s -O2 (target <= 5) %s; a plain #include %.2f s; "
+               "load average %.2f before (%s)\n",
+               impl, cc, impl <= 5 ? "holds" : "fails", plain, load0, mach);
         printf("claim: compile: one-policy build (ISDB_ONLY_LINUCB) %.1f s CPU at %s -O2 (target <= 2) %s; the "
-               "largest, ISDB_ONLY_%s (with what it needs), %.1f s (%s)\n",
-               lin, cc, lin <= 2 ? "holds" : "fails", policies[worst_k - 3], worst, mach);
+               "largest, ISDB_ONLY_%s (with what it needs), %.1f s; load average %.2f before (%s)\n",
+               lin, cc, lin <= 2 ? "holds" : "fails", policies[worst_k - 3], worst, load0, mach);
+        if (load0 > 1.5)
+            printf("compile_time: the cores were busy (load average %.2f on %ld): CPU seconds run above an idle "
+                   "machine's\n",
+                   load0, sysconf(_SC_NPROCESSORS_ONLN));
     }
     if (make_test) {
         double cpu, wall, load = loadavg();
