@@ -2,7 +2,8 @@
 # Checks of the header that need a compiler or a linker to fail, not a
 # program to run: reserved names, the float build's symbol names, mixed
 # precisions refused at link time, and the messages a wrong build gets.
-# Usage: CC=gcc sh tests/compile_checks.sh BUILD_DIR (make test runs it).
+# Usage: CC=gcc [ONLY_ALL=1] sh tests/compile_checks.sh BUILD_DIR (make test
+# runs it; make test-full with ONLY_ALL=1).
 # Ends with "N passed, M failed" like every test program.
 CC=${CC:-cc}
 out=${1:-build}/compile_checks
@@ -85,6 +86,75 @@ for impl in double float; do
         fi
     done
 done
+
+# 4. One-policy builds (ISDB_ONLY_<POLICY>): each implementation file
+# links a program that uses its policy and what that policy needs (ISD:
+# adaptive, adaptive: D-LinUCB, BOB: SW-UCB), and leaves the others out,
+# so a program using one of them no longer links. The LinUCB-only build
+# also plays a few rounds, in both precisions.
+only_dep() {
+    case $1 in
+    isd) echo adaptive ;; adaptive) echo dlinucb ;; bob) echo swucb ;; *) echo "" ;;
+    esac
+}
+only_other() { if [ "$1" = linucb ]; then echo oam; else echo linucb; fi; }
+# ISD's build also names ISDB_NO_ADAPTIVE: what a policy needs wins.
+# make test builds LinUCB's and ISD's (ONLY_ALL unset), make test-full
+# every policy's.
+only_list="linucb isd"
+[ "${ONLY_ALL:-0}" = 1 ] && only_list="linucb swucb dlinucb lints bob adaptive isd opkb oam traceucb"
+for pol in $only_list; do
+    POL=$(echo $pol | tr a-z A-Z)
+    no=""
+    [ $pol = isd ] && no=-DISDB_NO_ADAPTIVE
+    if ! $CC -std=c99 -O0 -DISDB_ONLY_$POL $no -I. -c "$out/impl.c" -o "$out/only_$pol.o" 2> "$out/only_$pol.log"; then
+        fail "ISDB_ONLY_$POL does not build: $(head -c 300 "$out/only_$pol.log")"
+        continue
+    fi
+    dep=$(only_dep $pol)
+    other=$(only_other $pol)
+    {
+        echo '#include "isdbandit.h"'
+        echo 'int main(void) {'
+        echo "    void (*volatile f)(void) = (void (*)(void))isdb_${pol}_init;"
+        [ -n "$dep" ] && echo "    void (*volatile g)(void) = (void (*)(void))isdb_${dep}_init; (void)g;"
+        echo '    return f == 0;'
+        echo '}'
+    } > "$out/only_$pol.c"
+    printf '#include "isdbandit.h"\nint main(void) {\n    void (*volatile f)(void) = (void (*)(void))isdb_%s_init;\n    return f == 0;\n}\n' \
+        "$other" > "$out/only_${pol}_other.c"
+    check "ISDB_ONLY_$POL: a program using $pol${dep:+ and $dep} does not link or run: $(head -c 300 "$out/only_$pol.link" 2>/dev/null)" \
+        '$CC -std=c99 -I. "$out/only_$pol.c" "$out/only_$pol.o" -o "$out/only_$pol" -lm 2> "$out/only_$pol.link" && "$out/only_$pol"'
+    check "ISDB_ONLY_$POL: a program using $other linked, or failed for another reason than isdb_${other}_init" \
+        '! $CC -std=c99 -I. "$out/only_${pol}_other.c" "$out/only_$pol.o" -o "$out/only_${pol}_other" -lm 2> "$out/only_${pol}_other.link" &&
+         grep -q "isdb_${other}_init" "$out/only_${pol}_other.link"'
+done
+cat > "$out/only_run.c" <<'EOF'
+#include "isdbandit.h"
+int main(void) {
+    isdb_real X[6] = {1, 0, 0, 1, 1, 1};
+    isdb_linucb pol;
+    isdb_linucb_config c = isdb_linucb_config_init(2, 3);
+    int arm = -1, t;
+    if (isdb_linucb_init(&c, NULL, &pol) != ISDB_OK) return 1;
+    for (t = 0; t < 20; ++t) {
+        if (isdb_policy_select(&pol.base, X, 3, &arm) != ISDB_OK) return 2;
+        if (isdb_policy_update(&pol.base, arm, X + 2 * arm, arm == 2 ? 1 : 0) != ISDB_OK) return 3;
+    }
+    isdb_policy_uninit(&pol.base);
+    return arm == 2 ? 0 : 4;
+}
+EOF
+check "ISDB_ONLY_LINUCB: LinUCB does not play" \
+    '$CC -std=c99 -I. "$out/only_run.c" "$out/only_linucb.o" -o "$out/only_run" -lm && "$out/only_run"'
+# The float build of LinUCB alone, through ISDB_NO_<POLICY> (the float
+# build has no ISD, OPKB, OAM or Trace-UCB) and without the simulator.
+check "ISDB_NO_<every other policy> ISDB_NO_SIM (float): LinUCB does not build, link or play, or SW-UCB is still in" \
+    '$CC -std=c99 -DISDB_REAL=float -DISDB_NO_SWUCB -DISDB_NO_DLINUCB -DISDB_NO_LINTS -DISDB_NO_BOB -DISDB_NO_ADAPTIVE \
+         -DISDB_NO_SIM -I. -c "$out/impl.c" -o "$out/only_run_float.o" &&
+     $CC -std=c99 -DISDB_REAL=float -I. "$out/only_run.c" "$out/only_run_float.o" -o "$out/only_run_float" -lm &&
+     "$out/only_run_float" && nm "$out/only_run_float.o" > "$out/only_run_float.nm" &&
+     ! grep -q "isdb_swucb_init" "$out/only_run_float.nm"'
 
 # 5. The messages of a wrong build name the fix.
 cat > "$out/float_isd.c" <<'EOF'

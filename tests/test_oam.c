@@ -256,8 +256,10 @@ static int ref_g(int r, int J, const long double *P, const long double *w, long 
                 }
             }
     }
+    /* Without A only the diagonal is wanted (the brute force's calls):
+       the same sums, J of them instead of J^2. */
     for (i = 0; i < J; ++i)
-        for (j = 0; j < J; ++j) {
+        for (j = A ? 0 : i; j < (A ? J : i + 1); ++j) {
             long double s = 0;
             for (k = 0; k < r; ++k)
                 for (c = 0; c < r; ++c) s += P[i * r + k] * Hi[k * r + c] * P[j * r + c];
