@@ -122,64 +122,40 @@ typedef isdb_real vec32 __attribute__((vector_size(32)));
 #define LANES16 (int)(16 / sizeof(isdb_real))
 #define LANES32 (int)(32 / sizeof(isdb_real))
 
-/* Multiply-adds a second of 8 sums a_j += c x_i with 16-byte vectors. */
-__attribute__((noinline)) static double peak16(long passes) {
-    static vec16 x[PEAK_BUF];
-    vec16 a0, a1, a2, a3, a4, a5, a6, a7, c;
-    double t0;
-    long p;
-    int i;
-    memset(&a0, 0, sizeof a0);
-    a1 = a2 = a3 = a4 = a5 = a6 = a7 = a0;
-    for (i = 0; i < LANES16; ++i) c[i] = (isdb_real)1e-3;
-    for (i = 0; i < PEAK_BUF; ++i) x[i] = c * (isdb_real)(i % 7);
-    t0 = cpu_now();
-    for (p = 0; p < passes; ++p)
-        for (i = 0; i < PEAK_BUF; i += 8) {
-            a0 += c * x[i];
-            a1 += c * x[i + 1];
-            a2 += c * x[i + 2];
-            a3 += c * x[i + 3];
-            a4 += c * x[i + 4];
-            a5 += c * x[i + 5];
-            a6 += c * x[i + 6];
-            a7 += c * x[i + 7];
-        }
-    t0 = cpu_now() - t0;
-    a0 += a1 + a2 + a3 + a4 + a5 + a6 + a7;
-    sink = (double)a0[0];
-    return (double)passes * PEAK_BUF * LANES16 / t0;
-}
-
-/* The same with 32-byte vectors, compiled for AVX2 (no FMA: the products
-   and sums stay separate, as -ffp-contract=off keeps them). */
-__attribute__((noinline, target("avx2"))) static double peak32(long passes) {
-    static vec32 x[PEAK_BUF];
-    vec32 a0, a1, a2, a3, a4, a5, a6, a7, c;
-    double t0;
-    long p;
-    int i;
-    memset(&a0, 0, sizeof a0);
-    a1 = a2 = a3 = a4 = a5 = a6 = a7 = a0;
-    for (i = 0; i < LANES32; ++i) c[i] = (isdb_real)1e-3;
-    for (i = 0; i < PEAK_BUF; ++i) x[i] = c * (isdb_real)(i % 7);
-    t0 = cpu_now();
-    for (p = 0; p < passes; ++p)
-        for (i = 0; i < PEAK_BUF; i += 8) {
-            a0 += c * x[i];
-            a1 += c * x[i + 1];
-            a2 += c * x[i + 2];
-            a3 += c * x[i + 3];
-            a4 += c * x[i + 4];
-            a5 += c * x[i + 5];
-            a6 += c * x[i + 6];
-            a7 += c * x[i + 7];
-        }
-    t0 = cpu_now() - t0;
-    a0 += a1 + a2 + a3 + a4 + a5 + a6 + a7;
-    sink = (double)a0[0];
-    return (double)passes * PEAK_BUF * LANES32 / t0;
-}
+/* peak16 and peak32: multiply-adds a second of 8 sums a_j += c x_i with
+   16-byte vectors, and with 32-byte vectors in a function compiled for
+   AVX2 (no FMA: the products and sums stay separate, as -ffp-contract=off
+   keeps them). One body, two vector types. */
+#define PEAK_FN(name, vec, lanes, attributes)                                                            \
+    attributes static double name(long passes) {                                                         \
+        static vec x[PEAK_BUF];                                                                          \
+        vec a0, a1, a2, a3, a4, a5, a6, a7, c;                                                           \
+        double t0;                                                                                       \
+        long p;                                                                                          \
+        int i;                                                                                           \
+        memset(&a0, 0, sizeof a0);                                                                       \
+        a1 = a2 = a3 = a4 = a5 = a6 = a7 = a0;                                                           \
+        for (i = 0; i < lanes; ++i) c[i] = (isdb_real)1e-3;                                              \
+        for (i = 0; i < PEAK_BUF; ++i) x[i] = c * (isdb_real)(i % 7);                                    \
+        t0 = cpu_now();                                                                                  \
+        for (p = 0; p < passes; ++p)                                                                     \
+            for (i = 0; i < PEAK_BUF; i += 8) {                                                          \
+                a0 += c * x[i];                                                                          \
+                a1 += c * x[i + 1];                                                                      \
+                a2 += c * x[i + 2];                                                                      \
+                a3 += c * x[i + 3];                                                                      \
+                a4 += c * x[i + 4];                                                                      \
+                a5 += c * x[i + 5];                                                                      \
+                a6 += c * x[i + 6];                                                                      \
+                a7 += c * x[i + 7];                                                                      \
+            }                                                                                            \
+        t0 = cpu_now() - t0;                                                                             \
+        a0 += a1 + a2 + a3 + a4 + a5 + a6 + a7;                                                          \
+        sink = (double)a0[0];                                                                            \
+        return (double)passes * PEAK_BUF * lanes / t0;                                                   \
+    }
+PEAK_FN(peak16, vec16, LANES16, __attribute__((noinline)))
+PEAK_FN(peak32, vec32, LANES32, __attribute__((noinline, target("avx2"))))
 #define HAVE_PEAK 1
 #endif
 
