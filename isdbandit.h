@@ -816,10 +816,10 @@
          defaults 100%. The monitor alarmed falsely in 0 of 480 stationary
          runs; with a wrong decomposition every E4 run stayed within 1.18x
          of SW-LinUCB (7.1x without it). At p = 50, K = 20, p_res = 2
-         select is 1.38-1.40x LinUCB's (E7's target 1.3 fails since
-         LinUCB's select took AVX2 kernels; ISD's quadratic form takes
-         D-LinUCB's), update about 4 us (0.3 us without the monitor;
-         LinUCB's 3 us).
+         select is 1.13-1.24x LinUCB's (E7, target 1.3: the quadratic form
+         takes D-LinUCB's kernel, and the pass that interleaves the arms
+         also forms x.beta_inv and two of U_res^T x), update about 4 us
+         (0.3 us without the monitor; LinUCB's 3 us).
       Config fields: isdb_isd_config (and the estimator's
          isdb_isd_options), in the public declarations under the banners
          "ISD-linUCB, part 2: the policy" (and part 1).
@@ -10591,29 +10591,73 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
    one operation on eight lanes (two independent chains of four, as in
    isdb__lanes8_fwd_solve), which the compiler vectorizes, and every arm
    gets the operations, in the order, it gets alone: the bits do not
-   depend on the grouping. */
-ISDB__PRIVATE void isdb__isd_interleave(int d, const double *X, int m, double *ISDB__RESTRICT B) {
+   depend on the grouping. If w is not NULL, also xw[a] = w . x_a
+   (isdb__dot's order): its chains hide under the stores. */
+ISDB__PRIVATE void isdb__isd_interleave(int d, const double *X, int m, const double *w, double *ISDB__RESTRICT B,
+                                        double *xw) {
+    const double *x[ISDB__LANES8];
+    double o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0, o4 = 0.0, o5 = 0.0, o6 = 0.0, o7 = 0.0;
     int j, a;
-    for (a = 0; a < ISDB__LANES8; ++a) {
-        const double *x = X + (a < m ? a : m - 1) * d;
-        for (j = 0; j < d; ++j) B[j * ISDB__LANES8 + a] = x[j];
+    for (a = 0; a < ISDB__LANES8; ++a) x[a] = X + (a < m ? a : m - 1) * d;
+    for (j = 0; j < d; ++j) {
+        double *b = B + j * ISDB__LANES8;
+        b[0] = x[0][j];
+        b[1] = x[1][j];
+        b[2] = x[2][j];
+        b[3] = x[3][j];
+        b[4] = x[4][j];
+        b[5] = x[5][j];
+        b[6] = x[6][j];
+        b[7] = x[7][j];
+        if (w) {
+            const double wj = w[j];
+            o0 += wj * b[0];
+            o1 += wj * b[1];
+            o2 += wj * b[2];
+            o3 += wj * b[3];
+            o4 += wj * b[4];
+            o5 += wj * b[5];
+            o6 += wj * b[6];
+            o7 += wj * b[7];
+        }
     }
+    if (!w) return;
+    xw[0] = o0;
+    xw[1] = o1;
+    xw[2] = o2;
+    xw[3] = o3;
+    xw[4] = o4;
+    xw[5] = o5;
+    xw[6] = o6;
+    xw[7] = o7;
 }
 
-/* out[a] = w . x_a for the eight interleaved arms (isdb__dot's order). */
-ISDB__PRIVATE void isdb__isd_lanes_dot(int d, const double *ISDB__RESTRICT B, const double *ISDB__RESTRICT w, double *out) {
+/* out[a] = v . x_a and out2[a] = w . x_a for the eight interleaved arms
+   (isdb__dot's order; v and w may be one vector): two rows a pass, since
+   each sum is a chain of dependent additions. */
+ISDB__PRIVATE void isdb__isd_lanes_dot2(int d, const double *ISDB__RESTRICT B, const double *v, const double *w,
+                                        double *out, double *out2) {
     double o0 = 0.0, o1 = 0.0, o2 = 0.0, o3 = 0.0, o4 = 0.0, o5 = 0.0, o6 = 0.0, o7 = 0.0;
+    double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, t4 = 0.0, t5 = 0.0, t6 = 0.0, t7 = 0.0;
     int j;
     for (j = 0; j < d; ++j) {
-        const double wj = w[j], *b = B + j * ISDB__LANES8;
-        o0 += wj * b[0];
-        o1 += wj * b[1];
-        o2 += wj * b[2];
-        o3 += wj * b[3];
-        o4 += wj * b[4];
-        o5 += wj * b[5];
-        o6 += wj * b[6];
-        o7 += wj * b[7];
+        const double vj = v[j], wj = w[j], *b = B + j * ISDB__LANES8;
+        o0 += vj * b[0];
+        o1 += vj * b[1];
+        o2 += vj * b[2];
+        o3 += vj * b[3];
+        o4 += vj * b[4];
+        o5 += vj * b[5];
+        o6 += vj * b[6];
+        o7 += vj * b[7];
+        t0 += wj * b[0];
+        t1 += wj * b[1];
+        t2 += wj * b[2];
+        t3 += wj * b[3];
+        t4 += wj * b[4];
+        t5 += wj * b[5];
+        t6 += wj * b[6];
+        t7 += wj * b[7];
     }
     out[0] = o0;
     out[1] = o1;
@@ -10623,6 +10667,66 @@ ISDB__PRIVATE void isdb__isd_lanes_dot(int d, const double *ISDB__RESTRICT B, co
     out[5] = o5;
     out[6] = o6;
     out[7] = o7;
+    out2[0] = t0;
+    out2[1] = t1;
+    out2[2] = t2;
+    out2[3] = t3;
+    out2[4] = t4;
+    out2[5] = t5;
+    out2[6] = t6;
+    out2[7] = t7;
+}
+
+#ifdef ISDB__AVX2
+/* isdb__isd_interleave of eight arms with the three sums o_r[a] = w_r .
+   x_a in one pass, in 32-byte vectors (the same bits): the gathers and
+   stores bound it, so the sums cost little. */
+ISDB__AVX2 ISDB__PRIVATE void isdb__isd_gather_avx2(int d, const double *const *x, const double *const *w,
+                                                    double *ISDB__RESTRICT B, double *const *o) {
+    isdb__vec32 a0, a1, b0, b1, c0, c1;
+    int j;
+    memset(&a0, 0, sizeof a0);
+    a1 = b0 = b1 = c0 = c1 = a0;
+    for (j = 0; j < d; ++j) {
+        isdb__vec32 *b = (isdb__vec32 *)(B + j * ISDB__LANES8), s;
+        const isdb__vec32 lo = isdb__gather32(x, 0, j), hi = isdb__gather32(x, 4, j);
+        b[0] = lo;
+        b[1] = hi;
+        s = isdb__splat32(w[0][j]);
+        a0 += s * lo;
+        a1 += s * hi;
+        s = isdb__splat32(w[1][j]);
+        b0 += s * lo;
+        b1 += s * hi;
+        s = isdb__splat32(w[2][j]);
+        c0 += s * lo;
+        c1 += s * hi;
+    }
+    memcpy(o[0], &a0, sizeof a0);
+    memcpy(o[0] + 4, &a1, sizeof a1);
+    memcpy(o[1], &b0, sizeof b0);
+    memcpy(o[1] + 4, &b1, sizeof b1);
+    memcpy(o[2], &c0, sizeof c0);
+    memcpy(o[2] + 4, &c1, sizeof c1);
+}
+#endif
+
+/* isdb__isd_interleave of m <= 8 arms with o_r[a] = w_r . x_a for the
+   three vectors w (which may repeat): the AVX2 kernel where the CPU has
+   it, else the interleave and two-row sums; the same bits either way. */
+ISDB__PRIVATE void isdb__isd_gather(int d, const double *X, int m, const double *const *w, double *ISDB__RESTRICT B,
+                                    double *const *o) {
+#ifdef ISDB__AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        const double *x[ISDB__LANES8];
+        int a;
+        for (a = 0; a < ISDB__LANES8; ++a) x[a] = X + (a < m ? a : m - 1) * d;
+        isdb__isd_gather_avx2(d, x, w, B, o);
+        return;
+    }
+#endif
+    isdb__isd_interleave(d, X, m, w[0], B, o[0]);
+    isdb__isd_lanes_dot2(d, B, w[1], w[2], o[1], o[2]);
 }
 
 /* ||W_inv x||^2 (the invariant width's norm, squared) of the eight
@@ -10630,15 +10734,18 @@ ISDB__PRIVATE void isdb__isd_lanes_dot(int d, const double *ISDB__RESTRICT B, co
    kernel, AVX2 where the CPU has it), else the p_inv dot products. */
 ISDB__PRIVATE void isdb__isd_inv_norms(const isdb__isd_fit *f, int d, const double *ISDB__RESTRICT B, double *out) {
     int i, a;
-    double s[ISDB__LANES8] = {0.0}, o[ISDB__LANES8];
+    double s[ISDB__LANES8] = {0.0}, o[ISDB__LANES8], o2[ISDB__LANES8];
     if (f->quad) {
         isdb__lanes8_sym_form(d, f->Wq, B, s);
         for (a = 0; a < ISDB__LANES8; ++a) out[a] = s[a] > 0.0 ? s[a] : 0.0;
         return;
     }
-    for (i = 0; i < f->p_inv; ++i) {
-        isdb__isd_lanes_dot(d, B, f->Winv + i * d, o);
+    for (i = 0; i < f->p_inv; i += 2) {
+        int pair = i + 1 < f->p_inv;
+        isdb__isd_lanes_dot2(d, B, f->Winv + i * d, f->Winv + (pair ? i + 1 : i) * d, o, o2);
         for (a = 0; a < ISDB__LANES8; ++a) s[a] += o[a] * o[a];
+        if (pair)
+            for (a = 0; a < ISDB__LANES8; ++a) s[a] += o2[a] * o2[a];
     }
     for (a = 0; a < ISDB__LANES8; ++a) out[a] = s[a];
 }
@@ -10682,7 +10789,7 @@ ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, 
     *ni2 = 0.0;
     if (isdb__isd_inv_active(p)) {
         double *B = p->_work + 16 * p->cfg.d, n8[ISDB__LANES8];
-        isdb__isd_interleave(p->cfg.d, x, 1, B);
+        isdb__isd_interleave(p->cfg.d, x, 1, NULL, B, NULL);
         isdb__isd_inv_norms(&p->_fit, p->cfg.d, B, n8);
         *ni2 = n8[0];
     }
@@ -10695,6 +10802,23 @@ ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni
     return mean + p->_r_res * sqrt(ni2 + nr2);
 }
 
+/* Z[a * q + j] = (U_res^T x_a)_j, j >= j0, for the m interleaved arms,
+   two coordinates a pass (isdb__dot's order). */
+ISDB__PRIVATE void isdb__isd_res_coords(const isdb_isd *p, const double *B, int m, int j0, double *Z) {
+    const isdb__isd_fit *f = &p->_fit;
+    int d = p->cfg.d, q = d - f->p_inv, j, a;
+    double o[ISDB__LANES8], o2[ISDB__LANES8];
+    for (j = j0; j < q; j += 2) {
+        const double *u = f->Ut + (f->p_inv + j) * d;
+        int pair = j + 1 < q;
+        isdb__isd_lanes_dot2(d, B, u, pair ? u + d : u, o, o2);
+        for (a = 0; a < m; ++a) {
+            Z[a * q + j] = o[a];
+            if (pair) Z[a * q + j + 1] = o2[a];
+        }
+    }
+}
+
 /* Every arm's score (into out, if not NULL), eight arms at a time: the
    invariant width (isdb__isd_inv_norms) and, except when discounting, the
    residual forward solves (isdb__lanes8_fwd_solve, the same bits as one
@@ -10703,10 +10827,11 @@ ISDB__PRIVATE double isdb__isd_combine(const isdb_isd *p, double mean, double ni
 ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, double *out) {
     const isdb__isd_fit *f = &p->_fit;
     const isdb__ridge *r = &p->_res;
-    int d = p->cfg.d, q = d - f->p_inv, k, a, j, m, best = 0, active = isdb__isd_inv_active(p);
+    int d = p->cfg.d, q = d - f->p_inv, k, a, m, best = 0, active = isdb__isd_inv_active(p);
     int batch = q > 0 && p->cfg.learner != ISDB_ISD_RES_DISCOUNT;
+    int coords = batch; /* x.beta_inv and U_res^T x are needed for the eight arms at once */
     double best_value = 0.0, ni[ISDB__LANES8] = {0.0}, wz[ISDB__LANES8], ww[ISDB__LANES8], xb[ISDB__LANES8];
-    double o[ISDB__LANES8], *Z = p->_work, *W = p->_work + 8 * d, *B = p->_work + 16 * d;
+    double *Z = p->_work, *W = p->_work + 8 * d, *B = p->_work + 16 * d;
     const double *rows[ISDB__LANES8];
     isdb__isd_widths(p, &p->_r_inv, &p->_r_res);
     if (q > 0 && p->cfg.learner == ISDB_ISD_RES_ADAPTIVE) {
@@ -10716,28 +10841,36 @@ ISDB__PRIVATE int isdb__isd_score_all(isdb_isd *p, const double *X, int n_arms, 
     }
     for (k = 0; k < n_arms; k += m) {
         m = n_arms - k < ISDB__LANES8 ? n_arms - k : ISDB__LANES8;
-        isdb__isd_interleave(d, X + k * d, m, B);
+        if (coords) {
+            /* x.beta_inv and the first two of U_res^T x in the interleaving pass */
+            const double *u = f->Ut + f->p_inv * d, *w[3];
+            double *o[3], u1[ISDB__LANES8], u2[ISDB__LANES8];
+            int n_u = f->identity ? 0 : isdb__min_int(q, 2);
+            w[0] = f->beta;
+            w[1] = n_u > 0 ? u : f->beta;
+            w[2] = n_u > 1 ? u + d : w[1];
+            o[0] = xb;
+            o[1] = u1;
+            o[2] = u2;
+            isdb__isd_gather(d, X + k * d, m, w, B, o);
+            for (a = 0; a < m; ++a) {
+                if (n_u > 0) Z[a * q] = u1[a];
+                if (n_u > 1) Z[a * q + 1] = u2[a];
+            }
+            if (n_u < q && !f->identity) isdb__isd_res_coords(p, B, m, n_u, Z);
+        } else {
+            isdb__isd_interleave(d, X + k * d, m, NULL, B, NULL);
+        }
         if (active) isdb__isd_inv_norms(f, d, B, ni);
         if (batch) {
-            isdb__isd_lanes_dot(d, B, f->beta, xb);
-            if (f->identity) {
+            if (f->identity)
                 isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
-            } else {
-                for (j = 0; j < q; ++j) {
-                    isdb__isd_lanes_dot(d, B, f->Ut + (f->p_inv + j) * d, o);
-                    for (a = 0; a < m; ++a) Z[a * q + j] = o[a];
-                }
+            else
                 isdb__lanes_rows_n(Z, q, m, 0, ISDB__LANES8, rows);
-            }
             isdb__lanes8_fwd_solve(q, r->L, r->inv_diag, rows, W);
             isdb__lanes8_dots(q, W, r->z, wz, ww);
         } else if (q > 0 && p->cfg.learner == ISDB_ISD_RES_ADAPTIVE) {
             /* x.beta_inv + the adaptive score of U_res^T x + the invariant width */
-            isdb__isd_lanes_dot(d, B, f->beta, xb);
-            for (j = 0; j < q; ++j) {
-                isdb__isd_lanes_dot(d, B, f->Ut + (f->p_inv + j) * d, o);
-                for (a = 0; a < m; ++a) Z[a * q + j] = o[a];
-            }
             isdb__adaptive_ucb_all(&p->_ada, Z, m, wz);
             for (a = 0; a < m; ++a) {
                 double v = xb[a] + wz[a] + (active ? p->_r_inv * sqrt(ni[a]) : 0.0);

@@ -61,6 +61,55 @@ static void check_kernels(const kernels *kn) {
     printf("%s kernels: the one-arm bits\n", kn->name);
 }
 
+#if !ISDB_REAL_IS_FLOAT && ISDB__HAS_ISD
+/* ISD's interleaving pass with its three sums (beta_inv and two residual
+   coordinates), the dispatched one and each variant, against the arms'
+   values and isdb__dot, bit for bit, for d up to 41 and m arms (the last
+   repeated in the lanes past m). */
+static void check_isd_gather(void) {
+    static double X[8 * 41], w3[3 * 41], B[8 * 41], o[3][8];
+    double *out[3];
+    const double *w[3];
+    isdb_rng rng;
+    int d, m, a, r, j, variant, bad_b = 0, bad_dot = 0;
+    isdb_rng_seed(&rng, 12);
+    for (r = 0; r < 3; ++r) out[r] = o[r];
+    for (d = 1; d <= 41; ++d)
+        for (m = 1; m <= 8; m += 3)
+            for (variant = 0; variant < 3; ++variant) {
+                for (j = 0; j < 8 * d; ++j) X[j] = isdb_rng_normal(&rng);
+                for (j = 0; j < 3 * d; ++j) w3[j] = isdb_rng_normal(&rng);
+                for (r = 0; r < 3; ++r) w[r] = w3 + r * d;
+                if (variant == 0) {
+                    isdb__isd_gather(d, X, m, w, B, out);
+                } else if (variant == 1) {
+                    isdb__isd_interleave(d, X, m, w[0], B, o[0]);
+                    isdb__isd_lanes_dot2(d, B, w[1], w[2], o[1], o[2]);
+                } else {
+#ifdef ISDB__AVX2
+                    const double *x[8];
+                    if (!__builtin_cpu_supports("avx2")) continue;
+                    for (a = 0; a < 8; ++a) x[a] = X + (a < m ? a : m - 1) * d;
+                    isdb__isd_gather_avx2(d, x, w, B, out);
+#else
+                    continue;
+#endif
+                }
+                for (a = 0; a < 8; ++a) {
+                    const double *xa = X + (a < m ? a : m - 1) * d;
+                    for (j = 0; j < d; ++j) bad_b += memcmp(&B[j * 8 + a], &xa[j], sizeof xa[j]) != 0;
+                    for (r = 0; r < 3; ++r) {
+                        double v = isdb__dot(d, xa, w[r]);
+                        bad_dot += memcmp(&v, &o[r][a], sizeof v) != 0;
+                    }
+                }
+            }
+    CHECK_MSG(bad_b == 0, "ISD's interleave: %d entries differ from the arms'", bad_b);
+    CHECK_MSG(bad_dot == 0, "ISD's interleaved sums: %d differ from isdb__dot's", bad_dot);
+    printf("ISD's interleaving pass: the one-arm bits\n");
+}
+#endif
+
 int main(void) {
     static const kernels called = {"select's", isdb__lanes8_fwd_solve, isdb__lanes8_back_solve, isdb__lanes8_sym_form};
     check_kernels(&called);
@@ -77,6 +126,9 @@ int main(void) {
                                     isdb__lanes8_sym_form_avx2};
         check_kernels(&v32);
     }
+#endif
+#if !ISDB_REAL_IS_FLOAT && ISDB__HAS_ISD
+    check_isd_gather();
 #endif
     return test_report();
 }
