@@ -61,6 +61,44 @@ static void check_kernels(const kernels *kn) {
     printf("%s kernels: the one-arm bits\n", kn->name);
 }
 
+/* The forward solve with its two dots (w.z and w.w), as select calls it
+   and, where built, the fused AVX2 kernel, against isdb__tri_solve and
+   isdb__dot, bit for bit, for every d up to 41. */
+typedef void (*fwd_dots_fn)(int, const isdb_real *, const isdb_real *, const isdb_real *const *, isdb_real *,
+                            const isdb_real *, isdb_real *, isdb_real *);
+static void check_fwd_dots(const char *name, fwd_dots_fn fn) {
+    static isdb_real L[41 * 41], inv_diag[41], X[8 * 41], W[8 * 41], z[41], w[41];
+    isdb_rng rng;
+    int d, a, i, j, m, bad_w = 0, bad_dots = 0;
+    isdb_rng_seed(&rng, 13);
+    for (d = 1; d <= 41; ++d)
+        for (m = 1; m <= 8; m += 3) {
+            const isdb_real *rows[8];
+            isdb_real mean[8], norm2[8];
+            for (i = 0; i < d; ++i) {
+                for (j = 0; j < d; ++j)
+                    L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
+                inv_diag[i] = 1 / L[i * d + i];
+                z[i] = isdb_rng_normal(&rng);
+            }
+            for (i = 0; i < 8 * d; ++i) X[i] = isdb_rng_normal(&rng);
+            isdb__lanes_rows_n(X, d, m, 0, 8, rows);
+            fn(d, L, inv_diag, rows, W, z, mean, norm2);
+            for (a = 0; a < 8; ++a) {
+                isdb_real wz, ww;
+                isdb__tri_solve(d, L, inv_diag, 0, rows[a], w);
+                for (i = 0; i < d; ++i) bad_w += memcmp(&w[i], &W[i * 8 + a], sizeof w[i]) != 0;
+                wz = isdb__dot(d, w, z);
+                ww = isdb__dot(d, w, w);
+                bad_dots += memcmp(&wz, &mean[a], sizeof wz) != 0;
+                bad_dots += memcmp(&ww, &norm2[a], sizeof ww) != 0;
+            }
+        }
+    CHECK_MSG(bad_w == 0, "%s: %d forward-solve entries differ from isdb__tri_solve's", name, bad_w);
+    CHECK_MSG(bad_dots == 0, "%s: %d dots differ from isdb__dot's", name, bad_dots);
+    printf("%s forward solve with dots: the one-arm bits\n", name);
+}
+
 #if !ISDB_REAL_IS_FLOAT && ISDB__HAS_ISD
 /* ISD's interleaving pass with its three sums (beta_inv and two residual
    coordinates), the dispatched one and each variant, against the arms'
@@ -126,6 +164,10 @@ int main(void) {
                                     isdb__lanes8_sym_form_avx2};
         check_kernels(&v32);
     }
+#endif
+    check_fwd_dots("select's", isdb__lanes8_fwd_solve_dots);
+#ifdef ISDB__FUSED_DOTS_AVX2
+    if (__builtin_cpu_supports("avx2")) check_fwd_dots("AVX2 fused", isdb__lanes8_fwd_solve_dots_avx2);
 #endif
 #if !ISDB_REAL_IS_FLOAT && ISDB__HAS_ISD
     check_isd_gather();
