@@ -543,11 +543,36 @@
          observations older than i's memory (before that they differ by
          weighting alone, and no drift can show).
            change    some i beats a longer j at `threshold`: every
-                     estimator longer than i restarts from i's estimate
-                     (its memory becomes i's; the pairs' sums follow i's:
-                     cut estimators inherit the shorter one's pair sums).
-                     Abrupt changes are forgotten in about memory_i rounds,
-                     not 1/(1 - gamma).
+                     estimator longer than i is cut (the pairs' sums
+                     follow i's: cut estimators inherit the shorter one's
+                     pair sums), as `cut` says:
+                     FULL       it restarts from i's estimate (its memory
+                                becomes i's): abrupt changes are forgotten
+                                in about memory_i rounds, not 1/(1 -
+                                gamma);
+                     DIRECTION  it forgets only along the direction u in
+                                which i's recent observations say theta
+                                moved: u = G_i (theta_i - theta_k) / |.|,
+                                G_i = V_i - lambda I their Gram sum; its
+                                estimate moves along u to fit them (least
+                                squares along u), and its Gram sums (V and
+                                D-LinUCB's V-tilde) take the variance 0.1 /
+                                lambda along u (G <- (G^-1 + 0.1 u u^T /
+                                lambda)^-1, so V stays >= lambda I); the
+                                rest of what it knows stays. With one-hot
+                                arms this restarts the arms played lately
+                                (the local restarts of GLR-klUCB);
+                     AUTO       (default) DIRECTION while the played
+                                features recur (at least half the updates,
+                                discounted over min_memory, repeat one of
+                                the last 16 distinct features played,
+                                compared by a 64-bit hash: a fixed arm set,
+                                items or one-hot arms), else FULL (fresh
+                                contexts every round). Why: with a fixed
+                                arm set a change seen on the played arms
+                                says nothing of the others; with fresh
+                                contexts DIRECTION keeps stale knowledge of
+                                a turning theta (measured below).
            play      select plays the longest estimator that no shorter
                      one beats at `play_threshold`: LinUCB while the world
                      looks stationary, shorter memories while they predict
@@ -572,7 +597,7 @@
       Defaults: lambda 1, R 1, delta 0.01, S 1, L 1, alpha 1, min_memory
          0 = max(16, 2 d), max_memory 0 = max(4096, min_memory), threshold
          3.5, play_threshold 2, refresh 0 = max(4 d, 256), noise_estimate
-         1.
+         1, cut ISDB_ADAPTIVE_CUT_AUTO.
       Getters: isdb_adaptive_n_estimators, _played (the index select
          plays) and _estimator (its memory 1/(1 - gamma), 0 undiscounted;
          gamma; observations held; effective memory min(memory, held));
@@ -583,19 +608,28 @@
          update and the gamma^2 sum per estimator, plus three scalar sums
          for each of the n^2 / 2 pairs); select O(K d^2) (one estimator;
          D-LinUCB's width when a discounted one plays, about twice
-         LinUCB's select). Measured (`bench_policies --steps`, 2026-11-27,
-         select + update): 3.4-10.5x LinUCB's at d = 2, 10, 50.
+         LinUCB's select); O(d) more per update for the recurrence check.
+         A directional cut costs O(d^3) per estimator it cuts (the
+         refactorisation), a full cut O(d^2). Measured (`bench_policies
+         --steps`, 2026-11-27, select + update): 3.4-10.5x LinUCB's at d =
+         2, 10, 50.
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
-         estimator in float); no ring of past observations.
+         estimator in float), 16 hashes; no ring of past observations.
       Differs from the paper: no paper.
-      Measured: regret / the best tuned policy on `make agnostic`'s 16
-         drifting and stationary problems: worst 3.28, geometric mean
-         1.02, stationary 1.01; weakest on two-armed sinusoids
-         (2.15-3.28). It fails where only the reward's level moves
-         (level-scale 22.4x LinUCB, level-intercept 13.8x; with them the
-         18 problems' worst is 22.4, geometric mean 1.40): it forgets
-         what changes no decision; see bench/README.md, section
-         "The drift-agnostic default". The noise floor 4 s2 G took false
+      Measured: regret / the best tuned policy on `make agnostic`'s 18
+         drifting and stationary problems: worst 22.4 (level-scale),
+         geometric mean 1.26, stationary 0.99-1.01; it fails where only
+         the reward's level moves with fresh contexts (level-scale 22.4x
+         LinUCB; level-intercept, a fixed arm set, 5.4x): it forgets what
+         changes no decision; see bench/README.md, section "The
+         drift-agnostic default". cut AUTO against FULL (the 0.3.0
+         policy): geometric mean 1.26 against 1.40, no problem worse;
+         the fixed-arm problems gain (two-armed sinusoids 1.81-1.84
+         against 2.15-3.28, level-intercept 5.4 against 13.8; Besson et
+         al.'s Problems 1-3 1.56 / 1.34 / 1.58x GLR-klUCB against 1.94 /
+         1.79 / 1.78x). DIRECTION on every problem (fresh contexts too):
+         level-scale 15.1, but slow-turn 3.50 against 2.09 and fast-turn
+         2.29 against 1.53; hence AUTO. The noise floor 4 s2 G took false
          cuts on stationary Bernoulli arms with means <= 0.1 from 50 of 50
          runs to 0 of 50 and Besson et al.'s Problems 1-3 from 2.68 /
          2.12 / 2.47x GLR-klUCB to 2.41 / 1.95 / 2.16x; noise_estimate
@@ -1252,6 +1286,14 @@
              kernels where the CPU has them (same bits;
              ISDB_NO_AVX2_DISPATCH leaves them out). Snapshots of 0.2.0's
              adaptive, D-LinUCB and default ISD configs are refused.
+      0.4.0  adaptive's cut (config field cut, default
+             ISDB_ADAPTIVE_CUT_AUTO: with a fixed arm set a change is
+             forgotten along its direction only; ISDB_ADAPTIVE_CUT_FULL is
+             0.3.0's); ISD's select forms x.beta_inv and U_res^T x in the
+             pass that interleaves the arms, and a float select forms its
+             dots in the AVX2 solve (same bits); the input check reads
+             vectors. Snapshots of 0.3.0's adaptive and of ISD with the
+             ADAPTIVE learner are refused.
 */
 
 #ifndef ISDBANDIT_H
@@ -1261,9 +1303,9 @@
 #include <stdint.h>
 
 #define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 3
+#define ISDB_VERSION_MINOR 4
 #define ISDB_VERSION_PATCH 0
-#define ISDB_VERSION_STRING "0.3.0"
+#define ISDB_VERSION_STRING "0.4.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -2251,6 +2293,20 @@ ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
 /* Most estimators an adaptive policy keeps: the doubling memories from
    min_memory to max_memory and the unbounded one. */
 #define ISDB_ADAPTIVE_MAX_ESTIMATORS 32
+/* How many distinct played features the policy remembers to tell a fixed
+   arm set from fresh contexts (ISDB_ADAPTIVE_CUT_AUTO). */
+#define ISDB_ADAPTIVE_SEEN 16
+
+/* What a detected change forgets (isdb_adaptive_config.cut). */
+typedef enum isdb_adaptive_cut {
+    ISDB_ADAPTIVE_CUT_AUTO = 0,      /* default: DIRECTION while the played features recur (a fixed arm
+                                        set: items, one-hot arms), else FULL (fresh contexts) */
+    ISDB_ADAPTIVE_CUT_DIRECTION = 1, /* the longer memories forget only along the direction in which
+                                        the recent observations say theta moved */
+    ISDB_ADAPTIVE_CUT_FULL = 2,      /* the longer memories restart from the shorter one's estimate
+                                        (0.3.0) */
+    ISDB__ADAPTIVE_CUT_FORCE_INT = 0x7fffffff
+} isdb_adaptive_cut;
 
 typedef struct isdb_adaptive_config {
     int d, max_arms;
@@ -2267,6 +2323,7 @@ typedef struct isdb_adaptive_config {
     int refresh;           /* refactorise every this many updates, >= 0; 0 means max(4 d, 256) */
     int noise_estimate;    /* 1 (default): the widths use the smaller of R and a bound on the noise
                               scale from the estimators' errors; 0: R */
+    int cut;               /* an isdb_adaptive_cut; default ISDB_ADAPTIVE_CUT_AUTO */
 } isdb_adaptive_config;
 
 /* One discounted ridge estimator (private). */
@@ -2290,6 +2347,10 @@ typedef struct isdb_adaptive {
     isdb_real *_sum, *_sq;       /* n_est x n_est: the test's discounted sums (pairs i < j) */
     isdb_real *_gap;             /* n_est x n_est: discounted sums of (pred_i - pred_j)^2 (pairs i < j) */
     isdb_real *_err;             /* n_est + 1: long-run sums of each squared error, then their weight */
+    isdb_real recur;             /* discounted share (over min_memory) of updates whose x is one of
+                                    the last ISDB_ADAPTIVE_SEEN distinct ones played */
+    uint64_t seen[ISDB_ADAPTIVE_SEEN]; /* their hashes, a ring */
+    int seen_next;               /* the ring's next slot */
 } isdb_adaptive;
 
 ISDB_API isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms);
@@ -8782,7 +8843,9 @@ ISDB__COLD isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cf
           isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
           isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
           isdb__want_count(why, cfg->refresh, "refresh") &&
-          isdb__want_flag(why, cfg->noise_estimate, "noise_estimate")))
+          isdb__want_flag(why, cfg->noise_estimate, "noise_estimate") &&
+          isdb__want_int(why, cfg->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL,
+                         "an isdb_adaptive_cut")))
         return ISDB_ERR_INVALID_ARG;
     c = isdb__adaptive_resolve(cfg);
     return isdb__checked(isdb__want_int(why, c.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
@@ -8931,15 +8994,105 @@ ISDB__PRIVATE int isdb__adaptive_test(isdb_adaptive *p, isdb_real y) {
     return found;
 }
 
-/* A change: every estimator of longer memory than i restarts from i's
-   estimate (the data before the change weighs no more than i lets it),
-   and the sums of the pairs that involve one start again. */
+/* y = M x, M symmetric and stored in its lower triangle. */
+ISDB__PRIVATE void isdb__sym_lower_matvec(int d, const isdb_real *M, const isdb_real *x, isdb_real *y) {
+    int i, j;
+    for (i = 0; i < d; ++i) {
+        isdb_real s = 0;
+        for (j = 0; j <= i; ++j) s += M[i * d + j] * x[j];
+        for (j = i + 1; j < d; ++j) s += M[j * d + i] * x[j];
+        y[i] = s;
+    }
+}
+
+/* The variance a directional cut adds to theta along the change, in
+   units of the prior's 1 / lambda. */
+#define ISDB__ADAPTIVE_CUT_VARIANCE ISDB__R(0.1)
+
+/* M = lambda I + G, G a Gram sum (lower triangle): G becomes (G^-1 +
+   tau u u^T)^-1, what G knows with the variance tau added along the unit
+   vector u (Sherman-Morrison: G - f (G u)(G u)^T, f = tau / (1 + tau
+   u^T G u); a positive semi-definite G stays so, so M stays >= lambda I,
+   and M's order against another such matrix is kept). gu: d scratch. */
+ISDB__PRIVATE int isdb__gram_inflate(int d, isdb_real *M, isdb_real lambda, const isdb_real *u, isdb_real tau,
+                                     isdb_real *gu) {
+    int i, j;
+    isdb_real f;
+    isdb__sym_lower_matvec(d, M, u, gu);
+    for (i = 0; i < d; ++i) gu[i] -= lambda * u[i];
+    f = tau / (1 + tau * isdb__dot(d, u, gu));
+    if (!isdb__finite(f) || !isdb__finite(f * isdb__dot(d, gu, gu))) return 0;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j <= i; ++j) M[i * d + j] -= f * gu[i] * gu[j];
+    return 1;
+}
+
+/* A directional cut of estimator k by the shorter i. The direction in
+   which i's recent observations (their Gram sum G_i = V_i - lambda I)
+   say theta moved is u = g / |g|, g = G_i (theta_i - theta_k); k's
+   estimate moves along u to fit them (least squares along u), and k's
+   Gram sums take ISDB__ADAPTIVE_CUT_VARIANCE / lambda of variance along
+   u (isdb__gram_inflate), so k explores there again and keeps what it
+   knows elsewhere: with one-hot arms, a restart of the arms played
+   lately. O(d^3) (the refactorisation). Returns 0 when g is 0 or a
+   step is not finite (k then takes the full cut). */
+ISDB__PRIVATE int isdb__adaptive_cut_along(isdb_adaptive *p, int i, int k) {
+    const isdb_real lambda = p->cfg.lambda;
+    const int d = p->cfg.d;
+    isdb__adaptive_est *ei = &p->_est[i], *ek = &p->_est[k];
+    isdb__ridge *r = &ek->ridge;
+    /* scratch: k's ridge's eight-lane block (select's, 8 d) */
+    isdb_real *theta_i = r->block, *theta_k = theta_i + d, *g = theta_k + d, *u = g + d, *gu = u + d;
+    isdb_real norm, ugu, tau = ISDB__ADAPTIVE_CUT_VARIANCE / lambda;
+    int a;
+    isdb__ridge_theta(&ei->ridge, theta_i);
+    isdb__ridge_theta(r, theta_k);
+    for (a = 0; a < d; ++a) u[a] = theta_i[a] - theta_k[a];
+    isdb__sym_lower_matvec(d, ei->ridge.V, u, g);
+    for (a = 0; a < d; ++a) g[a] -= lambda * u[a];
+    norm = isdb__sqrt(isdb__dot(d, g, g));
+    if (!(norm > 0) || !isdb__finite(norm)) return 0;
+    for (a = 0; a < d; ++a) u[a] = g[a] / norm;
+    isdb__sym_lower_matvec(d, ei->ridge.V, u, gu);
+    ugu = isdb__dot(d, u, gu) - lambda;
+    if (ugu > 0)
+        for (a = 0; a < d; ++a) theta_k[a] += norm / ugu * u[a];
+#if ISDB_REAL_IS_FLOAT
+    /* the compensated sums' errors join the sums they belong to */
+    for (a = 0; a < d * d; ++a) r->V[a] += r->V_lo[a];
+    isdb__zero(d * d, r->V_lo);
+    isdb__zero(d, r->b_lo);
+#endif
+    /* from here on a failure leaves k to the full cut, which replaces all
+       of its state */
+    if (!isdb__gram_inflate(d, r->V, lambda, u, tau, gu) ||
+        (ek->Vt && !isdb__gram_inflate(d, ek->Vt, lambda, u, tau, gu)))
+        return 0;
+    isdb__sym_lower_matvec(d, r->V, theta_k, r->b);
+    /* V >= lambda I factors; should rounding say otherwise, the full cut
+       replaces it */
+    if (!isdb__finite(isdb__dot(d, r->b, r->b)) || !isdb__ridge_refactor(r)) return 0;
+    isdb__ridge_commit(r);
+    r->logdet = isdb_chol_logdet(d, r->L);
+    r->since_refresh = 0;
+    return 1;
+}
+
+/* A change seen by the shorter memory i: every estimator of longer memory
+   restarts from i's estimate (FULL: the data before the change weigh no
+   more than i lets them) or forgets along the change's direction
+   (DIRECTION, isdb__adaptive_cut_along, falling back to FULL), and the
+   sums of the pairs that involve one start again. */
 ISDB__PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
     int n = p->n_est, k, a;
     for (k = i + 1; k < n; ++k) {
-        isdb__ridge_copy(&p->_est[i].ridge, &p->_est[k].ridge);
-        if (p->_est[k].Vt) isdb__copy(p->cfg.d * p->cfg.d, p->_est[i].Vt, p->_est[k].Vt);
-        p->_est[k].count = isdb__min_int(p->_est[i].count, p->_est[i].memory);
+        int along = p->cfg.cut == ISDB_ADAPTIVE_CUT_DIRECTION ||
+                    (p->cfg.cut == ISDB_ADAPTIVE_CUT_AUTO && p->recur >= ISDB__R(0.5));
+        if (!along || !isdb__adaptive_cut_along(p, i, k)) {
+            isdb__ridge_copy(&p->_est[i].ridge, &p->_est[k].ridge);
+            if (p->_est[k].Vt) isdb__copy(p->cfg.d * p->cfg.d, p->_est[i].Vt, p->_est[k].Vt);
+            p->_est[k].count = isdb__min_int(p->_est[i].count, p->_est[i].memory);
+        }
         for (a = 0; a < k; ++a) {
             p->_sum[a * n + k] = a < i ? p->_sum[a * n + i] : 0;
             p->_sq[a * n + k] = a < i ? p->_sq[a * n + i] : 0;
@@ -8962,10 +9115,32 @@ ISDB__PRIVATE int isdb__adaptive_choose(const isdb_adaptive *p) {
     return j;
 }
 
+/* Whether x is one of the last ISDB_ADAPTIVE_SEEN distinct features
+   played (by a 64-bit hash of its bits), folded into recur; a new one
+   joins the ring. */
+ISDB__PRIVATE void isdb__adaptive_seen(isdb_adaptive *p, const isdb_real *x) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    isdb_real g = 1 - 1 / (isdb_real)p->cfg.min_memory;
+    int j, again = 0;
+    for (j = 0; j < p->cfg.d; ++j) {
+        uint64_t v = 0;
+        memcpy(&v, &x[j], sizeof x[j]);
+        h = (h ^ v) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (j = 0; j < ISDB_ADAPTIVE_SEEN; ++j) again |= p->seen[j] == h;
+    p->recur = g * p->recur + (again ? 1 - g : 0);
+    if (!again) {
+        p->seen[p->seen_next] = h;
+        p->seen_next = (p->seen_next + 1) % ISDB_ADAPTIVE_SEEN;
+    }
+}
+
 ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
     int k, cut;
     (void)arm;
+    isdb__adaptive_seen(p, x);
     for (k = 0; k < p->n_est; ++k) {
         isdb__ridge *r = &p->_est[k].ridge;
         isdb__ridge_norm2(r, x);
@@ -9003,8 +9178,12 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->play_threshold);
     isdb__ser_cfg_int(s, c->refresh);
     isdb__ser_cfg_int(s, c->noise_estimate);
+    isdb__ser_cfg_int(s, c->cut);
     isdb__ser_int(s, &p->played, 0, n - 1);
     isdb__ser_require(s, isdb__ser_u64(s, &p->changes) <= s->t);
+    isdb__ser_real_range(s, &p->recur, 1, 0, 1);
+    for (k = 0; k < ISDB_ADAPTIVE_SEEN; ++k) isdb__ser_u64(s, &p->seen[k]);
+    isdb__ser_int(s, &p->seen_next, 0, ISDB_ADAPTIVE_SEEN - 1);
     /* Between rebuilds a discounted factor lags its Gram sum by up to
        lambda I; a cut hands an estimator's factor to longer memories, so
        the factor of any estimator is at least lambda times the decay of
@@ -9048,6 +9227,9 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
     isdb__zero(n * n, p->_sq);
     isdb__zero(n * n, p->_gap);
     isdb__zero(n + 1, p->_err);
+    p->recur = 0;
+    memset(p->seen, 0, sizeof p->seen);
+    p->seen_next = 0;
 }
 
 static const isdb_policy_vtable isdb__adaptive_vt = {

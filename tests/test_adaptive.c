@@ -5,7 +5,8 @@
      most at the rate the header documents;
    - low-mean Bernoulli rewards raise no false cuts, and a large drop of
      the played arm is still caught;
-   - a cut leaves the longer estimators equal to the one it cut to;
+   - a cut leaves the longer estimators equal to the one it cut to (fresh
+     contexts), or forgets along the change only (a fixed arm set);
    - bad configs are refused, defaults resolve as documented. */
 #include "../isdbandit.h"
 #include "test.h"
@@ -212,6 +213,90 @@ static void test_cut_copies_estimate(void) {
     isdb_env_uninit(&env.base);
 }
 
+/* A fixed arm set: one-hot arms, the best one's mean drops at round 2000.
+   The played features recur, so ISDB_ADAPTIVE_CUT_AUTO forgets along the
+   change only: right after the first cut the longest estimator holds at
+   most 11 lambda of information about the
+   dropped arm (the variance 0.1 / lambda added along it), has moved that arm's
+   estimate down, and keeps what it knew of the other arms (its Gram
+   diagonal there within 1%); 300 rounds later it has learnt the new mean
+   (below 0.35). The full cut (ISDB_ADAPTIVE_CUT_FULL, run alongside as
+   the control) hands it the shorter memory's Gram sum, which has
+   forgotten some of the other arms' rounds. The cut state carries through
+   save and load: a copy loaded right after the cut makes the same choices
+   for the next 1000 rounds and ends in the same bytes. (Fresh contexts
+   do not recur: test_cut_copies_estimate.) */
+static void test_directional_cut(void) {
+    enum { D = 4, K = 4 };
+    static const double before[K] = {0.2, 0.5, 0.8, 0.3}, after[K] = {0.2, 0.5, 0.1, 0.3};
+    static unsigned char snap[1 << 16], again[1 << 16];
+    isdb_real X[K * D];
+    int mode, k, forgot_full = 0;
+    for (k = 0; k < K * D; ++k) X[k] = k % (D + 1) == 0 ? 1 : 0;
+    for (mode = 0; mode < 2; ++mode) {
+        isdb_adaptive a, b;
+        isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+        isdb_real th0[D], th1[D], v0[D], v1[D];
+        isdb_rng rng;
+        int t, arm, arm_b, cut_at = -1, same = 1;
+        size_t n, n_b;
+        c.R = 0.1;
+        c.cut = mode == 0 ? ISDB_ADAPTIVE_CUT_AUTO : ISDB_ADAPTIVE_CUT_FULL;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
+        isdb_rng_seed(&rng, 41);
+        for (t = 0; t < 4000 && (cut_at < 0 || t <= cut_at + 1000); ++t) {
+            const double *mu = t < 2000 ? before : after;
+            const isdb__ridge *top = &a._est[a.n_est - 1].ridge;
+            uint64_t was = isdb_adaptive_changes(&a);
+            isdb_real y;
+            CHECK_OK(isdb_policy_select(&a.base, X, K, &arm));
+            y = (isdb_real)(mu[arm] + 0.1 * isdb_rng_normal(&rng));
+            if (cut_at >= 0) {
+                CHECK_OK(isdb_policy_select(&b.base, X, K, &arm_b));
+                same &= arm == arm_b;
+                CHECK_OK(isdb_policy_update(&b.base, arm, X + arm * D, y));
+            } else {
+                estimator_theta(&a, a.n_est - 1, th0);
+                for (k = 0; k < D; ++k) v0[k] = top->V[k * D + k];
+            }
+            CHECK_OK(isdb_policy_update(&a.base, arm, X + arm * D, y));
+            if (cut_at < 0 && t >= 2000 && isdb_adaptive_changes(&a) > was) {
+                cut_at = t;
+                estimator_theta(&a, a.n_est - 1, th1);
+                for (k = 0; k < D; ++k) v1[k] = top->V[k * D + k];
+                if (mode == 0) {
+                    CHECK_MSG(a.recur >= 0.5, "one-hot arms recur in %.2f of the updates", (double)a.recur);
+                    CHECK_MSG(v1[2] <= 1.1 * c.lambda / 0.1 + c.lambda, /* the documented variance 0.1 / lambda */
+                              "the dropped arm's information %g -> %g", (double)v0[2], (double)v1[2]);
+                    CHECK_MSG(th1[2] < th0[2], "the dropped arm's estimate %.3f -> %.3f", (double)th0[2],
+                              (double)th1[2]);
+                    for (k = 0; k < D; ++k)
+                        if (k != 2)
+                            CHECK_MSG(fabs(v1[k] - v0[k]) <= 0.01 * v0[k], "arm %d's information %g -> %g", k,
+                                      (double)v0[k], (double)v1[k]);
+                } else {
+                    for (k = 0; k < D; ++k) forgot_full += k != 2 && v1[k] < 0.99 * v0[k];
+                }
+                CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+                CHECK_OK(isdb_policy_load(&b.base, snap, n));
+            }
+            if (mode == 0 && cut_at >= 0 && t == cut_at + 300) {
+                estimator_theta(&a, a.n_est - 1, th1);
+                CHECK_MSG(th1[2] < 0.35, "300 rounds after the cut the dropped arm's estimate is %.3f", (double)th1[2]);
+            }
+        }
+        CHECK_MSG(cut_at >= 0, "no cut after the drop (cut %d)", mode);
+        CHECK(same);
+        CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+        CHECK_OK(isdb_policy_save(&b.base, again, sizeof again, &n_b));
+        CHECK(n == n_b && memcmp(snap, again, n) == 0);
+        isdb_policy_uninit(&a.base);
+        isdb_policy_uninit(&b.base);
+    }
+    CHECK_MSG(forgot_full > 0, "the full cut kept every other arm's information too: the control does not discriminate");
+}
+
 /* Cuts and switches carry through save and load: a run saved after its
    first cuts and continued from the snapshot in a fresh object makes the
    same choices as the one that never stopped; reset gives back the state
@@ -294,6 +379,8 @@ static void test_config(void) {
     REFUSED(R, -1.0);
     REFUSED(delta, 1.0);
     REFUSED(refresh, -2);
+    REFUSED(cut, -1);
+    REFUSED(cut, 3);
     REFUSED(d, 0);
     REFUSED(max_arms, 0);
 #undef REFUSED
@@ -521,6 +608,7 @@ int main(void) {
     test_estimators_match_references();
     test_cut_copies_estimate();
     test_snapshot_across_cuts();
+    test_directional_cut();
     test_change_test();
     test_stationary_false_cuts();
     test_bernoulli_cuts();
