@@ -583,8 +583,14 @@
          update and the gamma^2 sum per estimator, plus three scalar sums
          for each of the n^2 / 2 pairs); select O(K d^2) (one estimator;
          D-LinUCB's width when a discounted one plays, about twice
-         LinUCB's select). Measured (`bench_policies --steps`, 2026-11-27,
-         select + update): 3.4-10.5x LinUCB's at d = 2, 10, 50.
+         LinUCB's select). The update takes the estimators' steps
+         together (the solves side by side, the rank-one sweeps two
+         columns a pass, V and the gamma^2 sum in one pass; vectors, AVX2
+         at run time), each value by the operations one estimator alone
+         would take, so the same bits. Measured (`bench_policies
+         --adaptive`, K = 10, 2026-11-27, select + update): 4.0-4.2x,
+         5.1-5.2x, 4.2-4.6x LinUCB's at d = 2, 10, 50 (6.6-7.2x,
+         9.0-9.2x, 9.3-9.6x one estimator at a time); issue 24's 4x fails.
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float); no ring of past observations.
       Differs from the paper: no paper.
