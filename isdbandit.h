@@ -608,11 +608,16 @@
          update and the gamma^2 sum per estimator, plus three scalar sums
          for each of the n^2 / 2 pairs); select O(K d^2) (one estimator;
          D-LinUCB's width when a discounted one plays, about twice
-         LinUCB's select); O(d) more per update for the recurrence check.
-         A directional cut costs O(d^3) per estimator it cuts (the
+         LinUCB's select). The update takes the estimators' steps
+         together (the solves side by side, the rank-one sweeps two
+         columns a pass, V and the gamma^2 sum in one pass; vectors, AVX2
+         at run time), each value by the operations one estimator alone
+         would take, so the same bits; O(d) more for the recurrence
+         check. A directional cut costs O(d^3) per estimator it cuts (the
          refactorisation), a full cut O(d^2). Measured (`bench_policies
-         --steps`, 2026-11-27, select + update): 3.4-10.5x LinUCB's at d =
-         2, 10, 50.
+         --adaptive`, K = 10, 2026-11-27, select + update): 4.0-4.2x,
+         5.1-5.2x, 4.2-4.6x LinUCB's at d = 2, 10, 50 (6.6-7.2x,
+         9.0-9.2x, 9.3-9.6x one estimator at a time); issue 24's 4x fails.
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float), 16 hashes; no ring of past observations.
       Differs from the paper: no paper.
@@ -2329,9 +2334,10 @@ typedef struct isdb_adaptive_config {
 /* One discounted ridge estimator (private). */
 typedef struct isdb__adaptive_est {
     int memory;   /* 1 / (1 - gamma); 0: unbounded (gamma = 1) */
-    isdb_real gamma; /* discount */
     int count;    /* observations it holds: updates since the reset, or since a cut
                      plus the memory it was cut to (saturates at INT_MAX) */
+    isdb_real gamma; /* discount */
+    isdb_real log_gamma; /* ln gamma: each discounted step adds d ln gamma to ln det V */
     isdb__ridge ridge;
     isdb_real *Vt;   /* the gamma^2-discounted Gram sum of D-LinUCB's width; NULL if unbounded */
 } isdb__adaptive_est;
@@ -8872,6 +8878,7 @@ ISDB__COLD_PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, i
         isdb__adaptive_est *e = heap ? &p->_est[k] : &sizing;
         e->memory = memories[k];
         e->gamma = e->memory ? 1 - 1 / (isdb_real)e->memory : 1;
+        e->log_gamma = isdb__log(e->gamma);
         isdb__ridge_layout(&e->ridge, &a, c->d, 1);
         e->Vt = e->memory ? isdb__take_f64(&a, c->d * c->d) : NULL;
         e->ridge.lambda = c->lambda;
@@ -9136,25 +9143,363 @@ ISDB__PRIVATE void isdb__adaptive_seen(isdb_adaptive *p, const isdb_real *x) {
     }
 }
 
-ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
-    isdb_adaptive *p = (isdb_adaptive *)bp;
-    int k, cut;
-    (void)arm;
-    isdb__adaptive_seen(p, x);
-    for (k = 0; k < p->n_est; ++k) {
-        isdb__ridge *r = &p->_est[k].ridge;
-        isdb__ridge_norm2(r, x);
-        p->_pred[k] = isdb__dot(p->cfg.d, r->work, r->z);
+/* Each estimator's prediction x.theta_k = (L_k^-1 x).z_k, w_k = L_k^-1 x
+   left in its ridge's work as isdb__ridge_norm2 leaves it. The n solves
+   go row by row together: each is the same chain of operations as
+   isdb__tri_solve's, so the same bits, but the chains of different
+   estimators are independent and overlap, where one solve after another
+   waits on each row's sum (an addition's latency a term). */
+ISDB__PRIVATE void isdb__adaptive_predict(isdb_adaptive *p, const isdb_real *x) {
+    int i, j, k, n = p->n_est, d = p->cfg.d;
+    for (k = 0; k < n; ++k) isdb__copy(d, x, p->_est[k].ridge.work);
+    for (i = 0; i < d; ++i) {
+        /* Four estimators a pass: four independent sums in one loop. */
+        for (k = 0; k + 4 <= n; k += 4) {
+            const isdb__ridge *r0 = &p->_est[k].ridge, *r1 = &p->_est[k + 1].ridge, *r2 = &p->_est[k + 2].ridge,
+                              *r3 = &p->_est[k + 3].ridge;
+            const isdb_real *ISDB__RESTRICT L0 = r0->L + i * d, *ISDB__RESTRICT L1 = r1->L + i * d;
+            const isdb_real *ISDB__RESTRICT L2 = r2->L + i * d, *ISDB__RESTRICT L3 = r3->L + i * d;
+            isdb_real *ISDB__RESTRICT w0 = r0->work, *ISDB__RESTRICT w1 = r1->work;
+            isdb_real *ISDB__RESTRICT w2 = r2->work, *ISDB__RESTRICT w3 = r3->work;
+            isdb_real s0 = w0[i], s1 = w1[i], s2 = w2[i], s3 = w3[i];
+            for (j = 0; j < i; ++j) {
+                s0 -= L0[j] * w0[j];
+                s1 -= L1[j] * w1[j];
+                s2 -= L2[j] * w2[j];
+                s3 -= L3[j] * w3[j];
+            }
+            w0[i] = s0 * r0->inv_diag[i];
+            w1[i] = s1 * r1->inv_diag[i];
+            w2[i] = s2 * r2->inv_diag[i];
+            w3[i] = s3 * r3->inv_diag[i];
+        }
+        for (; k < n; ++k) {
+            const isdb__ridge *r = &p->_est[k].ridge;
+            const isdb_real *ISDB__RESTRICT Li = r->L + i * d;
+            isdb_real *ISDB__RESTRICT w = r->work;
+            isdb_real s = w[i];
+            for (j = 0; j < i; ++j) s -= Li[j] * w[j];
+            w[i] = s * r->inv_diag[i];
+        }
     }
-    cut = isdb__adaptive_test(p, y);
+    for (k = 0; k < n; ++k) p->_pred[k] = isdb__dot(d, p->_est[k].ridge.work, p->_est[k].ridge.z);
+}
+
+#if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
+/* isdb__adaptive_rotations for four estimators at once: square root and division are
+   correctly rounded in every lane as in scalar code, so the same bits;
+   their latencies, which chain one column to the next, overlap. */
+ISDB__AVX2 ISDB__PRIVATE void isdb__adaptive_rotations4_avx2(isdb__ridge *const *ridges, int k, const isdb_real *root,
+                                                             isdb_real *y, isdb_real *prod_c, isdb_real *c, isdb_real *s) {
+    isdb__ridge *r0 = ridges[0], *r1 = ridges[1], *r2 = ridges[2], *r3 = ridges[3];
+    const int kk = k * r0->d + k;
+    const isdb__vec32 one = isdb__splat32(1), rv = *(const isdb__vec32 *)root, yv = *(const isdb__vec32 *)y;
+    const isdb__vec32 l0 = {r0->L[kk], r1->L[kk], r2->L[kk], r3->L[kk]};
+    const isdb__vec32 wk = {r0->work[k], r1->work[k], r2->work[k], r3->work[k]};
+    const isdb__vec32 z0 = {r0->z[k], r1->z[k], r2->z[k], r3->z[k]};
+    const isdb__vec32 l = l0 * rv, rk = __builtin_ia32_sqrtpd256(l * l + wk * wk), inv = one / rk;
+    const isdb__vec32 ce = l * inv, se = wk * inv, zk = z0 * rv, zn = ce * zk + se * yv;
+    *(isdb__vec32 *)y = ce * yv - se * zk;
+    *(isdb__vec32 *)prod_c = *(const isdb__vec32 *)prod_c * ce;
+    *(isdb__vec32 *)c = ce;
+    *(isdb__vec32 *)s = se;
+    r0->L_next[kk] = rk[0];
+    r1->L_next[kk] = rk[1];
+    r2->L_next[kk] = rk[2];
+    r3->L_next[kk] = rk[3];
+    r0->inv_diag[k] = inv[0];
+    r1->inv_diag[k] = inv[1];
+    r2->inv_diag[k] = inv[2];
+    r3->inv_diag[k] = inv[3];
+    r0->z[k] = zn[0];
+    r1->z[k] = zn[1];
+    r2->z[k] = zn[2];
+    r3->z[k] = zn[3];
+}
+#endif
+
+/* Column k's rotation in the rank-one step of each of the m estimators
+   (root: sqrt(gamma), by which L is scaled as it is read):
+   isdb__chol_sweep's operations for the column's diagonal, z and y. */
+ISDB__PRIVATE void isdb__adaptive_rotations(int m, isdb__ridge *const *ridges, int k, const isdb_real *root,
+                                            isdb_real *y, isdb_real *prod_c, isdb_real *c, isdb_real *s) {
+    int e = 0;
+#if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
+    if (__builtin_cpu_supports("avx2"))
+        for (; e + 4 <= m; e += 4) isdb__adaptive_rotations4_avx2(ridges + e, k, root + e, y + e, prod_c + e, c + e, s + e);
+#endif
+    for (; e < m; ++e) {
+        isdb__ridge *r = ridges[e];
+        const int d = r->d;
+        const isdb_real l = r->L[k * d + k] * root[e], wk = r->work[k], rk = isdb__sqrt(l * l + wk * wk), inv = 1 / rk;
+        const isdb_real ce = l * inv, se = wk * inv, zk = r->z[k] * root[e];
+        r->L_next[k * d + k] = rk;
+        prod_c[e] *= ce;
+        r->inv_diag[k] = inv;
+        r->z[k] = ce * zk + se * y[e];
+        y[e] = ce * y[e] - se * zk;
+        c[e] = ce;
+        s[e] = se;
+    }
+}
+
+#if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
+/* isdb__adaptive_sweep's two-column pass over rows i.. below columns k
+   and k + 1, four rows at a time in 32-byte vectors (AVX2 at run time,
+   no FMA: every lane takes the scalar operations, so the same bits);
+   returns the first row it left. */
+ISDB__AVX2 ISDB__PRIVATE int isdb__adaptive_rows_avx2(int d, int k, int i, const isdb_real *ISDB__RESTRICT src,
+                                                      isdb_real *ISDB__RESTRICT dst, isdb_real *ISDB__RESTRICT w,
+                                                      isdb_real ca, isdb_real sa, isdb_real cb, isdb_real sb, isdb_real re) {
+    const isdb__vec32 cav = isdb__splat32(ca), sav = isdb__splat32(sa), cbv = isdb__splat32(cb), sbv = isdb__splat32(sb),
+                      rv = isdb__splat32(re);
+    for (; i + 3 < d; i += 4) {
+        const isdb_real *r0 = src + i * d + k, *r1 = r0 + d, *r2 = r1 + d, *r3 = r2 + d;
+        isdb_real *o0 = dst + i * d + k, *o1 = o0 + d, *o2 = o1 + d, *o3 = o2 + d;
+        const isdb__vec32 la0 = {r0[0], r1[0], r2[0], r3[0]}, lb0 = {r0[1], r1[1], r2[1], r3[1]};
+        const isdb__vec32 la = la0 * rv, lb = lb0 * rv;
+        isdb__vec32 wv = *(const isdb__vec32 *)(w + i), da, db;
+        da = cav * la + sav * wv;
+        wv = cav * wv - sav * la;
+        db = cbv * lb + sbv * wv;
+        wv = cbv * wv - sbv * lb;
+        *(isdb__vec32 *)(w + i) = wv;
+        o0[0] = da[0];
+        o0[1] = db[0];
+        o1[0] = da[1];
+        o1[1] = db[1];
+        o2[0] = da[2];
+        o2[1] = db[2];
+        o3[0] = da[3];
+        o3[1] = db[3];
+    }
+    return i;
+}
+
+/* isdb__adaptive_grams in 32-byte vectors (AVX2 at run time, no FMA);
+   Vt NULL: V alone, as isdb__discount_gram. */
+ISDB__AVX2 ISDB__PRIVATE void isdb__adaptive_grams_avx2(int d, isdb_real *ISDB__RESTRICT V, isdb_real *ISDB__RESTRICT Vt,
+                                                        const isdb_real *x, isdb_real g, isdb_real pad, isdb_real g2,
+                                                        isdb_real pad2) {
+    const isdb__vec32 gv = isdb__splat32(g), g2v = isdb__splat32(g2);
+    int i, j;
+    if (!Vt) {
+        for (i = 0; i < d; ++i) {
+            const isdb__vec32 xi = isdb__splat32(x[i]);
+            for (j = 0; j + 4 <= i + 1; j += 4) {
+                isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j);
+                *v = gv * *v + xi * *(const isdb__vec32 *)(x + j);
+            }
+            for (; j <= i; ++j) V[i * d + j] = g * V[i * d + j] + x[i] * x[j];
+            V[i * d + i] += pad;
+        }
+        return;
+    }
+    for (i = 0; i < d; ++i) {
+        const isdb__vec32 xi = isdb__splat32(x[i]);
+        for (j = 0; j + 4 <= i + 1; j += 4) {
+            const isdb__vec32 xx = xi * *(const isdb__vec32 *)(x + j);
+            isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vt = (isdb__vec32 *)(Vt + i * d + j);
+            *v = gv * *v + xx;
+            *vt = g2v * *vt + xx;
+        }
+        for (; j <= i; ++j) {
+            const isdb_real xx = x[i] * x[j];
+            V[i * d + j] = g * V[i * d + j] + xx;
+            Vt[i * d + j] = g2 * Vt[i * d + j] + xx;
+        }
+        V[i * d + i] += pad;
+        Vt[i * d + i] += pad2;
+    }
+}
+#endif
+
+/* The rank-one steps of the m estimators in `ridges` (their discounts'
+   square roots in root, 1 for the unbounded one), as isdb__chol_discount
+   takes each (scale by root, then isdb__chol_sweep from column 0 into
+   L_next with z carried and the upper part of L_next zeroed), with the
+   same operations on every value in the same order, so the same bits:
+   - the scaling is done on each value as the sweep reads it (L is
+     scratch once L_next holds the factor, so nothing reads a scaled copy);
+   - the estimators advance together, so the square roots and divisions
+     that chain one column to the next in each overlap across estimators;
+   - two columns a pass: each row below them takes column k's rotation,
+     then k + 1's, on its w_i, as the column-by-column sweep does; in
+     double with vectors, four rows at a time with AVX2, two with 16-byte
+     vectors (the rows' entries gathered into one vector per column and
+     back).
+   Each ridge's work holds x on entry. prod_c[e]: the product of
+   estimator e's cosines. */
+ISDB__PRIVATE void isdb__adaptive_sweep(int d, int m, isdb__ridge *const *ridges, const isdb_real *root, isdb_real y,
+                                        isdb_real *prod_c) {
+    isdb_real c0[ISDB_ADAPTIVE_MAX_ESTIMATORS], s0[ISDB_ADAPTIVE_MAX_ESTIMATORS], yk[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    isdb_real c1[ISDB_ADAPTIVE_MAX_ESTIMATORS], s1[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    int i, k, e;
+#if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
+    const int avx2 = d >= 6 && __builtin_cpu_supports("avx2");
+#endif
+    for (e = 0; e < m; ++e) {
+        yk[e] = y;
+        prod_c[e] = 1;
+        c1[e] = s1[e] = 0;
+    }
+    for (k = 0; k < d; k += 2) {
+        const int pair = k + 1 < d;
+        isdb__adaptive_rotations(m, ridges, k, root, yk, prod_c, c0, s0);
+        if (pair) {
+            for (e = 0; e < m; ++e) {
+                const isdb__ridge *r = ridges[e];
+                isdb_real *w = r->work;
+                const isdb_real l = r->L[(k + 1) * d + k] * root[e];
+                r->L_next[(k + 1) * d + k] = c0[e] * l + s0[e] * w[k + 1];
+                w[k + 1] = c0[e] * w[k + 1] - s0[e] * l;
+            }
+            isdb__adaptive_rotations(m, ridges, k + 1, root, yk, prod_c, c1, s1);
+        }
+        for (e = 0; e < m; ++e) {
+            const isdb_real *ISDB__RESTRICT src = ridges[e]->L;
+            isdb_real *ISDB__RESTRICT dst = ridges[e]->L_next, *ISDB__RESTRICT w = ridges[e]->work;
+            const isdb_real ca = c0[e], sa = s0[e], cb = c1[e], sb = s1[e], re = root[e];
+            for (i = k + 1; i < d; ++i) dst[k * d + i] = 0;
+            for (i = k + 2; i < d; ++i) dst[(k + 1) * d + i] = 0;
+            i = k + 2;
+#if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
+            if (avx2) i = isdb__adaptive_rows_avx2(d, k, i, src, dst, w, ca, sa, cb, sb, re);
+#endif
+#if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
+            {
+                const isdb__vec cav = isdb__splat(ca), sav = isdb__splat(sa), cbv = isdb__splat(cb),
+                                sbv = isdb__splat(sb), rv = isdb__splat(re);
+                for (; i + 1 < d; i += 2) {
+                    const isdb__vec u = *(const isdb__vec *)(src + i * d + k), v = *(const isdb__vec *)(src + (i + 1) * d + k);
+                    const isdb__vec la0 = {u[0], v[0]}, lb0 = {u[1], v[1]};
+                    const isdb__vec la = la0 * rv, lb = lb0 * rv;
+                    isdb__vec wv = *(const isdb__vec *)(w + i);
+                    const isdb__vec da = cav * la + sav * wv;
+                    isdb__vec db, out0, out1;
+                    wv = cav * wv - sav * la;
+                    db = cbv * lb + sbv * wv;
+                    wv = cbv * wv - sbv * lb;
+                    *(isdb__vec *)(w + i) = wv;
+                    out0[0] = da[0];
+                    out0[1] = db[0];
+                    out1[0] = da[1];
+                    out1[1] = db[1];
+                    *(isdb__vec *)(dst + i * d + k) = out0;
+                    *(isdb__vec *)(dst + (i + 1) * d + k) = out1;
+                }
+            }
+#endif
+            for (; i < d; ++i) {
+                const isdb_real la = src[i * d + k] * re, lb = src[i * d + k + 1] * re;
+                isdb_real wi = w[i];
+                dst[i * d + k] = ca * la + sa * wi;
+                wi = ca * wi - sa * la;
+                dst[i * d + k + 1] = cb * lb + sb * wi;
+                w[i] = cb * wi - sb * lb;
+            }
+        }
+    }
+}
+
+/* V <- gamma V + x x^T + (1 - gamma) lambda I and Vt <- gamma^2 Vt +
+   x x^T + (1 - gamma^2) lambda I in one pass (Vt NULL: V alone), each
+   value as isdb__discount_gram computes it (x_i x_j formed once for
+   both). */
+ISDB__PRIVATE void isdb__adaptive_grams(int d, isdb_real *ISDB__RESTRICT V, isdb_real *ISDB__RESTRICT Vt,
+                                        const isdb_real *x, isdb_real g, isdb_real pad, isdb_real g2, isdb_real pad2) {
+    int i, j;
+#if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
+    if (d >= 4 && __builtin_cpu_supports("avx2")) {
+        isdb__adaptive_grams_avx2(d, V, Vt, x, g, pad, g2, pad2);
+        return;
+    }
+#endif
+    if (!Vt) {
+        isdb__discount_gram(d, V, V, x, g, pad);
+        return;
+    }
+    for (i = 0; i < d; ++i) {
+        j = 0;
+#if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
+        {
+            const isdb__vec xi = isdb__splat(x[i]), gv = isdb__splat(g), g2v = isdb__splat(g2);
+            for (; j + ISDB__VLEN <= i + 1; j += ISDB__VLEN) {
+                const isdb__vec xx = xi * *(const isdb__vec *)(x + j);
+                isdb__vec *v = (isdb__vec *)(V + i * d + j), *vt = (isdb__vec *)(Vt + i * d + j);
+                *v = gv * *v + xx;
+                *vt = g2v * *vt + xx;
+            }
+        }
+#endif
+        for (; j <= i; ++j) {
+            const isdb_real xx = x[i] * x[j];
+            V[i * d + j] = g * V[i * d + j] + xx;
+            Vt[i * d + j] = g2 * Vt[i * d + j] + xx;
+        }
+        V[i * d + i] += pad;
+        Vt[i * d + i] += pad2;
+    }
+}
+
+/* Each estimator's isdb__ridge_add_discounted and its Vt's
+   isdb__discount_gram, value for value: the Gram sums and b first, then
+   the refactorisations that are due, then the rank-one steps of all the
+   others together (isdb__adaptive_sweep); ln gamma, the same at every
+   step, is the estimator's log_gamma, taken once at layout (d is not:
+   ISD runs the learner in a lower dimension than its layout's). */
+ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, isdb_real y) {
+    isdb__ridge *swept[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    isdb_real root[ISDB_ADAPTIVE_MAX_ESTIMATORS], prod_c[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    int i, k, m = 0, d = p->cfg.d;
     for (k = 0; k < p->n_est; ++k) {
         isdb__adaptive_est *e = &p->_est[k];
-        isdb__ridge_add_discounted(&e->ridge, x, y, e->gamma);
-        if (e->Vt)
-            isdb__discount_gram(p->cfg.d, e->Vt, e->Vt, x, e->gamma * e->gamma,
-                                (1 - e->gamma) * (1 + e->gamma) * p->cfg.lambda);
+        isdb__ridge *r = &e->ridge;
+        const isdb_real g = e->gamma;
+#if ISDB_REAL_IS_FLOAT
+        int j;
+        for (i = 0; i < d; ++i) {
+            for (j = 0; j <= i; ++j)
+                isdb__sum_lo(r->V + i * d + j, r->V_lo + i * d + j, g, x[i] * x[j] + (i == j ? (1 - g) * r->lambda : 0));
+            isdb__sum_lo(r->b + i, r->b_lo + i, g, y * x[i]);
+        }
+        if (e->Vt) isdb__discount_gram(d, e->Vt, e->Vt, x, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
+#else
+        isdb__adaptive_grams(d, r->V, e->Vt, x, g, (1 - g) * r->lambda, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
+        for (i = 0; i < d; ++i) r->b[i] = g * r->b[i] + y * x[i];
+#endif
         if (e->count < INT_MAX) ++e->count;
+        if (r->refresh > 0 && ++r->since_refresh >= r->refresh) {
+            r->since_refresh = 0;
+            if (isdb__ridge_refactor(r)) {
+                isdb__ridge_commit(r);
+                r->logdet = isdb_chol_logdet(d, r->L);
+                continue;
+            }
+        }
+        if (g < 1) r->logdet += (isdb_real)d * e->log_gamma;
+        root[m] = g < 1 ? isdb__sqrt(g) : 1;
+        isdb__copy(d, x, r->work);
+        swept[m++] = r;
     }
+    isdb__adaptive_sweep(d, m, swept, root, y, prod_c);
+    for (k = 0; k < m; ++k) {
+        isdb__ridge *r = swept[k];
+        isdb_real *tmp = r->L;
+        r->logdet += isdb__log(1 / (prod_c[k] * prod_c[k]));
+        r->L = r->L_next;
+        r->L_next = tmp;
+    }
+}
+
+ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
+    isdb_adaptive *p = (isdb_adaptive *)bp;
+    int cut;
+    (void)arm;
+    isdb__adaptive_seen(p, x);
+    isdb__adaptive_predict(p, x);
+    cut = isdb__adaptive_test(p, y);
+    isdb__adaptive_learn(p, x, y);
     if (cut >= 0) isdb__adaptive_cut(p, cut);
     p->played = isdb__adaptive_choose(p);
     return ISDB_OK;

@@ -14,7 +14,9 @@
    SW-UCB within 2x of the floor at d >= 20 and 10x faster than the naive
    refit at d = 50, D-LinUCB's update within 2x of one Cholesky. A last
    table gives the adaptive policy's select, update and step beside
-   LinUCB's at d = 2, 10, 50, with its bound: (estimators + 1) x LinUCB.
+   LinUCB's at d = 2, 10, 50 and K = 5, 10, 50, with its bound:
+   (estimators + 1) x LinUCB, and at K = 10 issue 24's target: the step
+   at most 4x LinUCB's.
 
    The file also builds with -DISDB_REAL=float (bench_policies-float).
    --steps prints only the step (select + update) of each policy at the
@@ -23,7 +25,9 @@
    side, measured line by line in turn, three times each, so that both
    see the same load on a shared machine (`make bench` ends with it).
 
-   usage: bench_policies [--quick] [--steps [--line I] | --precision FLOAT_BINARY] */
+   --adaptive prints the adaptive table alone.
+
+   usage: bench_policies [--quick] [--steps [--line I] | --precision FLOAT_BINARY | --adaptive] */
 #define _POSIX_C_SOURCE 199309L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
@@ -308,13 +312,13 @@ static double best_of_3(double a, double b, double c) { return fmin(a, fmin(b, c
    memory is filled and the played estimator is a discounted one at times. */
 static void adaptive_table(int quick) {
     static const int dims[3] = {2, 10, 50};
-    static const int arms[2] = {5, 50};
+    static const int arms[3] = {5, 10, 50};
     int di, ki, rep, w;
     printf("\nadaptive beside linucb, ns per call, best of 3\n");
     printf("%4s %3s %6s %9s %9s %9s %9s %8s %8s\n", "d", "K", "n_est", "select", "update", "step", "linucb",
            "ratio", "bound");
     for (di = 0; di < 3; ++di)
-        for (ki = 0; ki < 2; ++ki) {
+        for (ki = 0; ki < 3; ++ki) {
             int d = dims[di], K = arms[ki], n_est = 0;
             long steps = (long)(3e6 / ((double)K * d * d + 200.0));
             double t[2][3][3];
@@ -348,6 +352,9 @@ static void adaptive_table(int quick) {
                        1e9 * st, 1e9 * lin, st / lin, n_est + 1);
                 printf("target: adaptive d=%d K=%d step at most (estimators + 1) x linucb's: %.2fx of %d: %s\n", d,
                        K, st / lin, n_est + 1, st <= (n_est + 1) * lin ? "holds" : "fails");
+                if (K == 10)
+                    printf("target: adaptive d=%d K=10 step at most 4x linucb's (issue 24): %.2fx: %s\n", d, st / lin,
+                           st <= 4 * lin ? "holds" : "fails");
             }
             fflush(stdout);
         }
@@ -493,10 +500,16 @@ int main(int argc, char **argv) {
             }
             print_steps(quick, only);
             return 0;
+        } else if (strcmp(argv[a], "--adaptive") == 0) {
+            int b;
+            for (b = a + 1; b < argc; ++b)
+                if (strcmp(argv[b], "--quick") == 0) quick = 1;
+            adaptive_table(quick);
+            return 0;
         } else if (strcmp(argv[a], "--precision") == 0 && a + 1 < argc) {
             return compare_precisions(argv[a + 1], quick || (a + 2 < argc && strcmp(argv[a + 2], "--quick") == 0));
         } else {
-            fprintf(stderr, "usage: %s [--quick] [--steps [--line I] | --precision FLOAT_BINARY]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--steps [--line I] | --precision FLOAT_BINARY | --adaptive]\n", argv[0]);
             return 2;
         }
     }
