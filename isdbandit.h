@@ -256,7 +256,8 @@
                                                             max(4096,              estimators
                                                             min_memory);
                                                             threshold 3.5,
-                                                            play_threshold 2
+                                                            play_threshold 2,
+                                                            cut AUTO
 
    ISD-LINUCB isdb_isd      Lazzaretto,      d, max_arms,   estimated subspace,    O(K d^2) /        (n0 + 2 H)(d + 1)
                             Peters, Pfister, n_offline, X0, rule TEST; learner     O(n d^2), and a   + 16 d^2 + scratch
@@ -855,7 +856,7 @@
          defaults 100%. The monitor alarmed falsely in 0 of 480 stationary
          runs; with a wrong decomposition every E4 run stayed within 1.18x
          of SW-LinUCB (7.1x without it). At p = 50, K = 20, p_res = 2
-         select is 1.13-1.24x LinUCB's (E7, target 1.3: the quadratic form
+         select is 1.12-1.24x LinUCB's (E7, target 1.3: the quadratic form
          takes D-LinUCB's kernel, and the pass that interleaves the arms
          also forms x.beta_inv and two of U_res^T x), update about 4 us
          (0.3 us without the monitor; LinUCB's 3 us).
