@@ -126,6 +126,12 @@ typedef struct path_state {
     const scenario *sc;
     uint64_t T;
     double dir[2][64]; /* two orthonormal directions of the rotation plane */
+    double base[64];   /* subspace drift: the fixed part */
+    /* random walk: the walk's seed, its state at round walk_t (replayed
+       from round 0 when the environment restarts) */
+    uint64_t walk_seed, walk_t;
+    isdb_rng walk;
+    double walk_theta[64];
 } path_state;
 
 struct scenario {
@@ -313,6 +319,82 @@ static void configure_intercept(const scenario *sc, uint64_t T, isdb_rng *rng, i
     c->theta_user = st;
 }
 
+/* A random walk on the unit sphere: theta(t) = normalise(theta(t - 1) +
+   0.01 xi_t), xi_t standard Gaussian (about 1.4 rad of drift over 2 10^4
+   rounds at d = 5). */
+static void walk_step(path_state *st) {
+    int i, d = st->sc->d;
+    double n = 0.0;
+    for (i = 0; i < d; ++i) {
+        st->walk_theta[i] += 0.01 * isdb_rng_normal(&st->walk);
+        n += st->walk_theta[i] * st->walk_theta[i];
+    }
+    for (i = 0; i < d; ++i) st->walk_theta[i] /= sqrt(n);
+}
+
+static void random_walk(uint64_t t, double *theta, void *user) {
+    path_state *st = (path_state *)user;
+    if (t == 0 || t < st->walk_t) {
+        isdb_rng_seed(&st->walk, st->walk_seed);
+        unit_vector(&st->walk, st->sc->d, st->walk_theta);
+        st->walk_t = 0;
+    }
+    while (st->walk_t < t) {
+        walk_step(st);
+        ++st->walk_t;
+    }
+    memcpy(theta, st->walk_theta, (size_t)st->sc->d * sizeof(double));
+}
+
+static void configure_walk(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c, double *pieces,
+                           uint64_t *switches, path_state *st) {
+    (void)pieces, (void)switches;
+    st->sc = sc;
+    st->T = T;
+    st->walk_seed = isdb_rng_next(rng);
+    st->walk_t = 0;
+    c->path = ISDB_PATH_CALLBACK;
+    c->theta_fn = random_walk;
+    c->theta_user = st;
+}
+
+/* Drift confined to a subspace: theta(t) = sqrt(1/2) b + sqrt(1/2) (cos a
+   u1 + sin a u2), b, u1, u2 orthonormal, a = 2 pi turns t / T: half of
+   theta never moves. */
+static void subspace_turn(uint64_t t, double *theta, void *user) {
+    const path_state *st = (const path_state *)user;
+    double a = 2.0 * ISDB__PI * st->sc->turns * (double)t / (double)st->T, h = sqrt(0.5);
+    int i;
+    for (i = 0; i < st->sc->d; ++i)
+        theta[i] = h * st->base[i] + h * (cos(a) * st->dir[0][i] + sin(a) * st->dir[1][i]);
+}
+
+static void configure_subspace(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                               double *pieces, uint64_t *switches, path_state *st) {
+    int i, k, j, d = sc->d;
+    double *v[3];
+    (void)pieces, (void)switches;
+    st->sc = sc;
+    st->T = T;
+    v[0] = st->base;
+    v[1] = st->dir[0];
+    v[2] = st->dir[1];
+    for (k = 0; k < 3; ++k) { /* Gram-Schmidt on three random directions */
+        double n = 0.0;
+        unit_vector(rng, d, v[k]);
+        for (j = 0; j < k; ++j) {
+            double dot = 0.0;
+            for (i = 0; i < d; ++i) dot += v[k][i] * v[j][i];
+            for (i = 0; i < d; ++i) v[k][i] -= dot * v[j][i];
+        }
+        for (i = 0; i < d; ++i) n += v[k][i] * v[k][i];
+        for (i = 0; i < d; ++i) v[k][i] /= sqrt(n);
+    }
+    c->path = ISDB_PATH_CALLBACK;
+    c->theta_fn = subspace_turn;
+    c->theta_user = st;
+}
+
 /* Box arms scaled into the unit ball (the demo's), or sphere arms. */
 #define BOX 1
 #define SPHERE 0
@@ -358,6 +440,12 @@ static const struct {
       configure_recurring, 9, 0, 0},
      SPHERE},
     {{"d30-K200", "d=30, K=200, 3 jumps, noise 0.5", 30, 200, 3000, 1500, 0.5, 1.0, configure_jumps, 3, 0, 0}, SPHERE},
+    {{"random-walk", "d=5, K=20, theta a random walk on the sphere (step 0.01), noise 0.5", 5, 20, 20000, 6000, 0.5,
+      1.0, configure_walk, 0, 0, 0},
+     SPHERE},
+    {{"subspace-turn", "d=10, K=20, half of theta turns twice in a plane, noise 0.5", 10, 20, 20000, 6000, 0.5, 1.0,
+      configure_subspace, 0, 2.0, 0},
+     SPHERE},
     {{"level-scale", "d=5, K=20, theta = s(t) theta0, s in [0.3, 1.7], period 2000, noise 0.3", 5, 20, 20000, 6000, 0.3,
       1.0, configure_scale, 0, 0, 2000.0},
      SPHERE},
@@ -885,7 +973,7 @@ int main(int argc, char **argv) {
                 if (ratio > worst[k]) worst[k] = ratio;
                 logsum[k] += log(ratio);
             }
-            if (strncmp(sc->name, "stationary", 10) == 0) {
+            if (strncmp(sc->name, "stationary", 10) == 0 || strncmp(sc->name, "level-", 6) == 0) {
                 double r = out[s].mean[P_ADAPTIVE] / out[s].mean[P_LINUCB];
                 if (r > stat_worst) stat_worst = r;
             }
@@ -912,10 +1000,11 @@ int main(int argc, char **argv) {
         printf("\n");
         printf("claim: agnostic: adaptive's worst ratio to the best tuned policy %.2f (target <= 1.5) %s\n",
                worst[P_ADAPTIVE], worst[P_ADAPTIVE] <= 1.5 ? "holds" : "fails");
-        printf("claim: agnostic: adaptive's geometric-mean ratio %.2f (target <= 1.0) %s\n",
-               exp(logsum[P_ADAPTIVE] / n_used), exp(logsum[P_ADAPTIVE] / n_used) <= 1.0 ? "holds" : "fails");
+        printf("claim: agnostic: adaptive's geometric-mean ratio %.2f (target <= 0.9) %s\n",
+               exp(logsum[P_ADAPTIVE] / n_used), exp(logsum[P_ADAPTIVE] / n_used) <= 0.9 ? "holds" : "fails");
         if (stat_worst > 0.0)
-            printf("claim: agnostic: adaptive / LinUCB on the stationary scenarios, worst %.2f (target <= 1.2) %s\n",
+            printf("claim: agnostic: adaptive / LinUCB on the stationary and level-drift scenarios, worst %.2f (target "
+                   "<= 1.2) %s\n",
                    stat_worst, stat_worst <= 1.2 ? "holds" : "fails");
         for (k = 0; k < N_UNTUNED; ++k) {
             char name[64];
