@@ -6430,12 +6430,15 @@ struct isdb_ser {
 #define ISDB__SNAPSHOT_VERSION (ISDB_REAL_IS_FLOAT ? 0x10001u : 1u)
 #define ISDB__SNAPSHOT_HEADER 24u
 
+#define ISDB__FNV_BASIS 0xcbf29ce484222325ull
+#define ISDB__FNV_PRIME 0x100000001b3ull
+
 ISDB__PRIVATE uint64_t isdb__fnv1a(const unsigned char *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = ISDB__FNV_BASIS;
     size_t i;
     for (i = 0; i < n; ++i) {
         h ^= p[i];
-        h *= 0x100000001b3ull;
+        h *= ISDB__FNV_PRIME;
     }
     return h;
 }
@@ -6443,6 +6446,21 @@ ISDB__PRIVATE uint64_t isdb__fnv1a(const unsigned char *p, size_t n) {
 ISDB__PRIVATE void isdb__put_le(unsigned char *p, uint64_t v, int bytes) {
     int i;
     for (i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* FNV-1a (isdb__fnv1a's) of n reals as their little-endian bit patterns,
+   continuing from h: the same on every byte order. */
+ISDB__PRIVATE uint64_t isdb__hash_reals(uint64_t h, const isdb_real *v, int n) {
+    int i, b;
+    for (i = 0; i < n; ++i) {
+        uint64_t x = 0;
+        memcpy(&x, &v[i], sizeof v[i]);
+        for (b = 0; b < (int)sizeof v[i]; ++b) {
+            h ^= (x >> (8 * b)) & 0xffu;
+            h *= ISDB__FNV_PRIME;
+        }
+    }
+    return h;
 }
 
 ISDB__PRIVATE uint64_t isdb__get_le(const unsigned char *p, int bytes) {
@@ -9127,17 +9145,11 @@ ISDB__PRIVATE int isdb__adaptive_choose(const isdb_adaptive *p) {
 
 /* Whether x is one of the last ISDB_ADAPTIVE_SEEN distinct features
    played (by a 64-bit hash of its bits), folded into recur; a new one
-   joins the ring. */
+   joins the ring. Only cut AUTO reads recur. */
 ISDB__PRIVATE void isdb__adaptive_seen(isdb_adaptive *p, const isdb_real *x) {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = isdb__hash_reals(ISDB__FNV_BASIS, x, p->cfg.d);
     isdb_real g = 1 - 1 / (isdb_real)p->cfg.min_memory;
     int j, again = 0;
-    for (j = 0; j < p->cfg.d; ++j) {
-        uint64_t v = 0;
-        memcpy(&v, &x[j], sizeof x[j]);
-        h = (h ^ v) * 0x100000001b3ull;
-        h ^= h >> 29;
-    }
     for (j = 0; j < ISDB_ADAPTIVE_SEEN; ++j) again |= p->seen[j] == h;
     p->recur = g * p->recur + (again ? 1 - g : 0);
     if (!again) {
@@ -9499,7 +9511,7 @@ ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const 
     isdb_adaptive *p = (isdb_adaptive *)bp;
     int cut;
     (void)arm;
-    isdb__adaptive_seen(p, x);
+    if (p->cfg.cut == ISDB_ADAPTIVE_CUT_AUTO) isdb__adaptive_seen(p, x);
     isdb__adaptive_predict(p, x);
     cut = isdb__adaptive_test(p, y);
     isdb__adaptive_learn(p, x, y);
@@ -12392,26 +12404,12 @@ isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-/* FNV-1a of doubles as their little-endian bit patterns. */
-ISDB__PRIVATE uint64_t isdb__hash_f64(uint64_t h, const double *v, int n) {
-    int i, b;
-    for (i = 0; i < n; ++i) {
-        uint64_t x;
-        memcpy(&x, &v[i], sizeof x);
-        for (b = 0; b < 8; ++b) {
-            h ^= (x >> (8 * b)) & 0xffu;
-            h *= 0x100000001b3ull;
-        }
-    }
-    return h;
-}
-
 isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol) {
     isdb_isd_config rc;
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
     int d, n0, pi, rank;
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = ISDB__FNV_BASIS;
     if (r != ISDB_OK) return r;
     if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     isdb__isd_config_resolve(cfg, &rc, NULL);
@@ -12432,19 +12430,19 @@ isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, i
     if (isdb__isd_guarded(&rc)) isdb__isd_ada_layout(&rc, &pol->_shadow, pol->_shadow_heap);
     isdb__copy(n0 * d, cfg->X0, pol->_pool_x);
     isdb__copy(n0, cfg->R0, pol->_pool_y);
-    h = isdb__hash_f64(h, pol->_pool_x, n0 * d);
-    h = isdb__hash_f64(h, pol->_pool_y, n0);
+    h = isdb__hash_reals(h, pol->_pool_x, n0 * d);
+    h = isdb__hash_reals(h, pol->_pool_y, n0);
     rc.X0 = pol->_pool_x;
     rc.R0 = pol->_pool_y;
     rc.U_inv = NULL;
     if (rc.oracle && pi > 0) {
         isdb__copy(d * pi, cfg->U_inv, pol->_u_inv0);
-        h = isdb__hash_f64(h, pol->_u_inv0, d * pi);
+        h = isdb__hash_reals(h, pol->_u_inv0, d * pi);
         rc.U_inv = pol->_u_inv0;
     }
     if (rc.oracle && cfg->beta_inv) {
         isdb__copy(d, cfg->beta_inv, pol->_beta0);
-        h = isdb__hash_f64(h, pol->_beta0, d);
+        h = isdb__hash_reals(h, pol->_beta0, d);
         rc.beta_inv = pol->_beta0;
     } else {
         rc.beta_inv = NULL;
