@@ -33,6 +33,16 @@ static double hx[MAXT * MAXD], hy[MAXT];
 /* The paper's residual learner and widths (the defaults are ours: the
    ADAPTIVE learner and the DATA width); the tests of the paper's
    formulas start from these. */
+/* One round of pol against e: the next arms, pol's choice (returned)
+   and its reward. */
+static int play_round(isdb_isd *pol, isdb_env *e, int K, double *y) {
+    int arm = 0;
+    CHECK_OK(isdb_env_next(e));
+    CHECK_OK(isdb_policy_select(&pol->base, e->X, K, &arm));
+    CHECK_OK(isdb_env_reward(e, arm, y));
+    return arm;
+}
+
 static isdb_isd_config paper_config_init(int d, int K, int n0, const double *X, const double *R) {
     isdb_isd_config c = isdb_isd_config_init(d, K, n0, X, R);
     c.learner = ISDB_ISD_RES_LINUCB;
@@ -525,9 +535,7 @@ static void test_recompute(void) {
     for (t = 0; t < W + 40; ++t) {
         int arm;
         double y;
-        CHECK_OK(isdb_env_next(&env.base));
-        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
-        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        arm = play_round(&pol, &env.base, K, &y);
         memcpy(hx + t * d, env.base.X + arm * d, sizeof(double) * (size_t)d);
         hy[t] = y;
         CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
@@ -1308,9 +1316,7 @@ static void test_monitor_reference(void) {
     for (t = 0; t < 18; ++t) {
         int arm;
         double y;
-        CHECK_OK(isdb_env_next(&env.base));
-        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
-        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        arm = play_round(&pol, &env.base, K, &y);
         memcpy(hx + t * d, env.base.X + arm * d, sizeof(double) * (size_t)d);
         hy[t] = y;
         CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
@@ -1572,9 +1578,7 @@ static void test_data_width(void) {
     isdb_env_reset(&env.base);
     for (t = 0; t < 1000; ++t) {
         double y;
-        CHECK_OK(isdb_env_next(&env.base));
-        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
-        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        arm = play_round(&pol, &env.base, K, &y);
         CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
     }
     CHECK_OK(isdb_isd_explain(&pol, x, NULL, &bi1, NULL));
@@ -1793,9 +1797,7 @@ static void test_guard(void) {
                     for (t = 0; t < 200; ++t) {
                         int arm;
                         double y;
-                        CHECK_OK(isdb_env_next(&env.base));
-                        CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
-                        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+                        arm = play_round(&pol, &env.base, K, &y);
                         CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
                     }
                 }
@@ -1828,9 +1830,7 @@ static void test_guard(void) {
         for (t = 0; t < 300; ++t) {
             int arm;
             double y;
-            CHECK_OK(isdb_env_next(&env.base));
-            CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &arm));
-            CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+            arm = play_round(&pol, &env.base, K, &y);
             CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X + arm * d, y));
         }
         CHECK_OK(isdb_policy_save(&pol.base, s1, sizeof s1, &n1));
