@@ -285,7 +285,7 @@ static void base_isd_discount(any_config *c) {
 #define T_ isdb_isd_config
 static const field f_isd[] = {
     FI(T_, d, 0), FI(T_, max_arms, 0), FIF(T_, n_offline, -1, LENGTH), FI(T_, oracle, 2),
-    FI(T_, est.rule, 9), FI(T_, est.splits, 1), FD(T_, est.level, 0), FI(T_, est.n_windows, 1),
+    FI(T_, est.rule, 9), FI(T_, est.splits, 1), FD(T_, est.level, 0), FI(T_, est.basis_error, 2), FI(T_, est.n_windows, 1),
     FI(T_, est.window_length, -1), FI(T_, est.center, 2), FI(T_, est.intercept, 2), FI(T_, est.folds, 1),
     FI(T_, est.adapt, -1), FI(T_, est.one_se, 9), FI(T_, est.force_residual, 2), FI(T_, est.jbd.method, 9),
     FIF(T_, est.jbd.max_iter, -1, LOOPS), FD(T_, est.jbd.tol, -1), FD(T_, est.jbd.threshold, 2),
