@@ -23,7 +23,7 @@
 #                    make test's from a clean tree (bench/compile_time.c)
 #   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
-#                    discount on 20 problems, and Besson et al.'s (bench/agnostic.c)
+#                    discount on 24 problems, and Besson et al.'s (bench/agnostic.c)
 #   make defaults    every config_init default beside its one-field
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)

@@ -622,9 +622,10 @@
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float), 16 hashes; no ring of past observations.
       Differs from the paper: no paper.
-      Measured: regret / the best tuned policy on `make agnostic`'s 20
+      Measured: regret / the best tuned policy on `make agnostic`'s 24
          drifting and stationary problems: worst 22.4 (level-scale),
-         geometric mean 1.26, stationary 0.99-1.01; it fails where only
+         geometric mean 1.16, theta fixed (stationary, covariate shift,
+         Student-t noise) 1.00-1.02; it fails where only
          the reward's level moves with fresh contexts (level-scale 22.4x
          LinUCB; level-intercept, a fixed arm set, 5.4x): it forgets what
          changes no decision; see bench/README.md, section "The
