@@ -10154,25 +10154,13 @@ ISDB__PRIVATE int isdb__sym_factor(int q, const double *G, double *L) {
    (an angle the windows cannot identify). T, M, Gap: p^2 scratch. */
 ISDB__PRIVATE void isdb__isd_rotation_var(const isdb__isd_dims *dm, const double *C, const double *U, const double *blk,
                                           double *T, double *M, double *Gap, double *V) {
-    int p = dm->p, pp = p * p, m = dm->m, i, j, l, k;
+    int p = dm->p, pp = p * p, m = dm->m, i, j, k;
     double kappa = (double)m * (double)dm->l / (double)dm->n;
     if (kappa < 1.0) kappa = 1.0;
     isdb__zero(pp, V);
     isdb__zero(pp, Gap);
     for (k = 0; k < m; ++k) {
-        const double *Ck = C + k * pp;
-        for (i = 0; i < p; ++i)
-            for (j = 0; j < p; ++j) {
-                double t = 0.0;
-                for (l = 0; l < p; ++l) t += Ck[i * p + l] * U[l * p + j];
-                T[i * p + j] = t;
-            }
-        for (i = 0; i < p; ++i)
-            for (j = 0; j <= i; ++j) {
-                double t = 0.0;
-                for (l = 0; l < p; ++l) t += U[l * p + i] * T[l * p + j];
-                M[i * p + j] = t;
-            }
+        isdb__jbd_transform(p, 1, C + k * pp, U, M, T);
         for (i = 0; i < p; ++i)
             for (j = 0; j < i; ++j) {
                 double g = M[i * p + i] - M[j * p + j];
@@ -10234,20 +10222,9 @@ ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *
         if (intercept && cnt > 0.0) syy -= sy * sy / cnt;
         yy += syy;
         /* G = U^T A U, c = U^T cx (into e). */
-        for (i = 0; i < p; ++i)
-            for (j = 0; j < p; ++j) {
-                double t = 0.0;
-                for (l = 0; l < p; ++l) t += A[i * p + l] * U[l * p + j];
-                T[i * p + j] = t;
-            }
+        isdb__jbd_transform(p, 1, A, U, G, T);
         for (i = 0; i < p; ++i) {
             double t = 0.0;
-            for (j = 0; j <= i; ++j) {
-                double g = 0.0;
-                for (l = 0; l < p; ++l) g += U[l * p + i] * T[l * p + j];
-                G[i * p + j] = g;
-                G[j * p + i] = g;
-            }
             for (l = 0; l < p; ++l) t += U[l * p + i] * cx[l];
             e[i] = t;
         }
