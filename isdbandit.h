@@ -5451,6 +5451,92 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real 
     }
     memcpy(q, &q0, sizeof q0);
 }
+/* D-LinUCB's back solve and V-tilde form for the two blocks of eight
+   lanes that isdb__lanes16_fwd_solve_dots_avx2 writes (W and W + 8 n),
+   interleaved: each block's operations those of
+   isdb__lanes8_back_solve_avx2 and isdb__lanes8_sym_form_avx2, in their
+   order (the same bits), with two independent chains where each had one
+   (the back solve's columns i and i - 1 wait on the previous pass; the
+   form's sums on their additions). */
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+                                                            const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
+    isdb_real *ISDB__RESTRICT W1 = W + (size_t)n * ISDB__LANES8;
+    int i, k;
+    for (i = n - 1; i >= 1; i -= 2) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
+        isdb__vec32 *wi0 = (isdb__vec32 *)(W + i * ISDB__LANES8), *wh0 = (isdb__vec32 *)(W + (i - 1) * ISDB__LANES8);
+        isdb__vec32 *wi1 = (isdb__vec32 *)(W1 + i * ISDB__LANES8), *wh1 = (isdb__vec32 *)(W1 + (i - 1) * ISDB__LANES8);
+        isdb__vec32 m = isdb__splat32(inv_diag[i]), l;
+        const isdb__vec32 x0 = wi0[0] *= m, x1 = wi1[0] *= m;
+        isdb__vec32 y0, y1;
+        l = isdb__splat32(Li[i - 1]);
+        wh0[0] -= l * x0;
+        wh1[0] -= l * x1;
+        m = isdb__splat32(inv_diag[i - 1]);
+        y0 = wh0[0] *= m;
+        y1 = wh1[0] *= m;
+        for (k = 0; k < i - 1; ++k) {
+            isdb__vec32 *w0 = (isdb__vec32 *)(W + k * ISDB__LANES8), *w1 = (isdb__vec32 *)(W1 + k * ISDB__LANES8);
+            const isdb__vec32 a = isdb__splat32(Li[k]), b = isdb__splat32(Lh[k]);
+            w0[0] = (w0[0] - a * x0) - b * y0;
+            w1[0] = (w1[0] - a * x1) - b * y1;
+        }
+    }
+    if (i == 0)
+        for (k = 0; k < ISDB__LANES8; ++k) {
+            W[k] *= inv_diag[0];
+            W1[k] *= inv_diag[0];
+        }
+}
+
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
+                                                          const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
+    const isdb_real *ISDB__RESTRICT U1 = U + (size_t)n * ISDB__LANES8;
+    int i, j;
+    isdb__vec32 q0, q1, two = isdb__splat32(2);
+    memset(&q0, 0, sizeof q0);
+    q1 = q0;
+    for (i = 0; i + 2 <= n; i += 2) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
+        const isdb__vec32 *ui0 = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj0 = ui0 + 1;
+        const isdb__vec32 *ui1 = (const isdb__vec32 *)(U1 + i * ISDB__LANES8), *uj1 = ui1 + 1;
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0, p0 = o0, o1 = o0, p1 = o0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]), b = isdb__splat32(Vj[j]);
+            const isdb__vec32 u0 = *(const isdb__vec32 *)(U + j * ISDB__LANES8), u1 = *(const isdb__vec32 *)(U1 + j * ISDB__LANES8);
+            o0 += a * u0;
+            p0 += b * u0;
+            o1 += a * u1;
+            p1 += b * u1;
+        }
+        m = isdb__splat32(Vj[i]);
+        p0 += m * ui0[0];
+        p1 += m * ui1[0];
+        m = isdb__splat32(Vi[i]);
+        q0 += ui0[0] * (m * ui0[0] + two * o0);
+        q1 += ui1[0] * (m * ui1[0] + two * o1);
+        m = isdb__splat32(Vj[i + 1]);
+        q0 += uj0[0] * (m * uj0[0] + two * p0);
+        q1 += uj1[0] * (m * uj1[0] + two * p1);
+    }
+    if (i < n) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
+        const isdb__vec32 *ui0 = (const isdb__vec32 *)(U + i * ISDB__LANES8), *ui1 = (const isdb__vec32 *)(U1 + i * ISDB__LANES8);
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0, o1 = o0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]);
+            o0 += a * *(const isdb__vec32 *)(U + j * ISDB__LANES8);
+            o1 += a * *(const isdb__vec32 *)(U1 + j * ISDB__LANES8);
+        }
+        m = isdb__splat32(Vi[i]);
+        q0 += ui0[0] * (m * ui0[0] + two * o0);
+        q1 += ui1[0] * (m * ui1[0] + two * o1);
+    }
+    memcpy(q, &q0, sizeof q0);
+    memcpy(q + ISDB__LANES8, &q1, sizeof q1);
+}
 #else
 ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
         const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
@@ -5589,6 +5675,27 @@ ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT 
     isdb__lanes8_sym_form_v(n, Vt, U, q);
 }
 #endif
+
+/* isdb__lanes8_back_solve and isdb__lanes8_sym_form of the two blocks of
+   eight lanes that isdb__lanes16_fwd_solve_dots writes (W, W + 8 n; q of
+   sixteen), interleaved; only where isdb__lanes16_here. */
+ISDB__PRIVATE void isdb__lanes16_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                            isdb_real *ISDB__RESTRICT W) {
+#ifdef ISDB__LANES16_AVX2
+    isdb__lanes16_back_solve_avx2(n, L, inv_diag, W);
+#else
+    (void)n, (void)L, (void)inv_diag, (void)W;
+#endif
+}
+
+ISDB__PRIVATE void isdb__lanes16_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
+                                          isdb_real *q) {
+#ifdef ISDB__LANES16_AVX2
+    isdb__lanes16_sym_form_avx2(n, Vt, U, q);
+#else
+    (void)n, (void)Vt, (void)U, (void)q;
+#endif
+}
 
 void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
     ISDB_ASSERT(L && b && x && n >= 1);
@@ -8165,14 +8272,10 @@ ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb
     for (k = 0; k < n_arms; k += m) {
         isdb_real q[ISDB__LANES16] = {0};
         if (lanes16 && n_arms - k > ISDB__LANES8) {
-            /* the forward solves sixteen arms a pass, then each block of eight */
-            isdb_real *block8 = block + (size_t)d * ISDB__LANES8;
             m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES16, rows);
             isdb__lanes16_fwd_solve_dots(d, L, inv_diag, rows, block, z, mean, norm2);
-            isdb__lanes8_back_solve(d, L, inv_diag, block);
-            isdb__lanes8_back_solve(d, L, inv_diag, block8);
-            isdb__lanes8_sym_form(d, Vt, block, q);
-            isdb__lanes8_sym_form(d, Vt, block8, q + ISDB__LANES8);
+            isdb__lanes16_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
+            isdb__lanes16_sym_form(d, Vt, block, q);
         } else if (n_arms - k > ISDB__LANES || ISDB__VEC8_ALWAYS) {
             m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
             isdb__lanes8_fwd_solve_dots(d, L, inv_diag, rows, block, z, mean, norm2);

@@ -99,25 +99,29 @@ static void check_fwd_dots(const char *name, fwd_dots_fn fn) {
     printf("%s forward solve with dots: the one-arm bits\n", name);
 }
 
-/* The sixteen-arm forward solve with its dots (two blocks of eight lanes,
-   W and W + 8 d), where built and the CPU has AVX2, against
-   isdb__tri_solve and isdb__dot, bit for bit, for every d up to 41 (each
-   remainder of the four-row passes, the first rows taken one a pass) and
-   1 to 16 real arms (the last repeated in the lanes past them). */
+/* The sixteen-arm kernels (two blocks of eight lanes, W and W + 8 d),
+   where built and the CPU has AVX2: the forward solve with its dots
+   against isdb__tri_solve and isdb__dot, then the back solve and V-tilde
+   form against isdb__discounted_width, bit for bit, for every d up to 41
+   (each remainder of the four-row and two-column passes, the first rows
+   taken one a pass) and 1 to 16 real arms (the last repeated in the
+   lanes past them). */
 static void check_fwd_dots16(void) {
 #ifdef ISDB__LANES16_AVX2
-    static isdb_real L[41 * 41], inv_diag[41], X[16 * 41], W[16 * 41], z[41], w[41];
+    static isdb_real L[41 * 41], inv_diag[41], Vt[41 * 41], X[16 * 41], W[16 * 41], z[41], w[41], u[41];
     isdb_rng rng;
-    int d, a, i, j, m, bad_w = 0, bad_dots = 0;
+    int d, a, i, j, m, bad_w = 0, bad_dots = 0, bad_back = 0, bad_form = 0;
     if (!__builtin_cpu_supports("avx2")) return;
     isdb_rng_seed(&rng, 14);
     for (d = 1; d <= 41; ++d)
         for (m = 1; m <= 16; m += d % 2 ? 3 : 4) {
             const isdb_real *rows[16];
-            isdb_real mean[16], norm2[16];
+            isdb_real mean[16], norm2[16], q[16];
             for (i = 0; i < d; ++i) {
-                for (j = 0; j < d; ++j)
+                for (j = 0; j < d; ++j) {
                     L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
+                    Vt[i * d + j] = j <= i ? isdb_rng_normal(&rng) : 0;
+                }
                 inv_diag[i] = 1 / L[i * d + i];
                 z[i] = isdb_rng_normal(&rng);
             }
@@ -134,10 +138,23 @@ static void check_fwd_dots16(void) {
                 bad_dots += memcmp(&wz, &mean[a], sizeof wz) != 0;
                 bad_dots += memcmp(&ww, &norm2[a], sizeof ww) != 0;
             }
+            isdb__lanes16_back_solve_avx2(d, L, inv_diag, W);
+            isdb__lanes16_sym_form_avx2(d, Vt, W, q);
+            for (a = 0; a < 16; ++a) {
+                const isdb_real *block = W + (a / 8) * 8 * d;
+                isdb_real width;
+                isdb__tri_solve(d, L, inv_diag, 0, rows[a], w);
+                width = isdb__discounted_width(d, L, inv_diag, Vt, w, u);
+                for (i = 0; i < d; ++i) bad_back += memcmp(&u[i], &block[i * 8 + a % 8], sizeof u[i]) != 0;
+                q[a] = isdb__sqrt(q[a] > 0 ? q[a] : 0);
+                bad_form += memcmp(&width, &q[a], sizeof width) != 0;
+            }
         }
     CHECK_MSG(bad_w == 0, "sixteen arms: %d forward-solve entries differ from isdb__tri_solve's", bad_w);
     CHECK_MSG(bad_dots == 0, "sixteen arms: %d dots differ from isdb__dot's", bad_dots);
-    printf("AVX2 sixteen-arm forward solve with dots: the one-arm bits\n");
+    CHECK_MSG(bad_back == 0, "sixteen arms: %d back-solve entries differ from isdb__tri_solve's", bad_back);
+    CHECK_MSG(bad_form == 0, "sixteen arms: %d V-tilde widths differ from isdb__discounted_width's", bad_form);
+    printf("AVX2 sixteen-arm kernels: the one-arm bits\n");
 #endif
 }
 
