@@ -84,7 +84,8 @@
                            number (see PRECISION). Define it the same way in
                            every file that includes the header.
       ISDB_NO_AVX2_DISPATCH  x86 with GCC or clang: the select kernels
-                           (eight arms' triangular solves) are also built
+                           (eight arms' triangular solves, sixteen in
+                           float) are also built
                            for AVX2 (a target attribute, no FMA: the same
                            bits) and taken at run time when the CPU has it
                            (__builtin_cpu_supports); this leaves them out
@@ -330,9 +331,9 @@
          (O(d^2) amortised).
       Memory: 3 d^2 + O(d) reals (d^2 + d more in a float build).
       Differs from the paper: nothing in the default; refresh is ours.
-      Measured: select at d = 50, K = 50: 4.6 us (double; 3.4 in float),
-         0.75x (0.94x) OpenBLAS's fastest trsm layout plus the scoring,
-         0.65-0.77x (0.94-0.98x) at d = 10 to 100, with the AVX2 kernels;
+      Measured: select at d = 50, K = 50: 4.6 us (double; 2.0 in float),
+         0.75x (0.55x) OpenBLAS's fastest trsm layout plus the scoring,
+         0.65-0.77x (0.48-0.67x) at d = 10 to 100, with the AVX2 kernels;
          the 16-byte ones alone 7.5 us, 1.22x (bench_select, 2-core AMD
          EPYC Zen 5; the same kernels serve SW-UCB, D-LinUCB, adaptive).
          Every default kept against one-field alternatives
@@ -1300,8 +1301,10 @@
              0.3.0's); ISD's select forms x.beta_inv and U_res^T x in the
              pass that interleaves the arms, and a float select forms its
              dots in the AVX2 solve (same bits); the input check reads
-             vectors. Snapshots of 0.3.0's adaptive and of ISD with the
-             ADAPTIVE learner are refused.
+             vectors; with AVX2, a float select solves sixteen arms a
+             pass (same bits; 8 d more reals of scratch per estimator).
+             Snapshots of 0.3.0's adaptive and of ISD with the ADAPTIVE
+             learner are refused.
 */
 
 #ifndef ISDBANDIT_H
@@ -4540,7 +4543,9 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
    the bits are the same), taken when the CPU has AVX2
    (__builtin_cpu_supports): the library's own flags stay plain -O2
    (SSE2). Four rows a pass in double and eight in float (eight vector
-   sums), then halving passes for the last rows. ISDB_NO_AVX2_DISPATCH
+   sums), then halving passes for the last rows; in float the selects
+   take sixteen arms a pass where more than eight remain (four rows a
+   pass, isdb__lanes16_fwd_solve_dots_avx2). ISDB_NO_AVX2_DISPATCH
    leaves them out. */
 #if defined(ISDB__VEC_LANES) && (defined(__x86_64__) || defined(__i386__)) && !defined(ISDB_NO_AVX2_DISPATCH) && \
     (defined(__clang__) || __GNUC__ >= 6)
@@ -8259,8 +8264,10 @@ ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const 
     return isdb__sqrt(q > 0 ? q : 0);
 }
 
-/* UCB w.z + beta ||V^-1 x||_{Vt} of every arm (w = L^-1 x), eight arms at
-   a time while more than four remain, then four, in block (8 d scratch),
+/* UCB w.z + beta ||V^-1 x||_{Vt} of every arm (w = L^-1 x), sixteen arms
+   at a time while more than eight remain where the float AVX2 kernels
+   run, eight while more than four remain, then four, in block
+   (isdb__block_lanes() d scratch),
    with isdb__discounted_width's operations per arm; out[k] if out is not
    NULL; returns the first arm of largest UCB. */
 ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *z,
