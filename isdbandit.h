@@ -84,7 +84,8 @@
                            number (see PRECISION). Define it the same way in
                            every file that includes the header.
       ISDB_NO_AVX2_DISPATCH  x86 with GCC or clang: the select kernels
-                           (eight arms' triangular solves) are also built
+                           (eight arms' triangular solves, sixteen in
+                           float) are also built
                            for AVX2 (a target attribute, no FMA: the same
                            bits) and taken at run time when the CPU has it
                            (__builtin_cpu_supports); this leaves them out
@@ -330,9 +331,9 @@
          (O(d^2) amortised).
       Memory: 3 d^2 + O(d) reals (d^2 + d more in a float build).
       Differs from the paper: nothing in the default; refresh is ours.
-      Measured: select at d = 50, K = 50: 4.6 us (double; 3.4 in float),
-         0.75x (0.94x) OpenBLAS's fastest trsm layout plus the scoring,
-         0.65-0.77x (0.94-0.98x) at d = 10 to 100, with the AVX2 kernels;
+      Measured: select at d = 50, K = 50: 4.6 us (double; 2.0 in float),
+         0.75x (0.55x) OpenBLAS's fastest trsm layout plus the scoring,
+         0.65-0.77x (0.48-0.67x) at d = 10 to 100, with the AVX2 kernels;
          the 16-byte ones alone 7.5 us, 1.22x (bench_select, 2-core AMD
          EPYC Zen 5; the same kernels serve SW-UCB, D-LinUCB, adaptive).
          Every default kept against one-field alternatives
@@ -1318,8 +1319,10 @@
              0.3.0's); ISD's select forms x.beta_inv and U_res^T x in the
              pass that interleaves the arms, and a float select forms its
              dots in the AVX2 solve (same bits); the input check reads
-             vectors. Snapshots of 0.3.0's adaptive and of ISD with the
-             ADAPTIVE learner are refused.
+             vectors; with AVX2, a float select solves sixteen arms a
+             pass (same bits; 8 d more reals of scratch per estimator).
+             Snapshots of 0.3.0's adaptive and of ISD with the ADAPTIVE
+             learner are refused.
 */
 
 #ifndef ISDBANDIT_H
@@ -4567,7 +4570,9 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
    the bits are the same), taken when the CPU has AVX2
    (__builtin_cpu_supports): the library's own flags stay plain -O2
    (SSE2). Four rows a pass in double and eight in float (eight vector
-   sums), then halving passes for the last rows. ISDB_NO_AVX2_DISPATCH
+   sums), then halving passes for the last rows; in float the selects
+   take sixteen arms a pass where more than eight remain (four rows a
+   pass, isdb__lanes16_fwd_solve_dots_avx2). ISDB_NO_AVX2_DISPATCH
    leaves them out. */
 #if defined(ISDB__VEC_LANES) && (defined(__x86_64__) || defined(__i386__)) && !defined(ISDB_NO_AVX2_DISPATCH) && \
     (defined(__clang__) || __GNUC__ >= 6)
@@ -4811,6 +4816,149 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real
     isdb__lanes8_fwd_solve_dots_avx2(n, L, inv_diag, rows, W, inv_diag, mean, norm2);
 }
 #define ISDB__FUSED_DOTS_AVX2 1
+/* Rows i .. i + 3 of arms a0 .. a0 + 7 as four vectors (lane a the arm
+   a0 + a), the same values as four isdb__gather32 calls. With
+   __builtin_shufflevector (clang, gcc 12 and later): each arm's four
+   values in one 16-byte load, then a transpose (4 inserts and 8 shuffles
+   where the gathers take 28 inserts: 0.88x the sixteen-arm kernel's time
+   at d = 50 with gcc 12). <immintrin.h> would do as well but brings
+   <stdlib.h>, which ISDB_NO_MALLOC promises to leave out; gcc's
+   __builtin_shuffle of the loaded vectors was folded back into the
+   inserts. */
+ISDB__AVX2 ISDB__PRIVATE __attribute__((always_inline)) inline void isdb__gather32x4(const isdb_real *const *rows, int a0, int i,
+                                                                             isdb__vec32 *out) {
+#if defined(__clang__) || __GNUC__ >= 12
+    const isdb__vec x0 = *(const isdb__vec *)(rows[a0] + i), x4 = *(const isdb__vec *)(rows[a0 + 4] + i);
+    const isdb__vec x1 = *(const isdb__vec *)(rows[a0 + 1] + i), x5 = *(const isdb__vec *)(rows[a0 + 5] + i);
+    const isdb__vec x2 = *(const isdb__vec *)(rows[a0 + 2] + i), x6 = *(const isdb__vec *)(rows[a0 + 6] + i);
+    const isdb__vec x3 = *(const isdb__vec *)(rows[a0 + 3] + i), x7 = *(const isdb__vec *)(rows[a0 + 7] + i);
+    /* y_a: arm a's rows i .. i + 3, then arm a + 4's */
+    const isdb__vec32 y0 = __builtin_shufflevector(x0, x4, 0, 1, 2, 3, 4, 5, 6, 7);
+    const isdb__vec32 y1 = __builtin_shufflevector(x1, x5, 0, 1, 2, 3, 4, 5, 6, 7);
+    const isdb__vec32 y2 = __builtin_shufflevector(x2, x6, 0, 1, 2, 3, 4, 5, 6, 7);
+    const isdb__vec32 y3 = __builtin_shufflevector(x3, x7, 0, 1, 2, 3, 4, 5, 6, 7);
+    /* a 4 x 4 transpose in each half */
+    const isdb__vec32 t0 = __builtin_shufflevector(y0, y1, 0, 8, 1, 9, 4, 12, 5, 13);
+    const isdb__vec32 t1 = __builtin_shufflevector(y0, y1, 2, 10, 3, 11, 6, 14, 7, 15);
+    const isdb__vec32 t2 = __builtin_shufflevector(y2, y3, 0, 8, 1, 9, 4, 12, 5, 13);
+    const isdb__vec32 t3 = __builtin_shufflevector(y2, y3, 2, 10, 3, 11, 6, 14, 7, 15);
+    out[0] = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+    out[1] = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+    out[2] = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+    out[3] = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+#else
+    out[0] = isdb__gather32(rows, a0, i);
+    out[1] = isdb__gather32(rows, a0, i + 1);
+    out[2] = isdb__gather32(rows, a0, i + 2);
+    out[3] = isdb__gather32(rows, a0, i + 3);
+#endif
+}
+/* Sixteen arms a pass: two blocks of eight lanes (W for arms 0 .. 7,
+   W + 8 n for arms 8 .. 15, each laid out as isdb__lanes8_fwd_solve's W),
+   four rows a pass, so eight vector sums as in the eight-row kernel, but
+   the pass ends in two 4 x 4 triangles whose chains (row r waits on row
+   r - 1's scaled value) are independent and interleave, where the
+   eight-row pass ends in one 8 x 8 chain. Each lane's operations and
+   their order are still isdb__tri_solve's, and its two dots isdb__dot's
+   (the same bits). */
+#define ISDB__DOTS16(s, t, row)                       \
+    do {                                              \
+        const isdb__vec32 zr = isdb__splat32(z[row]); \
+        dot_z0 += (s) * zr;                           \
+        dot_w0 += (s) * (s);                          \
+        dot_z1 += (t) * zr;                           \
+        dot_w1 += (t) * (t);                          \
+    } while (0)
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_fwd_solve_dots_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+                                                                const isdb_real *ISDB__RESTRICT inv_diag,
+                                                                const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W,
+                                                                const isdb_real *ISDB__RESTRICT z, isdb_real *mean,
+                                                                isdb_real *norm2) {
+    isdb_real *ISDB__RESTRICT W1 = W + (size_t)n * ISDB__LANES8;
+    int i = 0, k;
+    isdb__vec32 dot_z0 = isdb__splat32(0), dot_w0 = dot_z0, dot_z1 = dot_z0, dot_w1 = dot_z0;
+    /* the first n % 4 rows one a pass, where they have no terms k < i to
+       wait on (at the end, their 2 sums would wait on their subtractions) */
+    for (; i < n % 4; ++i) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n;
+        isdb__vec32 a0 = isdb__gather32(rows, 0, i), b0 = isdb__gather32(rows, 8, i), m;
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            a0 -= l0 * *(const isdb__vec32 *)(W + k * ISDB__LANES8);
+            b0 -= l0 * *(const isdb__vec32 *)(W1 + k * ISDB__LANES8);
+        }
+        m = isdb__splat32(inv_diag[i]);
+        *(isdb__vec32 *)(W + i * ISDB__LANES8) = a0 *= m;
+        *(isdb__vec32 *)(W1 + i * ISDB__LANES8) = b0 *= m;
+        ISDB__DOTS16(a0, b0, i);
+    }
+    for (; i + 4 <= n; i += 4) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
+        isdb__vec32 a[4], b[4], a0, a1, a2, a3, b0, b1, b2, b3, m;
+        isdb__vec32 *out0 = (isdb__vec32 *)(W + i * ISDB__LANES8), *out1 = (isdb__vec32 *)(W1 + i * ISDB__LANES8);
+        isdb__gather32x4(rows, 0, i, a);
+        isdb__gather32x4(rows, 8, i, b);
+        a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+        b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 w0 = *(const isdb__vec32 *)(W + k * ISDB__LANES8);
+            const isdb__vec32 w1 = *(const isdb__vec32 *)(W1 + k * ISDB__LANES8);
+            const isdb__vec32 l0 = isdb__splat32(L0[k]), l1 = isdb__splat32(L1[k]);
+            const isdb__vec32 l2 = isdb__splat32(L2[k]), l3 = isdb__splat32(L3[k]);
+            a0 -= l0 * w0;
+            b0 -= l0 * w1;
+            a1 -= l1 * w0;
+            b1 -= l1 * w1;
+            a2 -= l2 * w0;
+            b2 -= l2 * w1;
+            a3 -= l3 * w0;
+            b3 -= l3 * w1;
+        }
+        /* the two triangles, row by row, each row in its order */
+        m = isdb__splat32(inv_diag[i]);
+        out0[0] = a0 *= m;
+        out1[0] = b0 *= m;
+        ISDB__DOTS16(a0, b0, i);
+        m = isdb__splat32(L1[i]);
+        a1 -= m * a0;
+        b1 -= m * b0;
+        m = isdb__splat32(L2[i]);
+        a2 -= m * a0;
+        b2 -= m * b0;
+        m = isdb__splat32(L3[i]);
+        a3 -= m * a0;
+        b3 -= m * b0;
+        m = isdb__splat32(inv_diag[i + 1]);
+        out0[1] = a1 *= m;
+        out1[1] = b1 *= m;
+        ISDB__DOTS16(a1, b1, i + 1);
+        m = isdb__splat32(L2[i + 1]);
+        a2 -= m * a1;
+        b2 -= m * b1;
+        m = isdb__splat32(L3[i + 1]);
+        a3 -= m * a1;
+        b3 -= m * b1;
+        m = isdb__splat32(inv_diag[i + 2]);
+        out0[2] = a2 *= m;
+        out1[2] = b2 *= m;
+        ISDB__DOTS16(a2, b2, i + 2);
+        m = isdb__splat32(L3[i + 2]);
+        a3 -= m * a2;
+        b3 -= m * b2;
+        m = isdb__splat32(inv_diag[i + 3]);
+        out0[3] = a3 *= m;
+        out1[3] = b3 *= m;
+        ISDB__DOTS16(a3, b3, i + 3);
+    }
+    for (k = 0; k < ISDB__LANES8; ++k) {
+        mean[k] = dot_z0[k];
+        norm2[k] = dot_w0[k];
+        mean[ISDB__LANES8 + k] = dot_z1[k];
+        norm2[ISDB__LANES8 + k] = dot_w1[k];
+    }
+}
+#undef ISDB__DOTS16
+#define ISDB__LANES16_AVX2 1
 #else
 ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__splat32(isdb_real x) {
     isdb__vec32 v = {x, x, x, x};
@@ -4994,6 +5142,45 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve_dots(int n, const isdb_real *ISDB__RES
 #endif
     isdb__lanes8_fwd_solve(n, L, inv_diag, rows, W);
     isdb__lanes8_dots(n, W, z, mean, norm2);
+}
+
+/* Sixteen arms a pass where the float AVX2 kernel is built, at every n:
+   for sixteen arms it took 0.47-0.54x the 16-byte kernels' time (with
+   their dots) from n = 8 to 16 and 0.94x at n = 1 (a one-off timing
+   loop, 2-core AMD EPYC Zen 5), unlike the eight-arm AVX2 kernel (its
+   8 x 8 triangle), which starts at ISDB__AVX2_MIN_N. The select's
+   scratch block then holds 16 n values (two blocks of eight lanes), else
+   8 n; the layout depends on the build only, not on the CPU. */
+#define ISDB__LANES16 16
+ISDB__PRIVATE int isdb__block_lanes(void) {
+#ifdef ISDB__LANES16_AVX2
+    return ISDB__LANES16;
+#else
+    return ISDB__LANES8;
+#endif
+}
+
+/* 1 if isdb__lanes16_fwd_solve_dots runs here (the CPU has AVX2). */
+ISDB__PRIVATE int isdb__lanes16_here(void) {
+#ifdef ISDB__LANES16_AVX2
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+/* isdb__lanes8_fwd_solve_dots of rows 0 .. 7 into W and of rows 8 .. 15
+   into W + 8 n (mean and norm2 of sixteen), in one pass; only where
+   isdb__lanes16_here. */
+ISDB__PRIVATE void isdb__lanes16_fwd_solve_dots(int n, const isdb_real *ISDB__RESTRICT L,
+                                                const isdb_real *ISDB__RESTRICT inv_diag, const isdb_real *const *rows,
+                                                isdb_real *ISDB__RESTRICT W, const isdb_real *z, isdb_real *mean,
+                                                isdb_real *norm2) {
+#ifdef ISDB__LANES16_AVX2
+    isdb__lanes16_fwd_solve_dots_avx2(n, L, inv_diag, rows, W, z, mean, norm2);
+#else
+    (void)n, (void)L, (void)inv_diag, (void)rows, (void)W, (void)z, (void)mean, (void)norm2;
+#endif
 }
 
 #if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
@@ -5296,6 +5483,92 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real 
     }
     memcpy(q, &q0, sizeof q0);
 }
+/* D-LinUCB's back solve and V-tilde form for the two blocks of eight
+   lanes that isdb__lanes16_fwd_solve_dots_avx2 writes (W and W + 8 n),
+   interleaved: each block's operations those of
+   isdb__lanes8_back_solve_avx2 and isdb__lanes8_sym_form_avx2, in their
+   order (the same bits), with two independent chains where each had one
+   (the back solve's columns i and i - 1 wait on the previous pass; the
+   form's sums on their additions). */
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+                                                            const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
+    isdb_real *ISDB__RESTRICT W1 = W + (size_t)n * ISDB__LANES8;
+    int i, k;
+    for (i = n - 1; i >= 1; i -= 2) {
+        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
+        isdb__vec32 *wi0 = (isdb__vec32 *)(W + i * ISDB__LANES8), *wh0 = (isdb__vec32 *)(W + (i - 1) * ISDB__LANES8);
+        isdb__vec32 *wi1 = (isdb__vec32 *)(W1 + i * ISDB__LANES8), *wh1 = (isdb__vec32 *)(W1 + (i - 1) * ISDB__LANES8);
+        isdb__vec32 m = isdb__splat32(inv_diag[i]), l;
+        const isdb__vec32 x0 = wi0[0] *= m, x1 = wi1[0] *= m;
+        isdb__vec32 y0, y1;
+        l = isdb__splat32(Li[i - 1]);
+        wh0[0] -= l * x0;
+        wh1[0] -= l * x1;
+        m = isdb__splat32(inv_diag[i - 1]);
+        y0 = wh0[0] *= m;
+        y1 = wh1[0] *= m;
+        for (k = 0; k < i - 1; ++k) {
+            isdb__vec32 *w0 = (isdb__vec32 *)(W + k * ISDB__LANES8), *w1 = (isdb__vec32 *)(W1 + k * ISDB__LANES8);
+            const isdb__vec32 a = isdb__splat32(Li[k]), b = isdb__splat32(Lh[k]);
+            w0[0] = (w0[0] - a * x0) - b * y0;
+            w1[0] = (w1[0] - a * x1) - b * y1;
+        }
+    }
+    if (i == 0)
+        for (k = 0; k < ISDB__LANES8; ++k) {
+            W[k] *= inv_diag[0];
+            W1[k] *= inv_diag[0];
+        }
+}
+
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
+                                                          const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
+    const isdb_real *ISDB__RESTRICT U1 = U + (size_t)n * ISDB__LANES8;
+    int i, j;
+    isdb__vec32 q0, q1, two = isdb__splat32(2);
+    memset(&q0, 0, sizeof q0);
+    q1 = q0;
+    for (i = 0; i + 2 <= n; i += 2) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
+        const isdb__vec32 *ui0 = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj0 = ui0 + 1;
+        const isdb__vec32 *ui1 = (const isdb__vec32 *)(U1 + i * ISDB__LANES8), *uj1 = ui1 + 1;
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0, p0 = o0, o1 = o0, p1 = o0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]), b = isdb__splat32(Vj[j]);
+            const isdb__vec32 u0 = *(const isdb__vec32 *)(U + j * ISDB__LANES8), u1 = *(const isdb__vec32 *)(U1 + j * ISDB__LANES8);
+            o0 += a * u0;
+            p0 += b * u0;
+            o1 += a * u1;
+            p1 += b * u1;
+        }
+        m = isdb__splat32(Vj[i]);
+        p0 += m * ui0[0];
+        p1 += m * ui1[0];
+        m = isdb__splat32(Vi[i]);
+        q0 += ui0[0] * (m * ui0[0] + two * o0);
+        q1 += ui1[0] * (m * ui1[0] + two * o1);
+        m = isdb__splat32(Vj[i + 1]);
+        q0 += uj0[0] * (m * uj0[0] + two * p0);
+        q1 += uj1[0] * (m * uj1[0] + two * p1);
+    }
+    if (i < n) {
+        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
+        const isdb__vec32 *ui0 = (const isdb__vec32 *)(U + i * ISDB__LANES8), *ui1 = (const isdb__vec32 *)(U1 + i * ISDB__LANES8);
+        isdb__vec32 m;
+        isdb__vec32 o0 = q0 - q0, o1 = o0;
+        for (j = 0; j < i; ++j) {
+            const isdb__vec32 a = isdb__splat32(Vi[j]);
+            o0 += a * *(const isdb__vec32 *)(U + j * ISDB__LANES8);
+            o1 += a * *(const isdb__vec32 *)(U1 + j * ISDB__LANES8);
+        }
+        m = isdb__splat32(Vi[i]);
+        q0 += ui0[0] * (m * ui0[0] + two * o0);
+        q1 += ui1[0] * (m * ui1[0] + two * o1);
+    }
+    memcpy(q, &q0, sizeof q0);
+    memcpy(q + ISDB__LANES8, &q1, sizeof q1);
+}
 #else
 ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
         const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
@@ -5434,6 +5707,27 @@ ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT 
     isdb__lanes8_sym_form_v(n, Vt, U, q);
 }
 #endif
+
+/* isdb__lanes8_back_solve and isdb__lanes8_sym_form of the two blocks of
+   eight lanes that isdb__lanes16_fwd_solve_dots writes (W, W + 8 n; q of
+   sixteen), interleaved; only where isdb__lanes16_here. */
+ISDB__PRIVATE void isdb__lanes16_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
+                                            isdb_real *ISDB__RESTRICT W) {
+#ifdef ISDB__LANES16_AVX2
+    isdb__lanes16_back_solve_avx2(n, L, inv_diag, W);
+#else
+    (void)n, (void)L, (void)inv_diag, (void)W;
+#endif
+}
+
+ISDB__PRIVATE void isdb__lanes16_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
+                                          isdb_real *q) {
+#ifdef ISDB__LANES16_AVX2
+    isdb__lanes16_sym_form_avx2(n, Vt, U, q);
+#else
+    (void)n, (void)Vt, (void)U, (void)q;
+#endif
+}
 
 void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
     ISDB_ASSERT(L && b && x && n >= 1);
@@ -7183,7 +7477,7 @@ ISDB__COLD_PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d
 #endif
     r->z = isdb__take_f64(a, d);
     r->work = isdb__take_f64(a, 2 * d);
-    r->block = isdb__take_f64(a, ISDB__LANES8 * d);
+    r->block = isdb__take_f64(a, isdb__block_lanes() * d);
 }
 
 ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
@@ -7201,7 +7495,7 @@ ISDB__PRIVATE void isdb__ridge_reset(isdb__ridge *r) {
 #endif
     isdb__zero(d, r->z);
     isdb__zero(2 * d, r->work);
-    isdb__zero(ISDB__LANES8 * d, r->block);
+    isdb__zero(isdb__block_lanes() * d, r->block);
     r->logdet = (isdb_real)d * isdb__log(r->lambda);
     r->since_refresh = 0;
 }
@@ -7324,14 +7618,18 @@ ISDB__PRIVATE isdb_real isdb__ridge_norm2(isdb__ridge *r, const isdb_real *x) {
    x.theta = w.z and ||x||_{V^-1} = |w|. Writes out[k] if out is not NULL
    and returns the first arm of largest UCB: select and scores share it. */
 ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_arms, isdb_real beta, isdb_real *out) {
-    int k, a, m, d = r->d, best = 0;
-    isdb_real best_value = 0, mean[ISDB__LANES8], norm2[ISDB__LANES8];
-    const isdb_real *rows[ISDB__LANES8];
-    /* Eight arms a pass while more than four remain, then four (scalar
-       kernels); the vectorized kernel, two rows a pass, is faster with
-       eight lanes even for the last one to four arms. */
+    int k, a, m, d = r->d, best = 0, lanes16 = isdb__lanes16_here();
+    isdb_real best_value = 0, mean[ISDB__LANES16], norm2[ISDB__LANES16];
+    const isdb_real *rows[ISDB__LANES16];
+    /* Sixteen arms a pass while more than eight remain where the float
+       AVX2 kernel runs, eight while more than four remain, then four
+       (scalar kernels); the vectorized kernel, two rows a pass, is faster
+       with eight lanes even for the last one to four arms. */
     for (k = 0; k < n_arms; k += m) {
-        if (n_arms - k > ISDB__LANES || ISDB__VEC8_ALWAYS) {
+        if (lanes16 && n_arms - k > ISDB__LANES8) {
+            m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES16, rows);
+            isdb__lanes16_fwd_solve_dots(d, r->L, r->inv_diag, rows, r->block, r->z, mean, norm2);
+        } else if (n_arms - k > ISDB__LANES || ISDB__VEC8_ALWAYS) {
             m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
             isdb__lanes8_fwd_solve_dots(d, r->L, r->inv_diag, rows, r->block, r->z, mean, norm2);
         } else {
@@ -7957,7 +8255,7 @@ ISDB__COLD_PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isd
     p->_b = isdb__take_f64(&a, d);
     p->_b_next = isdb__take_f64(&a, d);
     p->_z = isdb__take_f64(&a, d);
-    p->_work = isdb__take_f64(&a, ISDB__LANES8 * d);
+    p->_work = isdb__take_f64(&a, isdb__block_lanes() * d);
     return a.overflow ? 0 : a.used;
 }
 
@@ -7993,19 +8291,26 @@ ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const 
     return isdb__sqrt(q > 0 ? q : 0);
 }
 
-/* UCB w.z + beta ||V^-1 x||_{Vt} of every arm (w = L^-1 x), eight arms at
-   a time while more than four remain, then four, in block (8 d scratch),
+/* UCB w.z + beta ||V^-1 x||_{Vt} of every arm (w = L^-1 x), sixteen arms
+   at a time while more than eight remain where the float AVX2 kernels
+   run, eight while more than four remain, then four, in block
+   (isdb__block_lanes() d scratch),
    with isdb__discounted_width's operations per arm; out[k] if out is not
    NULL; returns the first arm of largest UCB. */
 ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *z,
                                            const isdb_real *Vt, isdb_real *block, const isdb_real *X, int n_arms,
                                            isdb_real beta, isdb_real *out) {
-    int k, a, m, i, j, best = 0;
-    isdb_real best_value = 0, mean[ISDB__LANES8], norm2[ISDB__LANES8];
-    const isdb_real *rows[ISDB__LANES8];
+    int k, a, m, i, j, best = 0, lanes16 = isdb__lanes16_here();
+    isdb_real best_value = 0, mean[ISDB__LANES16], norm2[ISDB__LANES16];
+    const isdb_real *rows[ISDB__LANES16];
     for (k = 0; k < n_arms; k += m) {
-        isdb_real q[ISDB__LANES8] = {0};
-        if (n_arms - k > ISDB__LANES || ISDB__VEC8_ALWAYS) {
+        isdb_real q[ISDB__LANES16] = {0};
+        if (lanes16 && n_arms - k > ISDB__LANES8) {
+            m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES16, rows);
+            isdb__lanes16_fwd_solve_dots(d, L, inv_diag, rows, block, z, mean, norm2);
+            isdb__lanes16_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
+            isdb__lanes16_sym_form(d, Vt, block, q);
+        } else if (n_arms - k > ISDB__LANES || ISDB__VEC8_ALWAYS) {
             m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
             isdb__lanes8_fwd_solve_dots(d, L, inv_diag, rows, block, z, mean, norm2);
             isdb__lanes8_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
@@ -8207,7 +8512,7 @@ ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb__zero(d, p->_b);
     isdb__zero(d, p->_b_next);
     isdb__zero(d, p->_z);
-    isdb__zero(ISDB__LANES8 * d, p->_work);
+    isdb__zero(isdb__block_lanes() * d, p->_work);
 }
 
 static const isdb_policy_vtable isdb__dlinucb_vt = {
