@@ -1312,17 +1312,17 @@
       0.5.0  ISD's block test allows the drift that the fitted basis's
              error leaks into a block (isdb_isd_options field
              basis_error, default 1; 0 is 0.4.0's test, which treats the
-             basis as exact). Snapshots of 0.4.0's ISD are refused.
+             basis as exact). With AVX2, a float select solves sixteen
+             arms a pass (same bits; 8 d more reals of scratch per
+             estimator). Snapshots of 0.4.0's ISD are refused.
       0.4.0  adaptive's cut (config field cut, default
              ISDB_ADAPTIVE_CUT_AUTO: with a fixed arm set a change is
              forgotten along its direction only; ISDB_ADAPTIVE_CUT_FULL is
              0.3.0's); ISD's select forms x.beta_inv and U_res^T x in the
              pass that interleaves the arms, and a float select forms its
              dots in the AVX2 solve (same bits); the input check reads
-             vectors; with AVX2, a float select solves sixteen arms a
-             pass (same bits; 8 d more reals of scratch per estimator).
-             Snapshots of 0.3.0's adaptive and of ISD with the ADAPTIVE
-             learner are refused.
+             vectors. Snapshots of 0.3.0's adaptive and of ISD with the
+             ADAPTIVE learner are refused.
 */
 
 #ifndef ISDBANDIT_H
