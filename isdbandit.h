@@ -9968,15 +9968,25 @@ void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta) {
     isdb__ridge_theta(&isdb__adaptive_played(pol)->ridge, theta);
 }
 
+/* x.theta of the played estimator, and x's score into *score: what
+   explain reports (select's scratch holds its arms interleaved, so the
+   mean is formed from L^-1 x afresh). */
+ISDB__PRIVATE isdb_real isdb__adaptive_mean_score(isdb_adaptive *p, const isdb_real *x, isdb_real *score) {
+    isdb__ridge *r = &isdb__adaptive_played(p)->ridge;
+    *score = 0;
+    isdb__adaptive_ucb_all(p, x, 1, score);
+    isdb__ridge_norm2(r, x);
+    return isdb__dot(p->cfg.d, r->work, r->z);
+}
+
 isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
-    isdb_real score;
+    isdb_real score, m;
     isdb_result r;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
-    score = 0;
-    isdb__adaptive_ucb_all(pol, x, 1, &score);
-    if (mean) *mean = isdb__dot(pol->cfg.d, isdb__adaptive_played(pol)->ridge.block, isdb__adaptive_played(pol)->ridge.z);
-    if (bonus) *bonus = score - isdb__dot(pol->cfg.d, isdb__adaptive_played(pol)->ridge.block, isdb__adaptive_played(pol)->ridge.z);
+    m = isdb__adaptive_mean_score(pol, x, &score);
+    if (mean) *mean = m;
+    if (bonus) *bonus = score - m;
     return ISDB_OK;
 }
 
@@ -12957,13 +12967,8 @@ isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, doubl
     if (pol->cfg.learner == ISDB_ISD_RES_ADAPTIVE) {
         int q = pol->cfg.d - pol->_fit.p_inv;
         double score = 0.0, mr = 0.0;
-        if (q > 0) {
-            const isdb__ridge *e;
-            /* parts left U_res^T x in _z (x itself when the basis is I) */
-            isdb__adaptive_ucb_all(&pol->_ada, pol->_fit.identity ? x : pol->_z, 1, &score);
-            e = &isdb__adaptive_played(&pol->_ada)->ridge;
-            mr = isdb__dot(q, e->block, e->z);
-        }
+        /* parts left U_res^T x in _z (x itself when the basis is I) */
+        if (q > 0) mr = isdb__adaptive_mean_score(&pol->_ada, pol->_fit.identity ? x : pol->_z, &score);
         /* m = x.beta_inv + the cleared ridge's mean (0) */
         m = isdb__dot(pol->cfg.d, x, pol->_fit.beta) + mr;
         if (mean) *mean = m;

@@ -603,7 +603,47 @@ static void test_noise_estimate(void) {
               (double)beta[0]);
 }
 
+/* isdb_adaptive_explain: the mean is x.theta of the played estimator and
+   mean + bonus the arm's score, at d = 1, 4 and 13 (select's scratch
+   holds arms interleaved; explain must not read it as one arm's
+   solution), after a stream with a jump so that the played memory is
+   not the unbounded one. */
+static void test_explain(void) {
+    static const int dims[3] = {1, 4, 13};
+    int di;
+    for (di = 0; di < 3; ++di) {
+        int d = dims[di], t, i, k;
+        isdb_adaptive p;
+        isdb_adaptive_config c = isdb_adaptive_config_init(d, 3);
+        isdb_rng rng;
+        isdb_real x[16], theta[16], worst = 0, scale = 1;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+        isdb_rng_seed(&rng, 40 + (uint64_t)d);
+        for (t = 0; t < 600; ++t) {
+            isdb_real y = isdb_rng_normal(&rng) * 0.1 + (t < 300 ? 1 : -1);
+            for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(&rng);
+            y *= x[0];
+            CHECK_OK(isdb_policy_update(&p.base, 0, x, y));
+        }
+        estimator_theta(&p, isdb_adaptive_played(&p), theta);
+        for (k = 0; k < 20; ++k) {
+            isdb_real mean, bonus, score, ref = 0;
+            for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(&rng);
+            for (i = 0; i < d; ++i) ref += x[i] * theta[i];
+            CHECK_OK(isdb_adaptive_explain(&p, x, &mean, &bonus));
+            CHECK_OK(isdb_policy_scores(&p.base, x, 1, &score));
+            if (fabs(mean - ref) > worst) worst = fabs(mean - ref);
+            if (fabs(ref) > scale) scale = fabs(ref);
+            CHECK_MSG(bonus >= 0 && fabs(mean + bonus - score) <= T_TOL(1e-12) * (fabs(score) + 1),
+                      "d = %d: mean %g + bonus %g, score %g", d, (double)mean, (double)bonus, (double)score);
+        }
+        CHECK_MSG(worst <= T_TOL(1e-12) * scale, "d = %d: explain's mean off x.theta by %g", d, (double)worst);
+        isdb_policy_uninit(&p.base);
+    }
+}
+
 int main(void) {
+    test_explain();
     test_config();
     test_estimators_match_references();
     test_cut_copies_estimate();

@@ -1412,7 +1412,8 @@ static void test_batched_scores(void) {
    (oracle p_inv = 0, and an estimated fit told that nothing is invariant,
    whose JBD basis is not I) ISD is isdb_adaptive with the same R,
    S, lambda, L, delta and alpha that first learnt the log's rows
-   (warm_start): the same arms and bit-identical scores. (2) With p_inv > 0 every score is x.beta_inv +
+   (warm_start): the same arms, bit-identical scores and explain's parts.
+   (2) With p_inv > 0 every score is x.beta_inv +
    the adaptive score of U_res^T x + the invariant width (explain's parts),
    and a snapshot taken mid-run loads and continues bit for bit. */
 static void test_adaptive_learner(void) {
@@ -1466,6 +1467,14 @@ static void test_adaptive_learner(void) {
             CHECK_OK(isdb_policy_scores(&ada.base, env.base.X, K, a2s));
             for (k = 0; k < K; ++k)
                 if (a1s[k] != a2s[k]) same_scores = 0;
+            if (t % 100 == 0)
+                for (k = 0; k < K; ++k) {
+                    /* explain's parts are the learner's own */
+                    double m, bi, br, am, ab;
+                    CHECK_OK(isdb_isd_explain(&pol, env.base.X + k * d, &m, &bi, &br));
+                    CHECK_OK(isdb_adaptive_explain(&ada, env.base.X + k * d, &am, &ab));
+                    CHECK_MSG(m == am && br == ab && bi == 0.0, "round %d arm %d: mean %.17g, %.17g", t, k, m, am);
+                }
             CHECK_OK(isdb_policy_select(&pol.base, env.base.X, K, &a1));
             CHECK_OK(isdb_policy_select(&ada.base, env.base.X, K, &a2));
             if (a1 != a2) same = 0;
