@@ -1314,7 +1314,10 @@
              basis_error, default 1; 0 is 0.4.0's test, which treats the
              basis as exact). With AVX2, a float select solves sixteen
              arms a pass (same bits; 8 d more reals of scratch per
-             estimator). Snapshots of 0.4.0's ISD are refused.
+             estimator). isdb_adaptive_explain and isdb_isd_explain
+             (ADAPTIVE learner) report the right mean and bonus for d > 1
+             (they read select's interleaved scratch). Snapshots of
+             0.4.0's ISD are refused.
       0.4.0  adaptive's cut (config field cut, default
              ISDB_ADAPTIVE_CUT_AUTO: with a fixed arm set a change is
              forgotten along its direction only; ISDB_ADAPTIVE_CUT_FULL is
