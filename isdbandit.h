@@ -10510,8 +10510,10 @@ ISDB__PRIVATE void isdb__isd_rotation_var(const isdb__isd_dims *dm, const double
    coordinate i's coefficient by phi_ij times coordinate j's, so tau_i^2 =
    sum_j var(phi_ij) V_j over the other blocks' coordinates j, V_j the
    variance of j's coefficient across segments beyond its noise
-   (isdb__isd_rotation_var). pval[b] receives P(F > f), or -1 when the
-   residual degrees of freedom are < 1. C: the m window covariances. */
+   (isdb__isd_rotation_var); a V_j that cannot be estimated (not finite)
+   allows nothing. pval[b] receives P(F > f), or -1 when the residual
+   degrees of freedom are < 1 or fewer than two segments' covariances
+   factor. C: the m window covariances. */
 ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *X, const double *y, const double *C,
                                         const double *U, const int *sizes, int nb, int intercept, int basis_error,
                                         isdb__isd_work *w, double *pval) {
@@ -10587,14 +10589,14 @@ ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *
                     q += dh * dh / (s2 * w->SG[k * pp + j * p + j]);
                 }
             V[j] = (q - (double)(used - 1)) / (sw - sw2 / sw);
-            if (!(V[j] > 0.0)) V[j] = 0.0;
+            if (!(V[j] > 0.0) || !isdb__finite(V[j])) V[j] = 0.0; /* no estimate: no allowance */
         }
         for (i = 0; i < p; ++i)
             for (j = 0; j < p; ++j) tau[i] += vphi[i * p + j] * V[j];
     }
     /* Q per block: sum_k h^T W h - hbar^T (sum_k W) hbar. */
     for (b = 0, off = 0; b < nb; off += sizes[b++]) {
-        int s = sizes[b];
+        int s = sizes[b], counted = 0;
         double q = 0.0, *Ws = A, *rhs = cx, *bar = sx, *Vk = T;
         isdb__zero(s * s, Ws);
         isdb__zero(s, rhs);
@@ -10604,6 +10606,7 @@ ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *
             for (i = 0; i < s; ++i)
                 for (j = 0; j <= i; ++j) Vk[i * s + j] = s2 * Gi[(off + i) * p + off + j] + (i == j ? tau[off + i] : 0.0);
             if (!isdb__sym_factor(s, Vk, L)) continue;
+            ++counted;
             for (j = 0; j < s; ++j) {
                 isdb__zero(s, e);
                 e[j] = 1.0;
@@ -10615,9 +10618,9 @@ ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *
                 }
             }
         }
-        isdb__sym_solve(s, Ws, rhs, bar, L);
+        if (counted < 2 || !isdb__sym_solve(s, Ws, rhs, bar, L)) continue; /* untestable: -1 */
         q -= isdb__dot(s, rhs, bar);
-        df1 = (double)((used - 1) * s);
+        df1 = (double)((counted - 1) * s);
         pval[b] = isdb__f_sf(q > 0.0 ? q / df1 : 0.0, df1, df2);
     }
 }
