@@ -6283,7 +6283,7 @@ ISDB__COLD isdb_jbd_options isdb_jbd_options_init(void) {
     return o;
 }
 
-size_t isdb_jbd_work_size(int p, int m) {
+ISDB__COLD size_t isdb_jbd_work_size(int p, int m) {
     if (p < 1 || m < 1) return 0;
     return (size_t)m * (size_t)p * (size_t)p + 8 * (size_t)p * (size_t)p + 4 * (size_t)p;
 }
@@ -10024,7 +10024,7 @@ uint64_t isdb_adaptive_changes(const isdb_adaptive *pol) { return pol->changes; 
    ISD-linUCB: invariance detection
    ------------------------------------------------------------------------ */
 
-isdb_isd_options isdb_isd_options_init(void) {
+ISDB__COLD isdb_isd_options isdb_isd_options_init(void) {
     isdb_isd_options o;
     memset(&o, 0, sizeof o);
     o.rule = ISDB_ISD_RULE_TEST;
@@ -10131,7 +10131,7 @@ typedef struct isdb__isd_dims {
 
 
 /* The estimator's options, named as the members of isdb_isd_config.est. */
-ISDB__PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
+ISDB__COLD_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
     return isdb__want_ptr(why, o, "est") &&
            isdb__want_int(why, o->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule") &&
            isdb__want(why, o->splits >= 0 && o->splits != 1, "est.splits", "0 or >= 2") &&
@@ -10156,9 +10156,9 @@ ISDB__PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_optio
                           "an isdb_jbd_offnorm");
 }
 
-ISDB__PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) { return isdb__isd_options_want(NULL, o); }
+ISDB__COLD_PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) { return isdb__isd_options_want(NULL, o); }
 
-ISDB__PRIVATE int isdb__isd_resolve(int p, int n, const isdb_isd_options *o, isdb__isd_dims *dm) {
+ISDB__COLD_PRIVATE int isdb__isd_resolve(int p, int n, const isdb_isd_options *o, isdb__isd_dims *dm) {
     if (!isdb__isd_options_ok(o) || !isdb__dim_ok(p) || n < 2 || n > INT_MAX / (p + 1)) return 0;
     if (o->n_windows > INT_MAX / (p * p) || o->adapt > n) return 0;
     dm->p = p;
@@ -10191,7 +10191,7 @@ ISDB__PRIVATE double *isdb__carve(double *base, size_t *used, size_t count) {
     return ptr;
 }
 
-ISDB__PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, isdb__isd_work *w) {
+ISDB__COLD_PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, isdb__isd_work *w) {
     size_t u = 0, p = (size_t)dm->p, pp = p * p, m = (size_t)dm->m, k = (size_t)dm->k, S = (size_t)dm->S;
     w->SG = isdb__carve(base, &u, S * pp);
     w->Sc = isdb__carve(base, &u, S * p);
@@ -10225,7 +10225,7 @@ ISDB__PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, is
     return u;
 }
 
-size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options *opt) {
+ISDB__COLD size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options *opt) {
     isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
     isdb__isd_dims dm;
     isdb__isd_work w;
@@ -10327,7 +10327,7 @@ ISDB__PRIVATE void isdb__isd_subspace_ols(int p, const double *G, const double *
 
 /* Uo: the columns of the invariant blocks (flag 1 in inv, given as
    doubles) first, then the others, each in block order. Returns p_inv. */
-ISDB__PRIVATE int isdb__isd_order(int p, const double *U, const int *sizes, int nb, const double *inv, double *Uo) {
+ISDB__COLD_PRIVATE int isdb__isd_order(int p, const double *U, const int *sizes, int nb, const double *inv, double *Uo) {
     int pass, b, off, col = 0, q = 0, i, j;
     for (pass = 1; pass >= 0; --pass)
         for (b = 0, off = 0; b < nb; off += sizes[b++]) {
@@ -10341,7 +10341,7 @@ ISDB__PRIVATE int isdb__isd_order(int p, const double *U, const int *sizes, int 
 
 /* Adds (sgn = 1) or removes (sgn = -1) a residual row to the rolling sums
    of the CV adaptation window. */
-ISDB__PRIVATE void isdb__isd_roll(int q, const double *z, double r, double sgn, double *S, double *sz, double *szr,
+ISDB__COLD_PRIVATE void isdb__isd_roll(int q, const double *z, double r, double sgn, double *S, double *sz, double *szr,
                                   double *sr) {
     int i, j;
     for (i = 0; i < q; ++i) {
@@ -10356,7 +10356,7 @@ ISDB__PRIVATE void isdb__isd_roll(int q, const double *z, double r, double sgn, 
    each fold into fsc (k), and their mean, standard error (population sd /
    sqrt k) and minimum. fG, fc hold each fold's training normal equations.
    inv: nb doubles of scratch. */
-ISDB__PRIVATE void isdb__isd_cv(const isdb__isd_dims *dm, const double *X, const double *y, const double *U,
+ISDB__COLD_PRIVATE void isdb__isd_cv(const isdb__isd_dims *dm, const double *X, const double *y, const double *U,
                                 const int *sizes, const double *stat, int nb, double th, int intercept,
                                 isdb__isd_work *w, double *inv, double *fsc, double *xv, double *se, double *mn) {
     int p = dm->p, F = dm->F, a = dm->a, f, i, j, l, b, s, q, qr, count = dm->F - dm->a - 1;
@@ -10421,7 +10421,7 @@ ISDB__PRIVATE void isdb__isd_cv(const isdb__isd_dims *dm, const double *X, const
 
 /* mean_k |corr_k(e, f)| over the windows, e = y - f; a window where e or f
    is constant contributes 0. */
-ISDB__PRIVATE double isdb__isd_stat(const isdb__isd_dims *dm, const double *y, const double *f) {
+ISDB__COLD_PRIVATE double isdb__isd_stat(const isdb__isd_dims *dm, const double *y, const double *f) {
     double total = 0.0;
     int k, r;
     for (k = 0; k < dm->m; ++k) {
@@ -10470,7 +10470,7 @@ ISDB__PRIVATE int isdb__sym_factor(int q, const double *G, double *L) {
    M_k[i,j]^2 / ((m - 1) sum_k (M_k[i,i] - M_k[j,j])^2); kappa = max(1,
    m l / n) counts each row once over the overlapping windows. At most 1
    (an angle the windows cannot identify). T, M, Gap: p^2 scratch. */
-ISDB__PRIVATE void isdb__isd_rotation_var(const isdb__isd_dims *dm, const double *C, const double *U, const double *blk,
+ISDB__COLD_PRIVATE void isdb__isd_rotation_var(const isdb__isd_dims *dm, const double *C, const double *U, const double *blk,
                                           double *T, double *M, double *Gap, double *V) {
     int p = dm->p, pp = p * p, m = dm->m, i, j, k;
     double kappa = (double)m * (double)dm->l / (double)dm->n;
@@ -10514,7 +10514,7 @@ ISDB__PRIVATE void isdb__isd_rotation_var(const isdb__isd_dims *dm, const double
    allows nothing. pval[b] receives P(F > f), or -1 when the residual
    degrees of freedom are < 1 or fewer than two segments' covariances
    factor. C: the m window covariances. */
-ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *X, const double *y, const double *C,
+ISDB__COLD_PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *X, const double *y, const double *C,
                                         const double *U, const int *sizes, int nb, int intercept, int basis_error,
                                         isdb__isd_work *w, double *pval) {
     int p = dm->p, n = dm->n, S = dm->S, pp = p * p, k, i, j, l, b, off, r, used = 0;
@@ -10628,7 +10628,7 @@ ISDB__PRIVATE void isdb__isd_block_test(const isdb__isd_dims *dm, const double *
 /* cov_spread of isdb_isd_fit from the m window covariances C (p x p
    each); Cbar: p^2 scratch. The entries are divided by tr(C_bar) first
    (the ratio does not change; C_k <= m C_bar, so nothing overflows). */
-ISDB__PRIVATE double isdb__isd_cov_spread(const isdb__isd_dims *dm, int center, const double *C, double *Cbar) {
+ISDB__COLD_PRIVATE double isdb__isd_cov_spread(const isdb__isd_dims *dm, int center, const double *C, double *Cbar) {
     int p = dm->p, pp = p * p, m = dm->m, l = dm->l, i, j, k;
     double tr = 0.0, fr = 0.0, ss = 0.0, shared = 0.0, a, noise;
     isdb__zero(pp, Cbar);
@@ -10655,7 +10655,7 @@ ISDB__PRIVATE double isdb__isd_cov_spread(const isdb__isd_dims *dm, int center, 
     return noise > 0.0 ? ss / noise : 0.0;
 }
 
-isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
+ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
                               isdb_isd_fit *fit, double *work) {
     isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
     isdb__isd_dims dm;
@@ -10856,7 +10856,7 @@ isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, co
    ISD-linUCB: the policy
    ------------------------------------------------------------------------ */
 
-isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
+ISDB__COLD isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
     isdb_isd_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -10897,7 +10897,7 @@ isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const d
 /* The ADAPTIVE residual learner's config: the noise scale, bounds, ridge,
    confidence level, multiplier and refresh of c, in dimension d (its
    memories and refresh resolved for d; it runs in dimension p_res). */
-ISDB__PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_config *c) {
+ISDB__COLD_PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_config *c) {
     isdb_adaptive_config a = isdb_adaptive_config_init(c->d, c->max_arms);
     a.lambda = c->lambda;
     a.R = c->R;
@@ -10923,7 +10923,7 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
 
 /* Checks c, naming the first field refused in why (may be NULL), and
    writes the resolved config (history and monitor sizes). */
-ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
+ISDB__COLD_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
     int d, need;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
           isdb__want_sizes(why, c->d, c->max_arms, "max_arms")))
@@ -10990,14 +10990,14 @@ ISDB__PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_co
     return 1;
 }
 
-isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
+ISDB__COLD isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
     isdb_isd_config r;
     return isdb__checked(isdb__isd_config_resolve(cfg, &r, why));
 }
 
 /* Doubles of scratch: the estimator on the largest pool, or the fits,
    rebuilds and tests (8 d^2 + 8 d), and at least select's 24 d. */
-ISDB__PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c) {
+ISDB__COLD_PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c) {
     size_t d = (size_t)c->d, need = 8 * d * d + 8 * d > 24 * d ? 8 * d * d + 8 * d : 24 * d;
     if (!c->oracle) {
         size_t est = isdb_isd_estimate_work_size(c->d, c->n_offline + c->history, &c->est);
@@ -11006,7 +11006,7 @@ ISDB__PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c) {
     return need;
 }
 
-ISDB__PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, int d) {
+ISDB__COLD_PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, int d) {
     int dd = d * d;
     f->U = isdb__take_f64(a, dd);
     f->Ut = isdb__take_f64(a, dd);
@@ -11026,7 +11026,7 @@ ISDB__PRIVATE int isdb__isd_mon_stride(int d);
 ISDB__PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p);
 
 /* Carves (or with heap NULL measures) the heap of a resolved config. */
-ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, void *heap) {
+ISDB__COLD_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, void *heap) {
     isdb__arena a;
     int d = c->d, dd = d * d, H = c->history, N = c->n_offline + c->history;
     int disc = c->learner == ISDB_ISD_RES_DISCOUNT;
@@ -11073,7 +11073,7 @@ ISDB__PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, vo
 }
 
 /* Carves an ADAPTIVE learner's heap (after the policy's heap was zeroed). */
-ISDB__PRIVATE void isdb__isd_ada_layout(const isdb_isd_config *c, isdb_adaptive *a, void *heap) {
+ISDB__COLD_PRIVATE void isdb__isd_ada_layout(const isdb_isd_config *c, isdb_adaptive *a, void *heap) {
     isdb_adaptive_config ac = isdb__isd_ada_config(c);
     ac = isdb__adaptive_resolve(&ac);
     memset(a, 0, sizeof *a);
@@ -12513,7 +12513,7 @@ typedef struct isdb__isd_fit_views {
    (p_inv x p_inv, stride p_inv) lower with a positive diagonal and
    Lbeta W_inv = U_inv^T on W_inv's first p_inv rows, the rest of both
    zero (all zero when beta_inv is known). */
-ISDB__PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, const isdb_isd_config *c,
+ISDB__COLD_PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, const isdb_isd_config *c,
                                                     int nmax) {
     int d = c->d, dd = d * d, i, j, k, pi, n, known = c->oracle && c->beta_inv;
     double l0, lmax, lb, dpi, want;
@@ -12591,7 +12591,7 @@ ISDB__PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *
 }
 
 /* gamma = beta_inv + U_res theta (theta itself with U = I), to rounding. */
-ISDB__PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_views *f, isdb__ser_view theta,
+ISDB__COLD_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_views *f, isdb__ser_view theta,
                                          isdb__ser_view gamma, int d) {
     int i, j, pi = f->p_inv;
     if (!isdb__ser_checking(s, theta, gamma) || !isdb__ser_checking(s, f->U, f->beta)) return;
@@ -12613,7 +12613,7 @@ ISDB__PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_views 
     }
 }
 
-ISDB__PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__COLD_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_isd *p = (isdb_isd *)bp;
     const isdb_isd_config *c = &p->cfg;
     const isdb_isd_options *e = &c->est;
@@ -12806,7 +12806,7 @@ static const isdb_policy_vtable isdb__isd_vt = {ISDB_POLICY_ISD,     "isd",     
                                                 isdb__isd_update,    isdb__isd_scores, isdb__probs_one_hot,
                                                 isdb__isd_serialize, isdb__isd_reset};
 
-isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
+ISDB__COLD isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     isdb_isd_config r;
     isdb_isd probe;
     if (!bytes || !isdb__isd_config_resolve(cfg, &r, NULL)) return ISDB_ERR_INVALID_ARG;
@@ -12814,7 +12814,7 @@ isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol) {
+ISDB__COLD isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol) {
     isdb_isd_config rc;
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
@@ -12877,11 +12877,11 @@ isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, i
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, void *pol) {
+ISDB__COLD_PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, void *pol) {
     return isdb_isd_init_preallocated((const isdb_isd_config *)cfg, heap, (isdb_isd *)pol);
 }
 
-isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol) {
+ISDB__COLD isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol) {
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -12889,11 +12889,11 @@ isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *allo
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__isd_setup, cfg, pol);
 }
 
-const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol) { return &pol->cfg; }
+ISDB__COLD const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol) { return &pol->cfg; }
 
 int isdb_isd_p_inv(const isdb_isd *pol) { return pol->_fit.p_inv; }
 
-void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
+ISDB__COLD void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     const isdb__isd_fit *f = &pol->_fit;
     memset(info, 0, sizeof *info);
     info->p_inv = f->p_inv;
@@ -16401,7 +16401,7 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_real *cum
    The invariant subspace environment
    ------------------------------------------------------------------------ */
 
-isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, const int *block_sizes,
+ISDB__COLD isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, const int *block_sizes,
                                              const int *residual) {
     isdb_isd_env_config c;
     memset(&c, 0, sizeof c);
@@ -16430,7 +16430,7 @@ isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, co
     return c;
 }
 
-isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *c, isdb_refusal *why) {
+ISDB__COLD isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *c, isdb_refusal *why) {
     int b, total = 0;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
           isdb__want_int(why, c->n_blocks, "n_blocks", 1, c->d, "[1, d]") &&
@@ -16519,7 +16519,7 @@ ISDB__PRIVATE void isdb__isd_env_reset(isdb_env *be) {
 static const isdb_env_vtable isdb__isd_env_vt = {"isd", isdb__isd_env_next, isdb__isd_env_reward,
                                                  isdb__isd_env_reset};
 
-isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc, isdb_isd_env *env) {
+ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc, isdb_isd_env *env) {
     isdb__arena a;
     isdb_result r;
     void *heap = NULL;
@@ -16606,7 +16606,7 @@ isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocat
     return ISDB_OK;
 }
 
-isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_isd_logger logger, double log_noise_sd,
+ISDB__COLD isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_isd_logger logger, double log_noise_sd,
                                  uint64_t seed, double *X0, double *R0) {
     isdb_rng rng, cov_rng;
     const isdb_isd_env_config *c;
