@@ -373,43 +373,6 @@ static void configure_walk(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_l
     c->theta_user = st;
 }
 
-/* Drift confined to a subspace: theta(t) = sqrt(1/2) b + sqrt(1/2) (cos a
-   u1 + sin a u2), b, u1, u2 orthonormal, a = 2 pi turns t / T: half of
-   theta never moves. */
-static void subspace_turn(uint64_t t, double *theta, void *user) {
-    const path_state *st = (const path_state *)user;
-    double a = 2.0 * ISDB__PI * st->sc->turns * (double)t / (double)st->T, h = sqrt(0.5);
-    int i;
-    for (i = 0; i < st->sc->d; ++i)
-        theta[i] = h * st->base[i] + h * (cos(a) * st->dir[0][i] + sin(a) * st->dir[1][i]);
-}
-
-static void configure_subspace(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
-                               double *pieces, uint64_t *switches, path_state *st) {
-    int i, k, j, d = sc->d;
-    double *v[3];
-    (void)pieces, (void)switches;
-    st->sc = sc;
-    st->T = T;
-    v[0] = st->base;
-    v[1] = st->dir[0];
-    v[2] = st->dir[1];
-    for (k = 0; k < 3; ++k) { /* Gram-Schmidt on three random directions */
-        double n = 0.0;
-        unit_vector(rng, d, v[k]);
-        for (j = 0; j < k; ++j) {
-            double dot = 0.0;
-            for (i = 0; i < d; ++i) dot += v[k][i] * v[j][i];
-            for (i = 0; i < d; ++i) v[k][i] -= dot * v[j][i];
-        }
-        for (i = 0; i < d; ++i) n += v[k][i] * v[k][i];
-        for (i = 0; i < d; ++i) v[k][i] /= sqrt(n);
-    }
-    c->path = ISDB_PATH_CALLBACK;
-    c->theta_fn = subspace_turn;
-    c->theta_user = st;
-}
-
 /* Orthonormalises the n rows v[0..n-1] of length d in place (Gram-Schmidt
    on random directions, so no row is degenerate in practice). */
 static void orthonormal_rows(isdb_rng *rng, int d, int n, double *const *v) {
@@ -425,6 +388,33 @@ static void orthonormal_rows(isdb_rng *rng, int d, int n, double *const *v) {
         for (i = 0; i < d; ++i) norm += v[k][i] * v[k][i];
         for (i = 0; i < d; ++i) v[k][i] /= sqrt(norm);
     }
+}
+
+/* Drift confined to a subspace: theta(t) = sqrt(1/2) b + sqrt(1/2) (cos a
+   u1 + sin a u2), b, u1, u2 orthonormal, a = 2 pi turns t / T: half of
+   theta never moves. */
+static void subspace_turn(uint64_t t, double *theta, void *user) {
+    const path_state *st = (const path_state *)user;
+    double a = 2.0 * ISDB__PI * st->sc->turns * (double)t / (double)st->T, h = sqrt(0.5);
+    int i;
+    for (i = 0; i < st->sc->d; ++i)
+        theta[i] = h * st->base[i] + h * (cos(a) * st->dir[0][i] + sin(a) * st->dir[1][i]);
+}
+
+static void configure_subspace(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_linear_env_config *c,
+                               double *pieces, uint64_t *switches, path_state *st) {
+    int d = sc->d;
+    double *v[3];
+    (void)pieces, (void)switches;
+    st->sc = sc;
+    st->T = T;
+    v[0] = st->base;
+    v[1] = st->dir[0];
+    v[2] = st->dir[1];
+    orthonormal_rows(rng, d, 3, v);
+    c->path = ISDB_PATH_CALLBACK;
+    c->theta_fn = subspace_turn;
+    c->theta_user = st;
 }
 
 /* Covariate shift, drifting: theta fixed; each round's arms are x = m(t) +

@@ -17,6 +17,18 @@ typedef struct kernels {
     void (*form)(int, const isdb_real *, const isdb_real *, isdb_real *);
 } kernels;
 
+/* A random lower-triangular factor L of d rows (diagonal in [1, 2),
+   entries N(0, 1) / 4 below it), its reciprocal diagonal, and, if z is
+   not NULL, a standard normal z. */
+static void random_factor(isdb_rng *rng, int d, isdb_real *L, isdb_real *inv_diag, isdb_real *z) {
+    int i, j;
+    for (i = 0; i < d; ++i) {
+        for (j = 0; j < d; ++j) L[i * d + j] = j < i ? isdb_rng_normal(rng) / 4 : (j == i ? 1 + isdb_rng_uniform(rng) : 0);
+        inv_diag[i] = 1 / L[i * d + i];
+        if (z) z[i] = isdb_rng_normal(rng);
+    }
+}
+
 /* Forward solve, back solve and V-tilde form of eight lanes against
    isdb__tri_solve and isdb__discounted_width, bit for bit, for every d up
    to 41 (every remainder of the row blocks) and arms repeated in the
@@ -24,19 +36,14 @@ typedef struct kernels {
 static void check_kernels(const kernels *kn) {
     static isdb_real L[41 * 41], inv_diag[41], Vt[41 * 41], X[8 * 41], W[8 * 41], w[41], u[41];
     isdb_rng rng;
-    int d, a, i, j, m, bad_fwd = 0, bad_back = 0, bad_form = 0;
+    int d, a, i, m, bad_fwd = 0, bad_back = 0, bad_form = 0;
     isdb_rng_seed(&rng, 11);
     for (d = 1; d <= 41; ++d)
         for (m = 1; m <= 8; m += 3) {
             const isdb_real *rows[8];
             isdb_real q[8] = {0};
-            for (i = 0; i < d; ++i) {
-                for (j = 0; j < d; ++j) {
-                    L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
-                    Vt[i * d + j] = j <= i ? isdb_rng_normal(&rng) : 0;
-                }
-                inv_diag[i] = 1 / L[i * d + i];
-            }
+            random_factor(&rng, d, L, inv_diag, NULL);
+            for (i = 0; i < d * d; ++i) Vt[i] = i % d <= i / d ? isdb_rng_normal(&rng) : 0;
             for (i = 0; i < 8 * d; ++i) X[i] = isdb_rng_normal(&rng);
             isdb__lanes_rows_n(X, d, m, 0, 8, rows);
             kn->fwd(d, L, inv_diag, rows, W);
@@ -69,18 +76,13 @@ typedef void (*fwd_dots_fn)(int, const isdb_real *, const isdb_real *, const isd
 static void check_fwd_dots(const char *name, fwd_dots_fn fn) {
     static isdb_real L[41 * 41], inv_diag[41], X[8 * 41], W[8 * 41], z[41], w[41];
     isdb_rng rng;
-    int d, a, i, j, m, bad_w = 0, bad_dots = 0;
+    int d, a, i, m, bad_w = 0, bad_dots = 0;
     isdb_rng_seed(&rng, 13);
     for (d = 1; d <= 41; ++d)
         for (m = 1; m <= 8; m += 3) {
             const isdb_real *rows[8];
             isdb_real mean[8], norm2[8];
-            for (i = 0; i < d; ++i) {
-                for (j = 0; j < d; ++j)
-                    L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
-                inv_diag[i] = 1 / L[i * d + i];
-                z[i] = isdb_rng_normal(&rng);
-            }
+            random_factor(&rng, d, L, inv_diag, z);
             for (i = 0; i < 8 * d; ++i) X[i] = isdb_rng_normal(&rng);
             isdb__lanes_rows_n(X, d, m, 0, 8, rows);
             fn(d, L, inv_diag, rows, W, z, mean, norm2);
@@ -110,21 +112,15 @@ static void check_fwd_dots16(void) {
 #ifdef ISDB__LANES16_AVX2
     static isdb_real L[41 * 41], inv_diag[41], Vt[41 * 41], X[16 * 41], W[16 * 41], z[41], w[41], u[41];
     isdb_rng rng;
-    int d, a, i, j, m, bad_w = 0, bad_dots = 0, bad_back = 0, bad_form = 0;
+    int d, a, i, m, bad_w = 0, bad_dots = 0, bad_back = 0, bad_form = 0;
     if (!__builtin_cpu_supports("avx2")) return;
     isdb_rng_seed(&rng, 14);
     for (d = 1; d <= 41; ++d)
         for (m = 1; m <= 16; m += d % 2 ? 3 : 4) {
             const isdb_real *rows[16];
             isdb_real mean[16], norm2[16], q[16];
-            for (i = 0; i < d; ++i) {
-                for (j = 0; j < d; ++j) {
-                    L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
-                    Vt[i * d + j] = j <= i ? isdb_rng_normal(&rng) : 0;
-                }
-                inv_diag[i] = 1 / L[i * d + i];
-                z[i] = isdb_rng_normal(&rng);
-            }
+            random_factor(&rng, d, L, inv_diag, z);
+            for (i = 0; i < d * d; ++i) Vt[i] = i % d <= i / d ? isdb_rng_normal(&rng) : 0;
             for (i = 0; i < 16 * d; ++i) X[i] = isdb_rng_normal(&rng);
             isdb__lanes_rows_n(X, d, m, 0, 16, rows);
             isdb__lanes16_fwd_solve_dots_avx2(d, L, inv_diag, rows, W, z, mean, norm2);
@@ -167,7 +163,7 @@ static void check_ucb_all(void) {
     static const int dims[] = {1, 3, 8, 15, 16, 17, 18, 19, 24, 41};
     static isdb_real L[41 * 41], inv_diag[41], Vt[41 * 41], X[41 * 41], z[41], block[16 * 41], out[41], w[41], u[41];
     isdb_rng rng;
-    int t, d, n_arms, a, i, j, bad_ridge = 0, bad_disc = 0, bad_best = 0;
+    int t, d, n_arms, a, i, bad_ridge = 0, bad_disc = 0, bad_best = 0;
     const isdb_real beta = (isdb_real)1.7;
     isdb_rng_seed(&rng, 15);
     for (t = 0; t < (int)(sizeof dims / sizeof dims[0]); ++t)
@@ -176,14 +172,9 @@ static void check_ucb_all(void) {
             int best, best_ref = 0;
             isdb_real best_value = 0;
             d = dims[t];
-            for (i = 0; i < d; ++i) {
-                for (j = 0; j < d; ++j) {
-                    L[i * d + j] = j < i ? isdb_rng_normal(&rng) / 4 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
-                    Vt[i * d + j] = j < i ? isdb_rng_normal(&rng) / 8 : (j == i ? 1 + isdb_rng_uniform(&rng) : 0);
-                }
-                inv_diag[i] = 1 / L[i * d + i];
-                z[i] = isdb_rng_normal(&rng);
-            }
+            random_factor(&rng, d, L, inv_diag, z);
+            for (i = 0; i < d * d; ++i)
+                Vt[i] = i % d < i / d ? isdb_rng_normal(&rng) / 8 : (i % d == i / d ? 1 + isdb_rng_uniform(&rng) : 0);
             for (i = 0; i < n_arms * d; ++i) X[i] = isdb_rng_normal(&rng);
             memset(&r, 0, sizeof r);
             r.d = d;
