@@ -742,10 +742,12 @@
          phi times that block's drift, so with est.basis_error (default 1)
          the test allows each coordinate the variance that this leakage
          has: var(phi), estimated from the window covariances (first-order
-         perturbation of the Jacobi angles; within 0.86-1.13x of the true
-         squared angles, test_private and isd-practice's logs), times the
-         other coordinates' drift across segments (a moment estimate, zero
-         unless their coefficients vary beyond noise). On `make
+         perturbation of the Jacobi angles; the true squared angles are
+         0.86-1.13x it on identifiable logs, test_private's and
+         isd-practice's, but 5.6x when the log's covariance never
+         varies), times the other coordinates' drift across segments (a
+         moment estimate, zero unless their coefficients vary beyond
+         noise). On `make
          isd-practice` (families a-c) it calls 2% / 1% / 5% of the
          invariant subspace drifting (est.basis_error 0: 6% / 6% / 12%),
          and 15% / 9% / 5% of the drifting one invariant (14% / 9% / 4%;
