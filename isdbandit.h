@@ -3332,7 +3332,9 @@ ISDB_API isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const 
 #else
 /* A float build keeps these names only to say, at the first use, that
    ISD, JBD, OPKB, OAM and Trace-UCB need double (see PRECISION): their
-   types are incomplete and their config_init unavailable. */
+   types are incomplete and their config_init unavailable (declared to
+   return a pointer: a C-linkage function returning an incomplete type
+   draws clang++'s -Wreturn-type-c-linkage). */
 #if defined(__has_attribute)
 #if __has_attribute(unavailable)
 #define ISDB__NEEDS_DOUBLE \
@@ -3351,10 +3353,10 @@ typedef struct isdb_oam_config_needs_double_precision isdb_oam_config ISDB__NEED
 typedef struct isdb_traceucb_needs_double_precision isdb_traceucb ISDB__NEEDS_DOUBLE;
 typedef struct isdb_traceucb_config_needs_double_precision isdb_traceucb_config ISDB__NEEDS_DOUBLE;
 typedef struct isdb_jbd_options_needs_double_precision isdb_jbd_options ISDB__NEEDS_DOUBLE;
-ISDB__NEEDS_DOUBLE isdb_isd_config isdb_isd_config_init(int d, ...);
-ISDB__NEEDS_DOUBLE isdb_opkb_config isdb_opkb_config_init(int d, ...);
-ISDB__NEEDS_DOUBLE isdb_oam_config isdb_oam_config_init(int d, ...);
-ISDB__NEEDS_DOUBLE isdb_traceucb_config isdb_traceucb_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE isdb_isd_config *isdb_isd_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE isdb_opkb_config *isdb_opkb_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE isdb_oam_config *isdb_oam_config_init(int d, ...);
+ISDB__NEEDS_DOUBLE isdb_traceucb_config *isdb_traceucb_config_init(int d, ...);
 ISDB__NEEDS_DOUBLE int isdb_jbd(int p, ...);
 #endif /* !ISDB_REAL_IS_FLOAT */
 
