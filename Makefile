@@ -97,7 +97,7 @@ WHITE_NAMES := $(notdir $(basename $(shell grep -l '^$(HASH)define ISDB_IMPLEMEN
 BLACK_NAMES := $(filter-out $(WHITE_NAMES),$(TEST_NAMES))
 
 # make test builds the tests once per compiler; make test-full (FULL=1)
-# adds the other standard of each, clang++, clang in float and
+# adds the other standard of each, clang++ (double and float), clang in float and
 # ISDB_STATIC at -O2, which have found little that the first set missed
 # and would double the time.
 VARIANTS = gcc-c99
@@ -130,7 +130,7 @@ TEST_BINS += $(BUILD)/cxx/test_cpp
 endif
 ifneq ($(CLANGXX),)
 ifeq ($(FULL),1)
-TEST_BINS += $(BUILD)/clangxx/test_cpp
+TEST_BINS += $(BUILD)/clangxx/test_cpp $(BUILD)/clangxx-float/test_cpp
 endif
 endif
 TEST_BINS += $(FLOAT_BINS)
@@ -194,7 +194,7 @@ test:
 	@sh tests/run.sh --logs $(TEST_BINS)
 
 # The longest compiles first, so that both cores stay busy to the end.
-test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/clangxx/% $(BUILD)/cxx-float/%,$(TEST_BINS))) \
+test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/cxx/% $(BUILD)/clangxx/% $(BUILD)/clangxx-float/% $(BUILD)/cxx-float/%,$(TEST_BINS))) \
           $(COMPILE_CHECKS).log \
           $(foreach v,$(VARIANTS),$(BUILD)/$(v)/impl.o $(addprefix $(BUILD)/$(v)/,$(WHITE_NAMES))) \
           $(TEST_LOGS) $(EXAMPLE_CHECKS)
@@ -294,6 +294,10 @@ $(BUILD)/clangxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 $(BUILD)/cxx-float/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 	@mkdir -p $(@D)
 	$(Q)$(CXX) -std=c++11 -DISDB_REAL=float $(CXXWARN) -Wdouble-promotion $(OPT) $< -o $@ $(LIBS)
+
+$(BUILD)/clangxx-float/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
+	@mkdir -p $(@D)
+	$(Q)clang++ -std=c++11 -DISDB_REAL=float $(CXXWARN) -Wdouble-promotion $(OPT) $< -o $@ $(LIBS)
 
 $(eval $(call test_variant,asan,$(CC),-std=c99 $(WARN) $(SAN)))
 $(eval $(call test_variant,asan-float,$(CC),-std=c99 -DISDB_REAL=float $(WARN) $(SAN) $$(if $$(filter %impl.o,$$@),,-Wno-double-promotion)))

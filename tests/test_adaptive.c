@@ -297,6 +297,41 @@ static void test_directional_cut(void) {
     CHECK_MSG(forgot_full > 0, "the full cut kept every other arm's information too: the control does not discriminate");
 }
 
+/* A fixed arm set whose means oscillate (two one-hot arms, period 400):
+   while the played features recur, cut AUTO plays the longest memory on
+   every round and leaves the forgetting to its directional cuts. The
+   control, cut DIRECTION (the same cuts, the play test of fresh
+   contexts), plays a shorter memory on some rounds, so the check
+   discriminates. */
+static void test_fixed_arms_play_longest(void) {
+    enum { D = 2, K = 2 };
+    isdb_real X[K * D] = {1, 0, 0, 1};
+    int mode, shorter[2] = {0, 0}, recurring = 0;
+    for (mode = 0; mode < 2; ++mode) {
+        isdb_adaptive a;
+        isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+        isdb_rng rng;
+        int t, arm;
+        c.R = 0.1;
+        c.cut = mode == 0 ? ISDB_ADAPTIVE_CUT_AUTO : ISDB_ADAPTIVE_CUT_DIRECTION;
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+        isdb_rng_seed(&rng, 7);
+        for (t = 0; t < 6000; ++t) {
+            double mu = 0.5 + 0.4 * sin(2 * 3.14159265358979 * t / 400.0);
+            isdb_real y;
+            CHECK_OK(isdb_policy_select(&a.base, X, K, &arm));
+            y = (isdb_real)((arm == 0 ? mu : 1 - mu) + 0.1 * isdb_rng_normal(&rng));
+            CHECK_OK(isdb_policy_update(&a.base, arm, X + arm * D, y));
+            if (mode == 0 && a.recur >= 0.5) ++recurring;
+            if ((mode == 1 || a.recur >= 0.5) && isdb_adaptive_played(&a) != a.n_est - 1) ++shorter[mode];
+        }
+        isdb_policy_uninit(&a.base);
+    }
+    CHECK_MSG(recurring > 5000, "two one-hot arms recur in only %d of 6000 updates", recurring);
+    CHECK_MSG(shorter[0] == 0, "cut AUTO on a fixed arm set played a shorter memory in %d rounds", shorter[0]);
+    CHECK_MSG(shorter[1] > 0, "the control (cut DIRECTION) never played a shorter memory: the check does not discriminate");
+}
+
 /* Cuts and switches carry through save and load: a run saved after its
    first cuts and continued from the snapshot in a fresh object makes the
    same choices as the one that never stopped; reset gives back the state
@@ -649,6 +684,7 @@ int main(void) {
     test_cut_copies_estimate();
     test_snapshot_across_cuts();
     test_directional_cut();
+    test_fixed_arms_play_longest();
     test_change_test();
     test_stationary_false_cuts();
     test_bernoulli_cuts();
