@@ -614,7 +614,10 @@
          0.5 (R_x then about the arm's Bernoulli spread sqrt(mu (1 -
          mu))) are not over-explored where the spread is small. POOLED
          (0.5.0's default) uses R_x = min(R, R_pool) for every arm and
-         OFUL's ridge term; OFF uses R.
+         OFUL's ridge term; OFF uses R. In float W is a plain sum, without
+         the compensation V and b carry: the unbounded estimator's W stops
+         growing like any plain float Gram sum (about 1% short after 10^7
+         unit-norm updates), so R_x errs low by about half that there.
          A discounted estimator's factor follows by rank-one steps after
          scaling by sqrt(gamma); the (1 - gamma) lambda I padding enters at
          its refactorisation from the exact Gram sum, every min(refresh,
@@ -649,11 +652,13 @@
          9.0-9.2x, 9.3-9.6x one estimator at a time); issue 24's 4x fails.
          NOISE_LOCAL adds O(d^2) per estimator to the update (W) and a
          back substitution and one or two quadratic forms per arm to
-         select (every arm's V^-1 x): measured 2026-11-27 (2 cores shared,
-         two passes each, POOLED's build beside it) select 3.2-3.4x
-         POOLED's at d = 10 and 50 (K = 10), update 1.13x and 1.31x, the
-         step 6.9-7.6x and 6.8-6.9x LinUCB's at d = 10 and 50 (POOLED
-         5.7-6.1x and 4.7-4.8x).
+         select (every arm's V^-1 x), and per arm four square roots and
+         three divisions: measured 2026-11-27 (2 cores shared, two passes
+         each, POOLED's build beside it; K = 10) select 8x POOLED's at d
+         = 2 (about 620 against 75 ns) and 3.1-3.4x at d = 10 and 50,
+         update 1.05-1.15x, 1.13-1.2x and 1.15-1.3x at d = 2, 10, 50; the
+         step 6.7-7.6x and 6.1-6.9x LinUCB's at d = 10 and 50 (POOLED
+         5.7-6.1x and 4.5-4.8x).
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W),
          16 hashes; no ring of past observations.
@@ -9960,13 +9965,24 @@ ISDB__PRIVATE void isdb__adaptive_grams(int d, isdb_real *ISDB__RESTRICT V, isdb
     }
 }
 
-/* W <- g W + e2 x x^T + pad I on the lower triangle. */
-ISDB__PRIVATE void isdb__adaptive_w_add(int d, isdb_real *W, const isdb_real *x, isdb_real e2, isdb_real g,
-                                        isdb_real pad) {
+/* W <- g W + e2 x x^T + pad I on the lower triangle (a row's values in
+   vectors where they build: the same operations lane by lane). */
+ISDB__PRIVATE void isdb__adaptive_w_add(int d, isdb_real *ISDB__RESTRICT W, const isdb_real *ISDB__RESTRICT x,
+                                        isdb_real e2, isdb_real g, isdb_real pad) {
     int i, j;
     for (i = 0; i < d; ++i) {
         const isdb_real ex = e2 * x[i];
-        for (j = 0; j <= i; ++j) W[i * d + j] = g * W[i * d + j] + ex * x[j];
+        j = 0;
+#if defined(ISDB__VEC_LANES)
+        {
+            const isdb__vec exv = isdb__splat(ex), gv = isdb__splat(g);
+            for (; j + ISDB__VLEN <= i + 1; j += ISDB__VLEN) {
+                isdb__vec *w = (isdb__vec *)(W + i * d + j);
+                *w = gv * *w + exv * *(const isdb__vec *)(x + j);
+            }
+        }
+#endif
+        for (; j <= i; ++j) W[i * d + j] = g * W[i * d + j] + ex * x[j];
         W[i * d + i] += pad;
     }
 }
