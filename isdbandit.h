@@ -529,7 +529,8 @@
          linear bandits (Zhou, Gu, Szepesvari, COLT 2021, weighted OFUL;
          Zhang et al., NeurIPS 2021, VOFUL; Kim et al. 2022; Zhao et al.
          2023) in spirit only: it plugs the sandwich variance of x.theta
-         into OFUL's width instead of reweighting the regression.
+         (White, Econometrica 1980) into OFUL's width instead of
+         reweighting the regression, and keeps no guarantee of theirs.
       Algorithm: needs no horizon, window, discount or variation budget:
          only the ridge lambda and the noise scale R, as LinUCB. It keeps
          n estimators that all learn from every observation (full
