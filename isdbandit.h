@@ -1374,20 +1374,7 @@
              kernels where the CPU has them (same bits;
              ISDB_NO_AVX2_DISPATCH leaves them out). Snapshots of 0.2.0's
              adaptive, D-LinUCB and default ISD configs are refused.
-      0.5.1  adaptive with cut AUTO plays its longest estimator while
-             the played features recur (a fixed arm set); the directional
-             cuts do the forgetting there. A float build compiles warning-
-             free under clang++ (the double-only config_init stubs return
-             a pointer).
-      0.5.0  ISD's block test allows the drift that the fitted basis's
-             error leaks into a block (isdb_isd_options field
-             basis_error, default 1; 0 is 0.4.0's test, which treats the
-             basis as exact). With AVX2, a float select solves sixteen
-             arms a pass (same bits; 8 d more reals of scratch per
-             estimator). isdb_adaptive_explain and isdb_isd_explain
-             (ADAPTIVE learner) report the right mean and bonus for d > 1
-             (they read select's interleaved scratch). Snapshots of
-             0.4.0's ISD are refused.
+      0.4.0's ISD are refused.
       next   adaptive's widths: noise_estimate is an isdb_adaptive_noise,
              default ISDB_ADAPTIVE_NOISE_LOCAL (each arm's own noise scale
              and the ridge term lambda S |V^-1 x|); 1 (POOLED) is 0.5.0's,
@@ -1402,6 +1389,26 @@
              dots in the AVX2 solve (same bits); the input check reads
              vectors. Snapshots of 0.3.0's adaptive and of ISD with the
              ADAPTIVE learner are refused.
+      0.5.0  ISD's block test allows the drift that the fitted basis's
+             error leaks into a block (isdb_isd_options field
+             basis_error, default 1; 0 is 0.4.0's test, which treats the
+             basis as exact). With AVX2, a float select solves sixteen
+             arms a pass (same bits; 8 d more reals of scratch per
+             estimator). isdb_adaptive_explain and isdb_isd_explain
+             (ADAPTIVE learner) report the right mean and bonus for d > 1
+             (they read select's interleaved scratch). Snapshots of
+             0.4.0's ISD are refused.
+      0.6.0  adaptive's widths: noise_estimate is an isdb_adaptive_noise,
+             default ISDB_ADAPTIVE_NOISE_LOCAL (each arm's own noise scale
+             and the ridge term lambda S |V^-1 x|); 1 (POOLED) is 0.5.0's.
+             ISD's ADAPTIVE learner takes the same default. With cut AUTO
+             adaptive plays its longest estimator while the played
+             features recur (a fixed arm set); the directional cuts do the
+             forgetting there. Snapshots of 0.5.0's default adaptive and
+             ISD configs are refused (config differs); a LOCAL snapshot
+             carries W (d^2 reals per estimator). A float build compiles
+             warning-free under clang++ (the double-only config_init
+             stubs return a pointer).
 */
 
 #ifndef ISDBANDIT_H
@@ -1411,9 +1418,9 @@
 #include <stdint.h>
 
 #define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 5
-#define ISDB_VERSION_PATCH 1
-#define ISDB_VERSION_STRING "0.5.1"
+#define ISDB_VERSION_MINOR 6
+#define ISDB_VERSION_PATCH 0
+#define ISDB_VERSION_STRING "0.6.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -2705,9 +2712,9 @@ typedef enum isdb_isd_learner {
     ISDB_ISD_RES_WINDOW = 1,   /* ridge on the last `window` rows */
     ISDB_ISD_RES_DISCOUNT = 2, /* weights gamma^age, D-LinUCB's width */
     ISDB_ISD_RES_ADAPTIVE = 3, /* the adaptive policy's estimators and change test on the residual
-                                  coordinates (ISD's R, S, L..., memories resolved for d, noise_estimate
-                                  ISDB_ADAPTIVE_NOISE_POOLED): drift-agnostic (default); with p_inv = 0
-                                  it is isdb_adaptive on x itself with that noise_estimate */
+                                  coordinates (ISD's R, S, L..., memories resolved for d; every other
+                                  field the adaptive default): drift-agnostic (default); with p_inv = 0
+                                  it is isdb_adaptive on x itself */
     ISDB__ISD_LEARNER_FORCE_INT = 0x7fffffff
 } isdb_isd_learner;
 
@@ -11134,8 +11141,6 @@ ISDB__COLD_PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_conf
     a.L = c->L;
     a.alpha = c->alpha;
     a.refresh = c->refresh;
-    /* 0.5.0's width, the one ISD's reproductions were measured with */
-    a.noise_estimate = ISDB_ADAPTIVE_NOISE_POOLED;
     return a;
 }
 
