@@ -669,35 +669,29 @@
          16 hashes; no ring of past observations.
       Differs from the paper: no paper.
       Measured: regret / the best tuned policy on `make agnostic`'s 24
-         drifting and stationary problems: worst 18.1 (level-scale),
-         geometric mean 1.11, theta fixed (stationary, covariate shift,
-         Student-t noise) 0.80-1.01; it fails where only
-         the reward's level moves with fresh contexts (level-scale 18.1x
-         LinUCB; level-intercept, a fixed arm set, 4.7x): it forgets what
-         changes no decision; see bench/README.md, section "The
-         drift-agnostic default". noise_estimate LOCAL against POOLED
-         (0.5.0), Besson et al.'s Problems 1-3 told R = 0.5 (50 seeds):
-         1.20 / 1.11 / 0.88x GLR-klUCB against 1.56 / 1.34 / 1.58x (0.28
-         / 0.60 / 0.43x LinUCB), no false cut on the stationary low-mean
-         stream (0 of 50); on 50 other seeds 1.18 / 1.06 / 0.90x; with
-         every mean scaled by 0.7 or 0.5 (one-off) 1.27-1.36x on Problems
-         1-2 and 0.86-0.90x on 3 (POOLED 1.51-1.96x). Its two parts
-         apart: the per-arm scale alone 1.96 / 1.49 / 1.24x (the pooled
-         scale, the played arm's spread, is below a rarely played noisier
-         arm's: a plug-in that under-explores), the ridge term alone 1.25
-         / 1.07 / 1.21x, the ridge term and the per-arm scale without
-         R_pool 1.54 / 1.24 / 0.86x. `make agnostic` (10 seeds): geometric
-         mean 1.16 to 1.11, worst 22.4 to 18.1; better: the two-armed
-         sinusoids 1.84 to 1.52-1.53, level-scale 22.4 to 18.1,
-         level-intercept 5.4 to 4.7, the covariate shifts 1.00 to
-         0.80-0.88; worse: rotation 1.40 to 1.58 and sin-slow 1.81 to 2.05
-         (30 seeds: +2% and +0%, noise); the rest within their standard
-         errors. The per-arm scale alone moves no Gaussian problem (R told
-         exactly there); the ridge term does. cut AUTO against FULL (the 0.3.0
-         policy), on the 18 problems before the random walk and the
-         subspace turn joined: geometric mean 1.26 against 1.40, no
-         problem worse;
-         the fixed-arm problems gain (two-armed sinusoids 1.81-1.84
+         drifting and stationary problems (0.6.0, 10 seeds): geometric
+         mean 0.98, worst 18.1 (level-scale); theta fixed (stationary,
+         covariate shift, Student-t noise) 0.80-1.01; Besson et al.'s
+         Problems 1-3 told R = 0.5, 0.86 / 0.91 / 0.82x GLR-klUCB, no
+         false cut on the stationary low-mean stream (0 of 50). It fails
+         where only the reward's level moves with fresh contexts
+         (level-scale 18.1x LinUCB): it forgets what changes no decision;
+         see bench/README.md, section "The drift-agnostic default".
+         noise_estimate LOCAL against POOLED (0.5.0), alone: Besson 1.20 /
+         1.11 / 0.88x GLR-klUCB against 1.56 / 1.34 / 1.58x; the 24
+         problems' geometric mean 1.16 to 1.11 (the ridge term moves the
+         Gaussian problems, the per-arm scale none: R is told exactly
+         there); the per-arm scale alone 1.96 / 1.49 / 1.24x on Besson
+         (the cap R_pool is what helps: rarely played arms are noisier
+         than the played one, a plug-in that under-explores them), the
+         ridge term alone 1.25 / 1.07 / 1.21x. The longest estimator on a
+         fixed arm set, alone: the two-armed sinusoids 1.84 / 1.84 / 1.81
+         to 1.41 / 1.41 / 1.05, level-intercept 5.42 to 2.04, Besson 1.21
+         / 1.16 / 1.54x, no fresh-context problem moved; with LOCAL the
+         sinusoids 0.93-0.95 and level-intercept 1.33. cut AUTO against
+         FULL (the 0.3.0 policy), on the 18 problems before the random
+         walk and the subspace turn joined: geometric mean 1.26 against
+         1.40, no problem worse; the fixed-arm problems gain (two-armed sinusoids 1.81-1.84
          against 2.15-3.28, level-intercept 5.4 against 13.8; Besson et
          al.'s Problems 1-3 1.56 / 1.34 / 1.58x GLR-klUCB against 1.94 /
          1.79 / 1.78x). DIRECTION on every problem (fresh contexts too):
