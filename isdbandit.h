@@ -524,7 +524,13 @@
 
    ADAPTIVE
       Paper: none; this library's design, the policy to use when the drift
-         is unknown. Its estimators are D-LinUCB's and LinUCB's.
+         is unknown. Its estimators are D-LinUCB's and LinUCB's. The
+         per-arm noise scale (NOISE_LOCAL) follows the variance-aware
+         linear bandits (Zhou, Gu, Szepesvari, COLT 2021, weighted OFUL;
+         Zhang et al., NeurIPS 2021, VOFUL; Kim et al. 2022; Zhao et al.
+         2023) in spirit only: it plugs the sandwich variance of x.theta
+         (White, Econometrica 1980) into OFUL's width instead of
+         reweighting the regression, and keeps no guarantee of theirs.
       Algorithm: needs no horizon, window, discount or variation budget:
          only the ridge lambda and the noise scale R, as LinUCB. It keeps
          n estimators that all learn from every observation (full
@@ -583,15 +589,40 @@
                      and the directional cuts do the forgetting: there the
                      memory that best predicts the played arm is shorter
                      than the one that decides best.
-         Widths: with noise_estimate (default) R in every width is the
-         smaller of R and sqrt(s2) (1 + sqrt(2 ln(1/delta) / w)), s2 the
-         test's noise variance and w its discounted count (from w >=
-         min_memory): rewards in [0, 1] told R = 0.5 but with a smaller
-         spread (low-mean Bernoulli) are not over-explored. The bound is a
-         plug-in, not a confidence bound on the noise: with it the width
-         keeps its guarantee only while sqrt(s2) times that factor is at
-         least the true sub-Gaussian scale (s2 carries the best memory's
-         own error on top of the noise, which errs on the safe side).
+         Widths: with noise_estimate LOCAL (default) arm x's index is
+           x.theta + alpha (R_x B ||x||_w + lambda S |V^-1 x|),
+         ||x||_w = ||V^-1 x||_{Vt} (a discounted estimator: D-LinUCB's) or
+         ||x||_{V^-1} (the unbounded one), B the self-normalised radius
+         (D-LinUCB's beta_n or LinUCB's log-det one, without S), and
+           R_x = min(R, R_pool, sqrt(v_x) (1 + sqrt(2 ln(1/delta) / n_x)))
+         (the last term once n_x >= min_memory): v_x = ||V^-1 x||^2_W /
+         ||x||^2_{V^-1}, W = lambda R^2 I + sum e^2 x x^T (each estimator's
+         own error e on each observation before learning it, with its
+         discount), is the errors' mean square along x, shrunk towards R^2
+         with lambda's weight (with one-hot arms (lambda R^2 + sum e^2) /
+         (lambda + n) over the arm's n observations), and n_x = |x|^2 /
+         ||x||^2_{V^-1} - lambda the observations along x; R_pool =
+         sqrt(s2) (1 + sqrt(2 ln(1/delta) / w)), s2 the test's noise
+         variance over its w discounted observations (from w >=
+         min_memory; POOLED's scale). What the width still guarantees:
+         the ridge term lambda S |V^-1 x| bounds the ridge's bias |lambda
+         x^T V^-1 theta| for ||theta|| <= S (Cauchy-Schwarz; it is at most
+         OFUL's sqrt(lambda) S ||x||_{V^-1}, since V >= lambda I), so with
+         R_x = R the index is OFUL's (D-LinUCB's) upper confidence bound,
+         only tighter, at level 1 - delta. R_pool and sqrt(v_x) (...) are
+         plug-ins, not confidence bounds on the noise: the index keeps
+         that guarantee while R_x is at least the noise's sub-Gaussian
+         scale along x (e carries the estimator's own error on top of the
+         noise, which errs on the safe side; R_pool, the best memory's
+         error pooled over all observations, can fall below the scale of
+         a noisier arm that is rarely played). Rewards in [0, 1] told R =
+         0.5 (R_x then about the arm's Bernoulli spread sqrt(mu (1 -
+         mu))) are not over-explored where the spread is small. POOLED
+         (0.5.0's default) uses R_x = min(R, R_pool) for every arm and
+         OFUL's ridge term; OFF uses R. In float W is a plain sum, without
+         the compensation V and b carry: the unbounded estimator's W stops
+         growing like any plain float Gram sum (about 1% short after 10^7
+         unit-norm updates), so R_x errs low by about half that there.
          A discounted estimator's factor follows by rank-one steps after
          scaling by sqrt(gamma); the (1 - gamma) lambda I padding enters at
          its refactorisation from the exact Gram sum, every min(refresh,
@@ -603,7 +634,7 @@
       Defaults: lambda 1, R 1, delta 0.01, S 1, L 1, alpha 1, min_memory
          0 = max(16, 2 d), max_memory 0 = max(4096, min_memory), threshold
          3.5, play_threshold 2, refresh 0 = max(4 d, 256), noise_estimate
-         1, cut ISDB_ADAPTIVE_CUT_AUTO.
+         ISDB_ADAPTIVE_NOISE_LOCAL, cut ISDB_ADAPTIVE_CUT_AUTO.
       Getters: isdb_adaptive_n_estimators, _played (the index select
          plays) and _estimator (its memory 1/(1 - gamma), 0 undiscounted;
          gamma; observations held; effective memory min(memory, held));
@@ -624,26 +655,43 @@
          --adaptive`, K = 10, 2026-11-27, select + update): 4.0-4.2x,
          5.1-5.2x, 4.2-4.6x LinUCB's at d = 2, 10, 50 (6.6-7.2x,
          9.0-9.2x, 9.3-9.6x one estimator at a time); issue 24's 4x fails.
+         NOISE_LOCAL adds O(d^2) per estimator to the update (W) and a
+         back substitution and one or two quadratic forms per arm to
+         select (every arm's V^-1 x), and per arm four square roots and
+         three divisions: measured 2026-11-27 (2 cores shared, two passes
+         each, POOLED's build beside it; K = 10) select 8x POOLED's at d
+         = 2 (about 620 against 75 ns) and 3.1-3.4x at d = 10 and 50,
+         update 1.05-1.15x, 1.13-1.2x and 1.15-1.3x at d = 2, 10, 50; the
+         step 6.7-7.6x and 6.1-6.9x LinUCB's at d = 10 and 50 (POOLED
+         5.7-6.1x and 4.5-4.8x).
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
-         estimator in float), 16 hashes; no ring of past observations.
+         estimator in float; d^2 more per estimator with NOISE_LOCAL, W),
+         16 hashes; no ring of past observations.
       Differs from the paper: no paper.
       Measured: regret / the best tuned policy on `make agnostic`'s 24
-         drifting and stationary problems: worst 22.4 (level-scale),
-         geometric mean 1.07, theta fixed (stationary, covariate shift,
-         Student-t noise) 1.00-1.02; it fails where only
-         the reward's level moves with fresh contexts (level-scale 22.4x
-         LinUCB; level-intercept, a fixed arm set, 2.0x): it forgets what
-         changes no decision; see bench/README.md, section "The
-         drift-agnostic default". The longest estimator played on a
-         fixed arm set (0.5.1): the two-armed sinusoids 1.41 / 1.41 /
-         1.05 against 1.84 / 1.84 / 1.81, level-intercept 2.04 against
-         5.42, Besson et al.'s Problems 1-3 1.21 / 1.16 / 1.54x
-         GLR-klUCB against 1.56 / 1.34 / 1.58x; no fresh-context problem
-         moved. cut AUTO against FULL (the 0.3.0
-         policy), on the 18 problems before the random walk and the
-         subspace turn joined: geometric mean 1.26 against 1.40, no
-         problem worse;
-         the fixed-arm problems gain (two-armed sinusoids 1.81-1.84
+         drifting and stationary problems (0.6.0, 10 seeds): geometric
+         mean 0.98, worst 18.1 (level-scale); theta fixed (stationary,
+         covariate shift, Student-t noise) 0.80-1.01; Besson et al.'s
+         Problems 1-3 told R = 0.5, 0.86 / 0.91 / 0.82x GLR-klUCB, no
+         false cut on the stationary low-mean stream (0 of 50). It fails
+         where only the reward's level moves with fresh contexts
+         (level-scale 18.1x LinUCB): it forgets what changes no decision;
+         see bench/README.md, section "The drift-agnostic default".
+         noise_estimate LOCAL against POOLED (0.5.0), alone: Besson 1.20 /
+         1.11 / 0.88x GLR-klUCB against 1.56 / 1.34 / 1.58x; the 24
+         problems' geometric mean 1.16 to 1.11 (the ridge term moves the
+         Gaussian problems, the per-arm scale none: R is told exactly
+         there); the per-arm scale alone 1.96 / 1.49 / 1.24x on Besson
+         (the cap R_pool is what helps: rarely played arms are noisier
+         than the played one, a plug-in that under-explores them), the
+         ridge term alone 1.25 / 1.07 / 1.21x. The longest estimator on a
+         fixed arm set, alone: the two-armed sinusoids 1.84 / 1.84 / 1.81
+         to 1.41 / 1.41 / 1.05, level-intercept 5.42 to 2.04, Besson 1.21
+         / 1.16 / 1.54x, no fresh-context problem moved; with LOCAL the
+         sinusoids 0.93-0.95 and level-intercept 1.33. cut AUTO against
+         FULL (the 0.3.0 policy), on the 18 problems before the random
+         walk and the subspace turn joined: geometric mean 1.26 against
+         1.40, no problem worse; the fixed-arm problems gain (two-armed sinusoids 1.81-1.84
          against 2.15-3.28, level-intercept 5.4 against 13.8; Besson et
          al.'s Problems 1-3 1.56 / 1.34 / 1.58x GLR-klUCB against 1.94 /
          1.79 / 1.78x). DIRECTION on every problem (fresh contexts too):
@@ -1320,11 +1368,21 @@
              kernels where the CPU has them (same bits;
              ISDB_NO_AVX2_DISPATCH leaves them out). Snapshots of 0.2.0's
              adaptive, D-LinUCB and default ISD configs are refused.
-      0.5.1  adaptive with cut AUTO plays its longest estimator while
-             the played features recur (a fixed arm set); the directional
-             cuts do the forgetting there. A float build compiles warning-
-             free under clang++ (the double-only config_init stubs return
-             a pointer).
+      0.4.0's ISD are refused.
+      next   adaptive's widths: noise_estimate is an isdb_adaptive_noise,
+             default ISDB_ADAPTIVE_NOISE_LOCAL (each arm's own noise scale
+             and the ridge term lambda S |V^-1 x|); 1 (POOLED) is 0.5.0's,
+             and ISD's learner keeps it (same bits). Snapshots of 0.5.0's
+             default adaptive config are refused (config differs); a
+             LOCAL snapshot carries W (d^2 reals per estimator).
+      0.4.0  adaptive's cut (config field cut, default
+             ISDB_ADAPTIVE_CUT_AUTO: with a fixed arm set a change is
+             forgotten along its direction only; ISDB_ADAPTIVE_CUT_FULL is
+             0.3.0's); ISD's select forms x.beta_inv and U_res^T x in the
+             pass that interleaves the arms, and a float select forms its
+             dots in the AVX2 solve (same bits); the input check reads
+             vectors. Snapshots of 0.3.0's adaptive and of ISD with the
+             ADAPTIVE learner are refused.
       0.5.0  ISD's block test allows the drift that the fitted basis's
              error leaks into a block (isdb_isd_options field
              basis_error, default 1; 0 is 0.4.0's test, which treats the
@@ -1334,14 +1392,17 @@
              (ADAPTIVE learner) report the right mean and bonus for d > 1
              (they read select's interleaved scratch). Snapshots of
              0.4.0's ISD are refused.
-      0.4.0  adaptive's cut (config field cut, default
-             ISDB_ADAPTIVE_CUT_AUTO: with a fixed arm set a change is
-             forgotten along its direction only; ISDB_ADAPTIVE_CUT_FULL is
-             0.3.0's); ISD's select forms x.beta_inv and U_res^T x in the
-             pass that interleaves the arms, and a float select forms its
-             dots in the AVX2 solve (same bits); the input check reads
-             vectors. Snapshots of 0.3.0's adaptive and of ISD with the
-             ADAPTIVE learner are refused.
+      0.6.0  adaptive's widths: noise_estimate is an isdb_adaptive_noise,
+             default ISDB_ADAPTIVE_NOISE_LOCAL (each arm's own noise scale
+             and the ridge term lambda S |V^-1 x|); 1 (POOLED) is 0.5.0's.
+             ISD's ADAPTIVE learner takes the same default. With cut AUTO
+             adaptive plays its longest estimator while the played
+             features recur (a fixed arm set); the directional cuts do the
+             forgetting there. Snapshots of 0.5.0's default adaptive and
+             ISD configs are refused (config differs); a LOCAL snapshot
+             carries W (d^2 reals per estimator). A float build compiles
+             warning-free under clang++ (the double-only config_init
+             stubs return a pointer).
 */
 
 #ifndef ISDBANDIT_H
@@ -1351,9 +1412,9 @@
 #include <stdint.h>
 
 #define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 5
-#define ISDB_VERSION_PATCH 1
-#define ISDB_VERSION_STRING "0.5.1"
+#define ISDB_VERSION_MINOR 6
+#define ISDB_VERSION_PATCH 0
+#define ISDB_VERSION_STRING "0.6.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -2357,6 +2418,16 @@ typedef enum isdb_adaptive_cut {
     ISDB__ADAPTIVE_CUT_FORCE_INT = 0x7fffffff
 } isdb_adaptive_cut;
 
+/* The noise scale in the widths (isdb_adaptive_config.noise_estimate). */
+typedef enum isdb_adaptive_noise {
+    ISDB_ADAPTIVE_NOISE_OFF = 0,    /* R */
+    ISDB_ADAPTIVE_NOISE_POOLED = 1, /* the smaller of R and a bound from the errors pooled over every
+                                       observation (0.5.0's default; ISD's learner) */
+    ISDB_ADAPTIVE_NOISE_LOCAL = 2,  /* default: per arm, the smaller of R and a bound from the errors of
+                                       the observations along the arm's direction */
+    ISDB__ADAPTIVE_NOISE_FORCE_INT = 0x7fffffff
+} isdb_adaptive_noise;
+
 typedef struct isdb_adaptive_config {
     int d, max_arms;
     /* lambda, R, delta, S, L and alpha: the ranges of isdb_linucb_config */
@@ -2370,8 +2441,8 @@ typedef struct isdb_adaptive_config {
     isdb_real threshold;      /* z at which the change test cuts the memory, > 0, finite; default 3.5 */
     isdb_real play_threshold; /* z at which a shorter memory is played, >= 0, finite; default 2 */
     int refresh;           /* refactorise every this many updates, >= 0; 0 means max(4 d, 256) */
-    int noise_estimate;    /* 1 (default): the widths use the smaller of R and a bound on the noise
-                              scale from the estimators' errors; 0: R */
+    int noise_estimate;    /* an isdb_adaptive_noise: the noise scale in the widths; default
+                              ISDB_ADAPTIVE_NOISE_LOCAL */
     int cut;               /* an isdb_adaptive_cut; default ISDB_ADAPTIVE_CUT_AUTO */
 } isdb_adaptive_config;
 
@@ -2384,6 +2455,8 @@ typedef struct isdb__adaptive_est {
     isdb_real log_gamma; /* ln gamma: each discounted step adds d ln gamma to ln det V */
     isdb__ridge ridge;
     isdb_real *Vt;   /* the gamma^2-discounted Gram sum of D-LinUCB's width; NULL if unbounded */
+    isdb_real *W;    /* NOISE_LOCAL: lambda R^2 I + the gamma-discounted sum of e^2 x x^T, e its own
+                        prediction error of each observation; NULL otherwise */
 } isdb__adaptive_est;
 
 typedef struct isdb_adaptive {
@@ -2413,7 +2486,10 @@ ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config 
 ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol);
 /* The estimate theta (d) of the memory select plays from. */
 ISDB_API void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta);
-/* beta of the next round, alpha included. */
+/* beta of the next round, alpha included: alpha (sqrt(lambda) S + R' B)
+   with R' = min(R, R_pool) (OFF: R). With NOISE_LOCAL each arm's width
+   has its own, smaller factor (R_x B and the ridge term lambda S |V^-1
+   x|, header manual), at most this beta times ||x||_w. */
 ISDB_API isdb_real isdb_adaptive_beta(const isdb_adaptive *pol);
 /* *mean = x.theta, *bonus = beta ||x||_{V^-1}; either may be NULL. */
 ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
@@ -2630,8 +2706,9 @@ typedef enum isdb_isd_learner {
     ISDB_ISD_RES_WINDOW = 1,   /* ridge on the last `window` rows */
     ISDB_ISD_RES_DISCOUNT = 2, /* weights gamma^age, D-LinUCB's width */
     ISDB_ISD_RES_ADAPTIVE = 3, /* the adaptive policy's estimators and change test on the residual
-                                  coordinates (ISD's R, S, L..., memories resolved for d): drift-agnostic
-                                  (default); with p_inv = 0 it is isdb_adaptive on x itself */
+                                  coordinates (ISD's R, S, L..., memories resolved for d; every other
+                                  field the adaptive default): drift-agnostic (default); with p_inv = 0
+                                  it is isdb_adaptive on x itself */
     ISDB__ISD_LEARNER_FORCE_INT = 0x7fffffff
 } isdb_isd_learner;
 
@@ -9186,7 +9263,7 @@ ISDB__COLD isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     c.alpha = 1;
     c.threshold = 3.5;
     c.play_threshold = 2;
-    c.noise_estimate = 1;
+    c.noise_estimate = ISDB_ADAPTIVE_NOISE_LOCAL;
     return c;
 }
 
@@ -9224,7 +9301,8 @@ ISDB__COLD isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cf
           isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
           isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
           isdb__want_count(why, cfg->refresh, "refresh") &&
-          isdb__want_flag(why, cfg->noise_estimate, "noise_estimate") &&
+          isdb__want_int(why, cfg->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,
+                         ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise") &&
           isdb__want_int(why, cfg->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL,
                          "an isdb_adaptive_cut")))
         return ISDB_ERR_INVALID_ARG;
@@ -9256,6 +9334,7 @@ ISDB__COLD_PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, i
         e->log_gamma = isdb__log(e->gamma);
         isdb__ridge_layout(&e->ridge, &a, c->d, 1);
         e->Vt = e->memory ? isdb__take_f64(&a, c->d * c->d) : NULL;
+        e->W = c->noise_estimate == ISDB_ADAPTIVE_NOISE_LOCAL ? isdb__take_f64(&a, c->d * c->d) : NULL;
         e->ridge.lambda = c->lambda;
         e->ridge.refresh = e->memory ? isdb__min_int(c->refresh, isdb__max_int(c->d, e->memory / 2)) : c->refresh;
     }
@@ -9273,34 +9352,95 @@ ISDB__PRIVATE isdb__adaptive_est *isdb__adaptive_played(const isdb_adaptive *p) 
 
 ISDB__PRIVATE isdb_real isdb__adaptive_noise2(const isdb_adaptive *p);
 
-/* The noise scale in the widths: R, or with noise_estimate the smaller of
-   R and sqrt(s2) (1 + sqrt(2 ln(1/delta) / w)), s2 the test's noise
-   variance (the smallest long-run mean squared error of any memory) over
-   w discounted observations, once w >= min_memory. */
+/* W's prior lambda R^2 I: the noise variance R^2 in every direction, with
+   the ridge's weight lambda. */
+ISDB__PRIVATE isdb_real isdb__adaptive_w_prior(const isdb_adaptive_config *c) { return c->lambda * c->R * c->R; }
+
+/* The noise scale in the widths: R, or with noise_estimate POOLED or
+   LOCAL the smaller of R and sqrt(s2) (1 + sqrt(2 ln(1/delta) / w)), s2
+   the test's noise variance (the smallest long-run mean squared error of
+   any memory) over w discounted observations, once w >= min_memory. */
 ISDB__PRIVATE isdb_real isdb__adaptive_R(const isdb_adaptive *p) {
     const isdb_adaptive_config *c = &p->cfg;
     isdb_real w = p->_err[p->n_est], r;
-    if (!c->noise_estimate || w < (isdb_real)c->min_memory) return c->R;
+    if (c->noise_estimate == ISDB_ADAPTIVE_NOISE_OFF || w < (isdb_real)c->min_memory) return c->R;
     r = isdb__sqrt(isdb__adaptive_noise2(p)) * (1 + isdb__sqrt(2 * isdb__log(1 / c->delta) / w));
     return r < c->R ? r : c->R;
 }
 
-/* A discounted estimator plays D-LinUCB's index (its width ||V^-1 x||_{Vt}
-   and beta_n with n = count), the unbounded one LinUCB's (log-det width). */
-isdb_real isdb_adaptive_beta(const isdb_adaptive *p) {
+/* The played estimator's beta for noise scale R and bound S, without
+   alpha: sqrt(lambda) S + R B, B the self-normalised radius (a discounted
+   estimator D-LinUCB's beta_n with n = count, the unbounded one LinUCB's
+   log-det radius); (R, S) = (1, 0) gives B, (0, S) sqrt(lambda) S, each
+   exactly. */
+ISDB__PRIVATE isdb_real isdb__adaptive_beta_R(const isdb_adaptive *p, isdb_real R, isdb_real S) {
     const isdb_adaptive_config *c = &p->cfg;
     const isdb__adaptive_est *e = isdb__adaptive_played(p);
-    isdb_real R = isdb__adaptive_R(p);
-    isdb_real beta = e->Vt ? isdb__discounted_beta(c->d, (isdb_real)e->count, e->gamma, c->lambda, c->delta, R, c->S, c->L)
-                        : isdb__width(ISDB_WIDTH_LOGDET, c->d, 0, c->lambda, c->delta, R, c->S, c->L,
-                                      e->ridge.logdet);
-    return c->alpha * beta;
+    return e->Vt ? isdb__discounted_beta(c->d, (isdb_real)e->count, e->gamma, c->lambda, c->delta, R, S, c->L)
+                 : isdb__width(ISDB_WIDTH_LOGDET, c->d, 0, c->lambda, c->delta, R, S, c->L, e->ridge.logdet);
+}
+
+/* A discounted estimator plays D-LinUCB's index (its width ||V^-1 x||_{Vt}
+   and beta_n with n = count), the unbounded one LinUCB's (log-det width).
+   With NOISE_LOCAL each arm's noise scale is its own (at most R, the
+   scale this beta takes). */
+isdb_real isdb_adaptive_beta(const isdb_adaptive *p) {
+    return p->cfg.alpha * isdb__adaptive_beta_R(p, isdb__adaptive_R(p), p->cfg.S);
+}
+
+/* NOISE_LOCAL's index of every arm (isdb__discounted_ucb_all's, eight
+   arms a pass): x.theta + alpha (S_part + R_x B) ||x||_w, ||x||_w =
+   ||V^-1 x||_{Vt} (discounted) or ||x||_{V^-1} (unbounded), and R_x the
+   smaller of R and sqrt(v_x) (1 + sqrt(2 ln(1/delta) / n_x)): v_x =
+   ||V^-1 x||^2_W / ||x||^2_{V^-1}, the errors' mean square along x (the
+   sandwich variance of x.theta over its ridge value; with one-hot arms
+   (lambda R^2 + sum e^2) / (lambda + n) over the arm's n observations),
+   and n_x = |x|^2 / ||x||^2_{V^-1} - lambda the observations along x;
+   R_x = R while n_x < min_memory. */
+ISDB__PRIVATE int isdb__adaptive_local_ucb_all(isdb_adaptive *p, const isdb_real *X, int n_arms, isdb_real *out) {
+    const isdb_adaptive_config *c = &p->cfg;
+    isdb__adaptive_est *e = isdb__adaptive_played(p);
+    isdb__ridge *r = &e->ridge;
+    const int d = r->d;
+    const isdb_real b = isdb__adaptive_beta_R(p, 1, 0), bias = c->lambda * c->S, pooled = isdb__adaptive_R(p);
+    const isdb_real l2 = 2 * isdb__log(1 / c->delta);
+    isdb_real best_value = 0, mean[ISDB__LANES8], norm2[ISDB__LANES8], qw[ISDB__LANES8], qt[ISDB__LANES8];
+    const isdb_real *rows[ISDB__LANES8];
+    int k, a, m, i, best = 0;
+    for (k = 0; k < n_arms; k += m) {
+        m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
+        isdb__lanes8_fwd_solve_dots(d, r->L, r->inv_diag, rows, r->block, r->z, mean, norm2);
+        isdb__lanes8_back_solve(d, r->L, r->inv_diag, r->block); /* u = V^-1 x */
+        isdb__lanes8_sym_form(d, e->W, r->block, qw);
+        if (e->Vt) isdb__lanes8_sym_form(d, e->Vt, r->block, qt);
+        for (a = 0; a < m; ++a) {
+            isdb_real rx = pooled, v, n_x, q = e->Vt ? qt[a] : norm2[a], uu = 0;
+            if (norm2[a] > 0) {
+                n_x = isdb__dot(d, rows[a], rows[a]) / norm2[a] - c->lambda;
+                if (n_x >= (isdb_real)c->min_memory) {
+                    isdb_real vx = qw[a] / norm2[a];
+                    vx = isdb__sqrt(vx > 0 ? vx : 0) * (1 + isdb__sqrt(l2 / n_x));
+                    if (vx < rx) rx = vx;
+                }
+            }
+            for (i = 0; i < d; ++i) uu += r->block[i * ISDB__LANES8 + a] * r->block[i * ISDB__LANES8 + a];
+            v = mean[a] + c->alpha * (rx * b * isdb__sqrt(q > 0 ? q : 0) + bias * isdb__sqrt(uu));
+            if (out) out[k + a] = v;
+            if (k + a == 0 || v > best_value) {
+                best_value = v;
+                best = k + a;
+            }
+        }
+    }
+    return best;
 }
 
 ISDB__PRIVATE int isdb__adaptive_ucb_all(isdb_adaptive *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb__adaptive_est *e = isdb__adaptive_played(p);
     isdb__ridge *r = &e->ridge;
-    isdb_real beta = isdb_adaptive_beta(p);
+    isdb_real beta;
+    if (e->W) return isdb__adaptive_local_ucb_all(p, X, n_arms, out);
+    beta = isdb_adaptive_beta(p);
     if (!e->Vt) return isdb__ridge_ucb_all(r, X, n_arms, beta, out);
     return isdb__discounted_ucb_all(r->d, r->L, r->inv_diag, r->z, e->Vt, r->block, X, n_arms, beta, out);
 }
@@ -9409,6 +9549,28 @@ ISDB__PRIVATE int isdb__gram_inflate(int d, isdb_real *M, isdb_real lambda, cons
     return 1;
 }
 
+/* W's share of a directional cut: with G = V - lambda I, u^T G u = g_uu
+   before the cut and g_uu / (1 + tau g_uu) after it (isdb__gram_inflate),
+   so W - prior I loses the same share along u (W - f (W_G u)(W_G u)^T,
+   W_G = W - prior I, f = tau g_uu / (a (1 + tau g_uu)) with a = u^T W_G
+   u: u^T W_G u falls to a / (1 + tau g_uu), and W_G stays positive
+   semi-definite since f a < 1): the errors' mean square along u is
+   kept, the evidence behind it shrinks with the count. wu: d scratch. */
+ISDB__PRIVATE int isdb__adaptive_w_along(int d, isdb_real *W, isdb_real prior, const isdb_real *u, isdb_real tau,
+                                         isdb_real g_uu, isdb_real *wu) {
+    int i, j;
+    isdb_real a, f;
+    isdb__sym_lower_matvec(d, W, u, wu);
+    for (i = 0; i < d; ++i) wu[i] -= prior * u[i];
+    a = isdb__dot(d, u, wu);
+    if (!(a > 0) || !(g_uu > 0)) return 1; /* nothing along u to shrink */
+    f = tau * g_uu / (a * (1 + tau * g_uu));
+    if (!isdb__finite(f) || !isdb__finite(f * isdb__dot(d, wu, wu))) return 0;
+    for (i = 0; i < d; ++i)
+        for (j = 0; j <= i; ++j) W[i * d + j] -= f * wu[i] * wu[j];
+    return 1;
+}
+
 /* A directional cut of estimator k by the shorter i. The direction in
    which i's recent observations (their Gram sum G_i = V_i - lambda I)
    say theta moved is u = g / |g|, g = G_i (theta_i - theta_k); k's
@@ -9424,8 +9586,8 @@ ISDB__PRIVATE int isdb__adaptive_cut_along(isdb_adaptive *p, int i, int k) {
     isdb__adaptive_est *ei = &p->_est[i], *ek = &p->_est[k];
     isdb__ridge *r = &ek->ridge;
     /* scratch: k's ridge's eight-lane block (select's, 8 d) */
-    isdb_real *theta_i = r->block, *theta_k = theta_i + d, *g = theta_k + d, *u = g + d, *gu = u + d;
-    isdb_real norm, ugu, tau = ISDB__ADAPTIVE_CUT_VARIANCE / lambda;
+    isdb_real *theta_i = r->block, *theta_k = theta_i + d, *g = theta_k + d, *u = g + d, *gu = u + d, *wu = gu + d;
+    isdb_real norm, ugu, tau = ISDB__ADAPTIVE_CUT_VARIANCE / lambda, g_uu = 0;
     int a;
     isdb__ridge_theta(&ei->ridge, theta_i);
     isdb__ridge_theta(r, theta_k);
@@ -9445,10 +9607,15 @@ ISDB__PRIVATE int isdb__adaptive_cut_along(isdb_adaptive *p, int i, int k) {
     isdb__zero(d * d, r->V_lo);
     isdb__zero(d, r->b_lo);
 #endif
+    if (ek->W) {
+        isdb__sym_lower_matvec(d, r->V, u, gu);
+        g_uu = isdb__dot(d, u, gu) - lambda;
+    }
     /* from here on a failure leaves k to the full cut, which replaces all
        of its state */
     if (!isdb__gram_inflate(d, r->V, lambda, u, tau, gu) ||
-        (ek->Vt && !isdb__gram_inflate(d, ek->Vt, lambda, u, tau, gu)))
+        (ek->Vt && !isdb__gram_inflate(d, ek->Vt, lambda, u, tau, gu)) ||
+        (ek->W && !isdb__adaptive_w_along(d, ek->W, isdb__adaptive_w_prior(&p->cfg), u, tau, g_uu, wu)))
         return 0;
     isdb__sym_lower_matvec(d, r->V, theta_k, r->b);
     /* V >= lambda I factors; should rounding say otherwise, the full cut
@@ -9478,6 +9645,7 @@ ISDB__PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
         if (!along || !isdb__adaptive_cut_along(p, i, k)) {
             isdb__ridge_copy(&p->_est[i].ridge, &p->_est[k].ridge);
             if (p->_est[k].Vt) isdb__copy(p->cfg.d * p->cfg.d, p->_est[i].Vt, p->_est[k].Vt);
+            if (p->_est[k].W) isdb__copy(p->cfg.d * p->cfg.d, p->_est[i].W, p->_est[k].W);
             p->_est[k].count = isdb__min_int(p->_est[i].count, p->_est[i].memory);
         }
         for (a = 0; a < k; ++a) {
@@ -9821,6 +9989,28 @@ ISDB__PRIVATE void isdb__adaptive_grams(int d, isdb_real *ISDB__RESTRICT V, isdb
     }
 }
 
+/* W <- g W + e2 x x^T + pad I on the lower triangle (a row's values in
+   vectors where they build: the same operations lane by lane). */
+ISDB__PRIVATE void isdb__adaptive_w_add(int d, isdb_real *ISDB__RESTRICT W, const isdb_real *ISDB__RESTRICT x,
+                                        isdb_real e2, isdb_real g, isdb_real pad) {
+    int i, j;
+    for (i = 0; i < d; ++i) {
+        const isdb_real ex = e2 * x[i];
+        j = 0;
+#if defined(ISDB__VEC_LANES)
+        {
+            const isdb__vec exv = isdb__splat(ex), gv = isdb__splat(g);
+            for (; j + ISDB__VLEN <= i + 1; j += ISDB__VLEN) {
+                isdb__vec *w = (isdb__vec *)(W + i * d + j);
+                *w = gv * *w + exv * *(const isdb__vec *)(x + j);
+            }
+        }
+#endif
+        for (; j <= i; ++j) W[i * d + j] = g * W[i * d + j] + ex * x[j];
+        W[i * d + i] += pad;
+    }
+}
+
 /* Each estimator's isdb__ridge_add_discounted and its Vt's
    isdb__discount_gram, value for value: the Gram sums and b first, then
    the refactorisations that are due, then the rank-one steps of all the
@@ -9847,6 +10037,11 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
         isdb__adaptive_grams(d, r->V, e->Vt, x, g, (1 - g) * r->lambda, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
         for (i = 0; i < d; ++i) r->b[i] = g * r->b[i] + y * x[i];
 #endif
+        if (e->W) {
+            isdb_real err = y - p->_pred[k];
+            isdb__adaptive_w_add(d, e->W, x, err * err < ISDB__SQRT_HUGE ? err * err : ISDB__SQRT_HUGE, g,
+                                 (1 - g) * isdb__adaptive_w_prior(&p->cfg));
+        }
         if (e->count < INT_MAX) ++e->count;
         if (r->refresh > 0 && ++r->since_refresh >= r->refresh) {
             r->since_refresh = 0;
@@ -9921,6 +10116,10 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
         if (e->Vt)
             isdb__dlinucb_check_vt(s, r.V, isdb__ser_view_real(s, e->Vt, c->d * c->d), c->d,
                                    c->lambda * (1 - ISDB__SER_TOL), c->lambda);
+        /* W: a lower-stored Gram matrix of at least its prior */
+        if (e->W)
+            isdb__ser_check_gram(s, isdb__ser_view_real(s, e->W, c->d * c->d), c->d, c->d, 0,
+                                 isdb__adaptive_w_prior(c) * (1 - ISDB__SER_TOL), ISDB__REAL_MAX);
     }
     isdb__ser_real(s, p->_pred, n);
     /* The error sums' weight is a discounted count, below 1 / (1 - g). */
@@ -9942,6 +10141,7 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
     for (k = 0; k < n; ++k) {
         isdb__ridge_reset(&p->_est[k].ridge);
         if (p->_est[k].Vt) isdb__identity(p->cfg.d, p->_est[k].Vt, p->cfg.lambda);
+        if (p->_est[k].W) isdb__identity(p->cfg.d, p->_est[k].W, isdb__adaptive_w_prior(&p->cfg));
         p->_est[k].count = 0;
     }
     p->played = n - 1;

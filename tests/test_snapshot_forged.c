@@ -21,6 +21,9 @@
 
 #include "cases.h"
 
+/* W's prior lambda R^2 (before R names the size of a real below). */
+static isdb_real adaptive_w_prior(const isdb_adaptive_config *c) { return c->lambda * c->R * c->R; }
+
 #define CAP (1 << 20)
 #define R ((size_t)sizeof(isdb_real))
 #define WARMUP 20
@@ -214,6 +217,13 @@ static void forge_adaptive(isdb_policy *bp, size_t n, const char *label) {
     size_t at;
     forge_ridge(bp, n, &p->_est[0].ridge, 0, label);
     forge_gram(bp, n, find_reals(snap, n, p->_est[0].Vt, d * d, label), p->_est[0].Vt, d, label);
+    /* NOISE_LOCAL's error Gram sum W: a Gram matrix of at least its prior lambda R^2 I */
+    if (p->_est[0].W) {
+        at = find_reals(snap, n, p->_est[0].W, d * d, label);
+        forge_gram(bp, n, at, p->_est[0].W, d, label);
+        if (at && adaptive_w_prior(&p->cfg) > 0)
+            refused(bp, n, at, adaptive_w_prior(&p->cfg) / 2, label, "an error Gram sum below its prior");
+    }
     /* The change test's sums of squares are variances; pairs i >= j are unused and zero. */
     at = find_reals(snap, n, p->_sq, k * k, label);
     if (at) {
