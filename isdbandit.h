@@ -1368,13 +1368,6 @@
              kernels where the CPU has them (same bits;
              ISDB_NO_AVX2_DISPATCH leaves them out). Snapshots of 0.2.0's
              adaptive, D-LinUCB and default ISD configs are refused.
-      0.4.0's ISD are refused.
-      next   adaptive's widths: noise_estimate is an isdb_adaptive_noise,
-             default ISDB_ADAPTIVE_NOISE_LOCAL (each arm's own noise scale
-             and the ridge term lambda S |V^-1 x|); 1 (POOLED) is 0.5.0's,
-             and ISD's learner keeps it (same bits). Snapshots of 0.5.0's
-             default adaptive config are refused (config differs); a
-             LOCAL snapshot carries W (d^2 reals per estimator).
       0.4.0  adaptive's cut (config field cut, default
              ISDB_ADAPTIVE_CUT_AUTO: with a fixed arm set a change is
              forgotten along its direction only; ISDB_ADAPTIVE_CUT_FULL is
