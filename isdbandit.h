@@ -7675,7 +7675,7 @@ ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_
 
 /* The two parts of an arm's UCB, for the policies' explain getters. */
 ISDB__COLD_PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const isdb_real *x, isdb_real beta, isdb_real *mean,
-                                              isdb_real *bonus) {
+                                                   isdb_real *bonus) {
     isdb_result res;
     isdb_real n2;
     if (!x) return ISDB_ERR_INVALID_ARG;
@@ -7695,7 +7695,7 @@ ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
    follows): what they round away is at most about sum_t |y_t x_ti| <=
    ISDB_INPUT_MAX sqrt(t V_ii), however much b's sum cancels. */
 ISDB__COLD_PRIVATE void isdb__ser_check_carried_solve(isdb_ser *s, isdb__ser_view L, int d, isdb__ser_view z,
-                                                 isdb__ser_view b, isdb__ser_view V) {
+                                                      isdb__ser_view b, isdb__ser_view V) {
     isdb_real ymax = ISDB_INPUT_MAX * isdb__sqrt((isdb_real)s->t);
     int i, k;
     if (!isdb__ser_checking(s, z, b)) return;
@@ -8302,8 +8302,8 @@ isdb_real isdb_dlinucb_beta(const isdb_dlinucb *p) {
 /* The width ||V^-1 x||_{Vt} of one arm from w = L^-1 x (L the factor of V):
    u = L^-T w = V^-1 x into u (d), then sqrt(u^T Vt u) from Vt's lower
    triangle. */
-ISDB__COLD_PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *Vt,
-                                            const isdb_real *w, isdb_real *u) {
+ISDB__COLD_PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const isdb_real *inv_diag,
+                                                    const isdb_real *Vt, const isdb_real *w, isdb_real *u) {
     isdb_real q = 0;
     int i, j;
     isdb__tri_solve(d, L, inv_diag, 1, w, u);
@@ -8474,7 +8474,7 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const i
    is discounted by gamma): a lower-stored Gram matrix whose diagonal is
    V's or less. */
 ISDB__COLD_PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, isdb__ser_view Vt, int d, isdb_real lo,
-                                          isdb_real lambda) {
+                                               isdb_real lambda) {
     int i;
     isdb__ser_check_gram(s, Vt, d, d, 0, lo, lambda + isdb__ser_sum_cap(s->t));
     if (!isdb__ser_checking(s, V, Vt)) return;
@@ -8787,7 +8787,8 @@ void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta) { isdb__cop
    BOB
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound, isdb_bob_params *par) {
+ISDB__COLD isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound,
+                                             isdb_bob_params *par) {
     isdb_real Tf, h, n;
     int j;
     if (!par || d < 1 || T < 1 || !isdb__nonneg(R) || !isdb__positive(reward_bound)) return ISDB_ERR_INVALID_ARG;
@@ -12988,7 +12989,8 @@ void isdb_isd_radii(const isdb_isd *pol, double *r_inv, double *r_res) {
     if (r_res) *r_res = b;
 }
 
-ISDB__COLD isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, double *bonus_inv, double *bonus_res) {
+ISDB__COLD isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, double *bonus_inv,
+                                        double *bonus_res) {
     isdb_result r;
     double ri, rr, ni2, nr2, m;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
@@ -14964,7 +14966,7 @@ ISDB__PRIVATE isdb_result isdb__oam_update(isdb_policy *bp, int arm, const doubl
    factor's drift from G), and is zero before; an unfactored L is zero,
    as is its log-determinant. */
 ISDB__COLD_PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, isdb__ser_view L, isdb__ser_view b,
-                                            isdb__ser_view theta, int d, int factored, double logdet) {
+                                                 isdb__ser_view theta, int d, int factored, double logdet) {
     int i, j;
     if (!isdb__ser_checking(s, G, L) || !isdb__ser_checking(s, b, theta)) return;
     if (!factored) {
@@ -15834,7 +15836,7 @@ ISDB__COLD_PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *
    e; e = 0 in stage 1): the lower triangle of Sigma's (or M's, read from
    the snapshot) block on the support `sup`, zero elsewhere. */
 ISDB__COLD_PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isdb__ser_view Ab,
-                                        const unsigned char *sup, int e, isdb__ser_view M) {
+                                             const unsigned char *sup, int e, isdb__ser_view M) {
     int d = p->cfg.d, a, j;
     if (!sup || !isdb__ser_checking(s, Ab, Ab) || (!p->_sigma_mat && !M.at)) return;
     for (a = 0; a < d * d; ++a)
@@ -16086,7 +16088,7 @@ isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support) {
 }
 
 ISDB__COLD isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb_traceucb_estimator which,
-                               double *loss) {
+                                          double *loss) {
     int i, j, d;
     double *diff, *A, scale = 1.0;
     isdb_result r, res = ISDB_OK;
@@ -16116,8 +16118,9 @@ ISDB__COLD isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta
     return res;
 }
 
-ISDB__COLD isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *noise_var, const double *weights,
-                                            isdb_traceucb_objective objective, int *k) {
+ISDB__COLD isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *noise_var,
+                                                       const double *weights, isdb_traceucb_objective objective,
+                                                       int *k) {
     int i, t;
     if (!noise_var || !k || m < 1 || d < 1 || d > ISDB_MAX_DIM || n < 0) return ISDB_ERR_INVALID_ARG;
     if (objective != ISDB_TRACEUCB_MAX_LOSS && objective != ISDB_TRACEUCB_AVERAGE_LOSS) return ISDB_ERR_INVALID_ARG;
