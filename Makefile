@@ -258,7 +258,8 @@ $(addprefix $(BUILD)/$(1)/,$(WHITE_NAMES)): $(BUILD)/$(1)/%: tests/%.c $$(TEST_D
 	$$(Q)$(2) $(3) -O0 $$< -o $$@ $$(LIBS)
 endef
 $(eval $(call test_variant,gcc-c99,$(CC),-std=c99 $(WARN) $(OPT)))
-$(eval $(call test_variant,gcc-c11,$(CC),-std=c11 $(WARN) $(OPT)))
+# gcc-c11 also checks ISDB_NO_COLD_O1 (the cold code at the file's level).
+$(eval $(call test_variant,gcc-c11,$(CC),-std=c11 -DISDB_NO_COLD_O1 $(WARN) $(OPT)))
 $(eval $(call test_variant,clang-c99,clang,-std=c99 $(WARN) $(OPT)))
 $(eval $(call test_variant,clang-c11,clang,-std=c11 $(WARN) $(OPT)))
 # Single precision. The library (impl.o) keeps -Wdouble-promotion; the

@@ -75,11 +75,13 @@
                            calls a policy left out fails to link.
       ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
                            list), unless a policy compiled needs it.
-      Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 3) core, its
-      cores shared (make bench-compile; bench/README.md, "Compile time"):
-      the implementation file 7 s (ISD with what it needs 3.7 s of it),
-      ISDB_ONLY_LINUCB 1.1 s; a plain #include 0.07 s. Keep the
-      implementation in a file of its own.
+      Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core, its
+      cores shared, 2026-11-27 (bench/README.md, "Compile time"): the
+      implementation file 5.6 s (ISD with what it needs 3.4 s of it),
+      ISDB_ONLY_LINUCB 1.2 s; a plain #include 0.07 s (fastest of 5 to 7
+      rounds). Keep the implementation in a file of its own.
+      ISDB_NO_COLD_O1      GCC builds what runs once per object at -O1 (10%
+                           less compile time); this keeps the file's level.
       ISDB_REAL            float or double (default): the precision of every
                            number (see PRECISION). Define it the same way in
                            every file that includes the header.
@@ -3877,15 +3879,32 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #endif
 
 /* ISDB__COLD marks what runs once per object (configs, layouts, inits,
-   snapshots): GCC and clang optimise it for size, and ISDB__COLD_HELPER
-   keeps the small steps those functions repeat (refusals, serializer
-   steps, heap carving) as calls. Neither touches select, update, scores
-   or probs; together they cut the machine code by a sixth and the
-   compile time by 15 to 20% (bench/README.md, "Compile time"). */
+   resets, snapshots, explain) or rarely inside an update (ISD's monitor
+   test, Trace-UCB's support recovery): GCC and clang optimise it for
+   size, and ISDB__COLD_HELPER keeps the small steps those functions
+   repeat (refusals, serializer steps, heap carving) as calls. Neither
+   touches select, update, scores or probs; together they cut the
+   machine code by a sixth and the compile time by 15 to 20%
+   (bench/README.md, "Compile time").
+   ISDB__COLD_O1: GCC also compiles that code at -O1 (the optimize
+   attribute) in an optimised build: 10% less compile time at -O2, ISD's
+   offline estimate within a few percent (bench/README.md). GCC
+   documents the attribute for debugging rather than production code;
+   here it only lowers the level of code that runs once or rarely, and
+   it is off for clang, other compilers, -O0, -Os and with
+   ISDB_NO_COLD_O1. -Og builds get it too (no macro tells -Og apart).
+   -ffp-contract=off holds in that code (same bits); with contraction
+   allowed and FMA in the target, GCC forms no FMA there at -O1. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && defined(__OPTIMIZE__) && \
+    !defined(__OPTIMIZE_SIZE__) && !defined(ISDB_NO_COLD_O1)
+#define ISDB__COLD_O1 , optimize("O1")
+#else
+#define ISDB__COLD_O1
+#endif
 #if defined(__GNUC__) || defined(__clang__)
 #define ISDB__PRIVATE static __attribute__((unused))
-#define ISDB__COLD __attribute__((cold))
-#define ISDB__COLD_PRIVATE static __attribute__((unused, cold))
+#define ISDB__COLD __attribute__((cold ISDB__COLD_O1))
+#define ISDB__COLD_PRIVATE static __attribute__((unused, cold ISDB__COLD_O1))
 #define ISDB__COLD_HELPER static __attribute__((unused, noinline))
 #else
 #define ISDB__PRIVATE static
@@ -4184,7 +4203,7 @@ ISDB__PRIVATE void *isdb__unconst(const void *p) { return (void *)(uintptr_t)p; 
 
 const char *isdb_version(void) { return ISDB_VERSION_STRING; }
 
-const char *isdb_result_string(isdb_result r) {
+ISDB__COLD const char *isdb_result_string(isdb_result r) {
     switch (r) {
 #define ISDB__RESULT_CASE(name, value, text) \
     case name:                               \
@@ -7265,7 +7284,7 @@ ISDB__COLD_HELPER void isdb__ser_check_logdet(isdb_ser *s, isdb__ser_view L, int
    The policy base and the generic functions
    ------------------------------------------------------------------------ */
 
-const char *isdb_policy_kind_name(isdb_policy_kind kind) {
+ISDB__COLD const char *isdb_policy_kind_name(isdb_policy_kind kind) {
     switch (kind) {
     case ISDB_POLICY_LINUCB:
         return "linucb";
@@ -7417,14 +7436,14 @@ isdb_result isdb_policy_update(isdb_policy *p, int arm, const isdb_real *x, isdb
     return r;
 }
 
-void isdb_policy_reset(isdb_policy *p) {
+ISDB__COLD void isdb_policy_reset(isdb_policy *p) {
     if (!p || !p->vt) return;
     p->t = 0;
     isdb_rng_seed(&p->rng, p->seed);
     p->vt->reset(p);
 }
 
-void isdb_policy_uninit(isdb_policy *p) {
+ISDB__COLD void isdb_policy_uninit(isdb_policy *p) {
     if (!p) return;
     if (p->_owns_heap) isdb__heap_free(&p->_alloc, p->_heap);
     p->_heap = NULL;
@@ -7434,7 +7453,7 @@ void isdb_policy_uninit(isdb_policy *p) {
 
 const char *isdb_policy_name(const isdb_policy *p) { return (p && p->vt) ? p->vt->name : "none"; }
 
-ISDB__PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
+ISDB__COLD_PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
     isdb__ser_cfg_int(s, p->d);
     isdb__ser_cfg_int(s, p->max_arms);
     isdb__ser_cfg_u64(s, p->seed);
@@ -7443,7 +7462,7 @@ ISDB__PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
     p->vt->serialize(p, s);
 }
 
-isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
+ISDB__COLD isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
     isdb_policy *p = (isdb_policy *)isdb__unconst(cp);
     isdb_ser s;
     size_t total;
@@ -7472,7 +7491,7 @@ isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_
 
 /* The header and the checksum of a snapshot for a policy of `kind`, in
    the order isdb_policy_load documents. */
-ISDB__PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
+ISDB__COLD_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
     uint64_t stated;
     if (size < ISDB__SNAPSHOT_HEADER + 8) return ISDB_ERR_SNAPSHOT_TRUNCATED;
     if (memcmp(in, "ISDB", 4) != 0) return ISDB_ERR_SNAPSHOT_CORRUPT;
@@ -7485,7 +7504,7 @@ ISDB__PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t s
     return ISDB_OK;
 }
 
-isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
+ISDB__COLD isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
     const unsigned char *in = (const unsigned char *)buf;
     isdb_ser s;
     isdb_result r;
@@ -7742,8 +7761,8 @@ ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_
 }
 
 /* The two parts of an arm's UCB, for the policies' explain getters. */
-ISDB__PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const isdb_real *x, isdb_real beta, isdb_real *mean,
-                                              isdb_real *bonus) {
+ISDB__COLD_PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const isdb_real *x, isdb_real beta, isdb_real *mean,
+                                                   isdb_real *bonus) {
     isdb_result res;
     isdb_real n2;
     if (!x) return ISDB_ERR_INVALID_ARG;
@@ -7762,8 +7781,8 @@ ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
 /* L z = b for a z carried by rank-one steps (V the Gram sum L L^T
    follows): what they round away is at most about sum_t |y_t x_ti| <=
    ISDB_INPUT_MAX sqrt(t V_ii), however much b's sum cancels. */
-ISDB__PRIVATE void isdb__ser_check_carried_solve(isdb_ser *s, isdb__ser_view L, int d, isdb__ser_view z,
-                                                 isdb__ser_view b, isdb__ser_view V) {
+ISDB__COLD_PRIVATE void isdb__ser_check_carried_solve(isdb_ser *s, isdb__ser_view L, int d, isdb__ser_view z,
+                                                      isdb__ser_view b, isdb__ser_view V) {
     isdb_real ymax = ISDB_INPUT_MAX * isdb__sqrt((isdb_real)s->t);
     int i, k;
     if (!isdb__ser_checking(s, z, b)) return;
@@ -7938,7 +7957,7 @@ ISDB__COLD_PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
 }
 
-ISDB__PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&((isdb_linucb *)p)->_ridge); }
+ISDB__COLD_PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&((isdb_linucb *)p)->_ridge); }
 
 static const isdb_policy_vtable isdb__linucb_vt = {
     ISDB_POLICY_LINUCB,     "linucb",           0, isdb__linucb_select, isdb__linucb_update, isdb__linucb_scores,
@@ -7983,7 +8002,7 @@ ISDB__COLD const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *p
 
 void isdb_linucb_theta(const isdb_linucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+ISDB__COLD isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
     return isdb__ridge_explain(&pol->_ridge, x, isdb_linucb_beta(pol), mean, bonus);
 }
@@ -8271,12 +8290,12 @@ ISDB__COLD const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol)
 
 void isdb_swucb_theta(const isdb_swucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+ISDB__COLD isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
     return isdb__ridge_explain(&pol->_ridge, x, isdb_swucb_beta(pol), mean, bonus);
 }
 
-isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window) {
+ISDB__COLD isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window) {
     isdb_real w;
     if (!window || d < 1 || !(T >= 1) || !isdb__finite(T)) return ISDB_ERR_INVALID_ARG;
     switch (rule) {
@@ -8370,8 +8389,8 @@ isdb_real isdb_dlinucb_beta(const isdb_dlinucb *p) {
 /* The width ||V^-1 x||_{Vt} of one arm from w = L^-1 x (L the factor of V):
    u = L^-T w = V^-1 x into u (d), then sqrt(u^T Vt u) from Vt's lower
    triangle. */
-ISDB__PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const isdb_real *inv_diag, const isdb_real *Vt,
-                                            const isdb_real *w, isdb_real *u) {
+ISDB__COLD_PRIVATE isdb_real isdb__discounted_width(int d, const isdb_real *L, const isdb_real *inv_diag,
+                                                    const isdb_real *Vt, const isdb_real *w, isdb_real *u) {
     isdb_real q = 0;
     int i, j;
     isdb__tri_solve(d, L, inv_diag, 1, w, u);
@@ -8541,8 +8560,8 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const i
 /* The widths' Gram matrix Vt (discounted by gamma^2, so at most V, which
    is discounted by gamma): a lower-stored Gram matrix whose diagonal is
    V's or less. */
-ISDB__PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, isdb__ser_view Vt, int d, isdb_real lo,
-                                          isdb_real lambda) {
+ISDB__COLD_PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, isdb__ser_view Vt, int d, isdb_real lo,
+                                               isdb_real lambda) {
     int i;
     isdb__ser_check_gram(s, Vt, d, d, 0, lo, lambda + isdb__ser_sum_cap(s->t));
     if (!isdb__ser_checking(s, V, Vt)) return;
@@ -8590,7 +8609,7 @@ ISDB__COLD_PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
                             p->_work);
 }
 
-ISDB__PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
+ISDB__COLD_PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     int i, d = p->cfg.d;
     isdb_real lam = p->cfg.lambda;
@@ -8650,7 +8669,7 @@ void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta) {
     isdb__tri_solve(pol->cfg.d, pol->_chol, pol->_inv_diag, 1, pol->_z, theta);
 }
 
-isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+ISDB__COLD isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     isdb_result r;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
@@ -8662,7 +8681,7 @@ isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_rea
     return ISDB_OK;
 }
 
-isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_real *gamma) {
+ISDB__COLD isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_real *gamma) {
     if (!gamma || d < 1 || !(T >= 1) || !isdb__finite(T) || !(B_T > 0) || !(B_T < (isdb_real)d * T))
         return ISDB_ERR_INVALID_ARG;
     *gamma = 1 - isdb__pow(B_T / ((isdb_real)d * T), ISDB__R(2.0 / 3.0));
@@ -8794,7 +8813,7 @@ ISDB__COLD_PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_real(s, p->_sample, c->d);
 }
 
-ISDB__PRIVATE void isdb__lints_reset(isdb_policy *bp) {
+ISDB__COLD_PRIVATE void isdb__lints_reset(isdb_policy *bp) {
     isdb_lints *p = (isdb_lints *)bp;
     isdb__ridge_reset(&p->_ridge);
     isdb__zero(p->cfg.d, p->_sample);
@@ -8855,7 +8874,8 @@ void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta) { isdb__cop
    BOB
    ------------------------------------------------------------------------ */
 
-isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound, isdb_bob_params *par) {
+ISDB__COLD isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound,
+                                             isdb_bob_params *par) {
     isdb_real Tf, h, n;
     int j;
     if (!par || d < 1 || T < 1 || !isdb__nonneg(R) || !isdb__positive(reward_bound)) return ISDB_ERR_INVALID_ARG;
@@ -9166,7 +9186,7 @@ ISDB__COLD_PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     }
 }
 
-ISDB__PRIVATE void isdb__bob_reset(isdb_policy *bp) {
+ISDB__COLD_PRIVATE void isdb__bob_reset(isdb_policy *bp) {
     isdb_bob *p = (isdb_bob *)bp;
     p->block = 0;
     p->block_len = isdb__bob_block_len(p, 0);
@@ -12049,7 +12069,7 @@ ISDB__PRIVATE double isdb__isd_res_part(isdb_isd *p, const double *x, double *nr
 }
 
 /* The parts of x's score: the mean, *ni2 and *nr2 (see above). */
-ISDB__PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, double *nr2) {
+ISDB__COLD_PRIVATE double isdb__isd_parts(isdb_isd *p, const double *x, double *ni2, double *nr2) {
     *ni2 = 0.0;
     if (isdb__isd_inv_active(p)) {
         double *B = p->_work + 16 * p->cfg.d, n8[ISDB__LANES8];
@@ -12569,7 +12589,7 @@ ISDB__PRIVATE int isdb__isd_mon_eval(isdb_isd *p, int count, double rows, const 
    constant within pieces and the offline fit's error is Gaussian; cost
    O(d^2) per update for the sums, O(pieces (p_res^3 + p_res^2 p_inv +
    p_res p_inv^2) + p_inv^3) per test. */
-ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
+ISDB__COLD_PRIVATE void isdb__isd_monitor_test(isdb_isd *p) {
     const isdb_isd_config *c = &p->cfg;
     const isdb__isd_fit *f = &p->_fit;
     int d = c->d, dd = d * d, pi = f->p_inv, q = d - pi, chunk, stride = isdb__isd_mon_stride(d), tp = d * (d + 1) / 2;
@@ -12578,9 +12598,6 @@ ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
     double *G = p->_work, *L = G + dd, *Tm = L + dd, *Sb = Tm + dd, *rhs = Sb + dd, *h = rhs + d, *cr = h + 3 * d,
            *S2 = cr + d, *pmin = S2 + 0, *pb = pmin + d, *bad = pb + d;
     double e0 = 0.0, ss = 0.0, rows = 0.0, fmaxv = 0.0, best = 1.0;
-    if (!isdb__isd_mon_active(p)) return;
-    if (p->since_check < c->monitor_every) p->since_check++;
-    if (p->since_check < c->monitor_every || p->mon_count == 0) return;
     chunk = isdb__isd_chunk(c, q);
     avail = isdb__min_int(p->hist_count, c->monitor_window);
     k_new = (p->mon_count - 1) / (uint64_t)chunk;
@@ -12685,6 +12702,13 @@ ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
         if (isdb__isd_refit(p) >= 0) return;
     }
     isdb__isd_demote(p, bad);
+}
+
+ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
+    if (!isdb__isd_mon_active(p)) return;
+    if (p->since_check < p->cfg.monitor_every) p->since_check++;
+    if (p->since_check < p->cfg.monitor_every || p->mon_count == 0) return;
+    isdb__isd_monitor_test(p);
 }
 
 ISDB__PRIVATE void isdb__isd_push(isdb_isd *p, const double *x, double y) {
@@ -12989,7 +13013,7 @@ ISDB__COLD_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     }
 }
 
-ISDB__PRIVATE void isdb__isd_reset(isdb_policy *bp) {
+ISDB__COLD_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     isdb_isd *p = (isdb_isd *)bp;
     const isdb_isd_config *c = &p->cfg;
     int d = c->d;
@@ -13163,7 +13187,7 @@ int isdb_isd_block_pvalues(const isdb_isd *pol, double *pvalue) {
 
 void isdb_isd_basis(const isdb_isd *pol, double *U) { isdb__copy(pol->cfg.d * pol->cfg.d, pol->_fit.U, U); }
 
-void isdb_isd_projector(const isdb_isd *pol, int residual, double *P) {
+ISDB__COLD void isdb_isd_projector(const isdb_isd *pol, int residual, double *P) {
     const isdb__isd_fit *f = &pol->_fit;
     int d = pol->cfg.d, from = residual ? f->p_inv : 0, to = residual ? d : f->p_inv, i, j, k;
     for (i = 0; i < d; ++i)
@@ -13185,7 +13209,8 @@ void isdb_isd_radii(const isdb_isd *pol, double *r_inv, double *r_res) {
     if (r_res) *r_res = b;
 }
 
-isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, double *bonus_inv, double *bonus_res) {
+ISDB__COLD isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, double *bonus_inv,
+                                        double *bonus_res) {
     isdb_result r;
     double ri, rr, ni2, nr2, m;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
@@ -13643,7 +13668,7 @@ ISDB__COLD isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double hori
     return c;
 }
 
-void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset preset) {
+ISDB__COLD void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset preset) {
     if (!c) return;
     if (preset == ISDB_OPKB_THEORY) {
         c->gamma_factor = 1.0;
@@ -14090,7 +14115,7 @@ ISDB__PRIVATE isdb_result isdb__opkb_update(isdb_policy *bp, int arm, const doub
     return ISDB_OK;
 }
 
-ISDB__PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) {
+ISDB__COLD_PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) {
     int status = (int)info->status;
     isdb__ser_int(s, &status, -64, 64);
     if (isdb__ser_storing(s)) info->status = (isdb_result)status;
@@ -14179,7 +14204,7 @@ ISDB__COLD_PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     for (k = 0; k < J; ++k) isdb__ser_int(s, &p->_active[k], 0, 1);
 }
 
-ISDB__PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
+ISDB__COLD_PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
     isdb_opkb *p = (isdb_opkb *)bp;
     p->epoch = 1;
     p->tests = 0;
@@ -14205,7 +14230,7 @@ ISDB__COLD isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *
 
 /* The feature map into _phi and p: the raw arms for the linear kernel with
    AUTO, otherwise built from the Gram matrix in scratch. */
-ISDB__PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
+ISDB__COLD_PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
     const isdb_opkb_config *c = &p->cfg;
     int N = c->n_arms;
     double *K = p->_work, *Phi = K + N * N, *fw = Phi + N * N;
@@ -15160,8 +15185,8 @@ ISDB__PRIVATE isdb_result isdb__oam_update(isdb_policy *bp, int arm, const doubl
 /* theta solves G theta = b once G is factored (to the rounding of the
    factor's drift from G), and is zero before; an unfactored L is zero,
    as is its log-determinant. */
-ISDB__PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, isdb__ser_view L, isdb__ser_view b,
-                                            isdb__ser_view theta, int d, int factored, double logdet) {
+ISDB__COLD_PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, isdb__ser_view L, isdb__ser_view b,
+                                                 isdb__ser_view theta, int d, int factored, double logdet) {
     int i, j;
     if (!isdb__ser_checking(s, G, L) || !isdb__ser_checking(s, b, theta)) return;
     if (!factored) {
@@ -15186,7 +15211,7 @@ ISDB__PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, isdb_
 
 /* The first `rank` rows of the basis are orthonormal (Gram-Schmidt with a
    second pass), the others zero. */
-ISDB__PRIVATE void isdb__oam_check_basis(isdb_ser *s, isdb__ser_view B, int d, int rank) {
+ISDB__COLD_PRIVATE void isdb__oam_check_basis(isdb_ser *s, isdb__ser_view B, int d, int rank) {
     int i, j, k;
     if (!isdb__ser_checking(s, B, B)) return;
     for (i = rank * d; i < d * d; ++i) isdb__ser_require(s, isdb__sv(B, i) == 0.0);
@@ -15308,7 +15333,7 @@ ISDB__COLD_PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_real_range(s, p->_tau, K, 0.0, DBL_MAX);
 }
 
-ISDB__PRIVATE void isdb__oam_reset(isdb_policy *bp) {
+ISDB__COLD_PRIVATE void isdb__oam_reset(isdb_policy *bp) {
     isdb_oam *p = (isdb_oam *)bp;
     const isdb_oam_config *c = &p->cfg;
     int d = c->d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
@@ -15391,7 +15416,7 @@ ISDB__COLD isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allo
 
 ISDB__COLD const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol) { return &pol->cfg; }
 
-isdb_result isdb_oam_add_context(isdb_oam *pol, const double *X, int n_arms, int *id) {
+ISDB__COLD isdb_result isdb_oam_add_context(isdb_oam *pol, const double *X, int n_arms, int *id) {
     isdb_result r;
     int m;
     if (!pol || !pol->base.vt || !X || n_arms < 1 || n_arms > pol->cfg.max_arms) return ISDB_ERR_INVALID_ARG;
@@ -15703,7 +15728,7 @@ ISDB__PRIVATE void isdb__tu_gl_grad(const isdb_traceucb *p, int L, const double 
    support is the s rows of largest norm, then of largest ||gradient row||
    at B = 0, then of lowest index; stored ascending. The path and the
    top-s rule are ours: the paper gives lam only as an asymptotic rate. */
-ISDB__PRIVATE void isdb__tu_recover_support(isdb_traceucb *p) {
+ISDB__COLD_PRIVATE void isdb__tu_recover_support(isdb_traceucb *p) {
     const isdb_traceucb_config *c = &p->cfg;
     int d = c->d, m = c->m, s = c->sparse_s, L = isdb__tu_stage1_len(c), i, j, t, step, it, nnz = 0;
     double *B = p->_gl, *Z = B + d * m, *Bo = Z + d * m, *G = Bo + d * m, *g0 = G + d * m, *key = g0 + d;
@@ -15765,7 +15790,7 @@ ISDB__PRIVATE void isdb__tu_recover_support(isdb_traceucb *p) {
 }
 
 /* The switch to stage 2: the support, and the trace's matrix on it. */
-ISDB__PRIVATE void isdb__tu_enter_stage2(isdb_traceucb *p) {
+ISDB__COLD_PRIVATE void isdb__tu_enter_stage2(isdb_traceucb *p) {
     int s = p->cfg.sparse_s, d = p->cfg.d, a, b;
     const double *src = p->_sigma_mat ? p->_sigma_mat : p->_cov_est;
     isdb__tu_recover_support(p);
@@ -15992,7 +16017,7 @@ typedef struct isdb__tu_views {
    the sums of [x; y][x; y]^T, so L L^T = S, L l = b and
    l.l + rho^2 = y^T y; a full-rank model's L has a positive diagonal
    and L^T beta = l; any other has no estimate and no trace yet. */
-ISDB__PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, int i, int e, int k, int full) {
+ISDB__COLD_PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, int i, int e, int k, int full) {
     int ee = e * e, j;
     isdb__ser_view L = isdb__sv_from(v->L, i * ee), S = isdb__sv_from(v->S, i * ee);
     isdb__ser_view l = isdb__sv_from(v->l, i * e), b = isdb__sv_from(v->b, i * e), beta = isdb__sv_from(v->beta, i * e);
@@ -16030,8 +16055,8 @@ ISDB__PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, in
 /* Sparse Trace-UCB's trace matrix (d x d, the first e x e in use, stride
    e; e = 0 in stage 1): the lower triangle of Sigma's (or M's, read from
    the snapshot) block on the support `sup`, zero elsewhere. */
-ISDB__PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isdb__ser_view Ab,
-                                        const unsigned char *sup, int e, isdb__ser_view M) {
+ISDB__COLD_PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isdb__ser_view Ab,
+                                             const unsigned char *sup, int e, isdb__ser_view M) {
     int d = p->cfg.d, a, j;
     if (!sup || !isdb__ser_checking(s, Ab, Ab) || (!p->_sigma_mat && !M.at)) return;
     for (a = 0; a < d * d; ++a)
@@ -16140,7 +16165,7 @@ ISDB__COLD_PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     if (Ab.at) isdb__tu_check_block(s, p, Ab, sup, stage == 2 ? e : 0, M);
 }
 
-ISDB__PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
+ISDB__COLD_PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
     isdb_traceucb *p = (isdb_traceucb *)bp;
     int i, d = p->cfg.d, m = p->cfg.m, dd = d * d;
     p->n_contexts = 0;
@@ -16282,8 +16307,8 @@ isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support) {
     return ISDB_OK;
 }
 
-isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb_traceucb_estimator which,
-                               double *loss) {
+ISDB__COLD isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb_traceucb_estimator which,
+                                          double *loss) {
     int i, j, d;
     double *diff, *A, scale = 1.0;
     isdb_result r, res = ISDB_OK;
@@ -16313,8 +16338,9 @@ isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_true, isdb
     return res;
 }
 
-isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *noise_var, const double *weights,
-                                            isdb_traceucb_objective objective, int *k) {
+ISDB__COLD isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *noise_var,
+                                                       const double *weights, isdb_traceucb_objective objective,
+                                                       int *k) {
     int i, t;
     if (!noise_var || !k || m < 1 || d < 1 || d > ISDB_MAX_DIM || n < 0) return ISDB_ERR_INVALID_ARG;
     if (objective != ISDB_TRACEUCB_MAX_LOSS && objective != ISDB_TRACEUCB_AVERAGE_LOSS) return ISDB_ERR_INVALID_ARG;
@@ -16361,7 +16387,7 @@ isdb_result isdb_env_reward(isdb_env *e, int arm, isdb_real *y) {
     return e->vt->reward(e, arm, y);
 }
 
-void isdb_env_reset(isdb_env *e) {
+ISDB__COLD void isdb_env_reset(isdb_env *e) {
     if (!e || !e->vt) return;
     e->t = 0;
     isdb_rng_seed(&e->rng, e->seed);
@@ -16370,7 +16396,7 @@ void isdb_env_reset(isdb_env *e) {
     if (e->vt->reset) e->vt->reset(e);
 }
 
-void isdb_env_uninit(isdb_env *e) {
+ISDB__COLD void isdb_env_uninit(isdb_env *e) {
     if (!e) return;
     if (e->_owns_heap) isdb__heap_free(&e->_alloc, e->_heap);
     e->_heap = NULL;
@@ -16679,7 +16705,7 @@ ISDB__COLD isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *c, i
 }
 
 /* A block-diagonal factor with uniform [0, 1) entries. */
-ISDB__PRIVATE void isdb__isd_env_draw_A(const isdb_isd_env *e, isdb_rng *rng, double *A) {
+ISDB__COLD_PRIVATE void isdb__isd_env_draw_A(const isdb_isd_env *e, isdb_rng *rng, double *A) {
     int d = e->cfg.d, b, i, j, off;
     isdb__zero(d * d, A);
     for (b = 0, off = 0; b < e->cfg.n_blocks; off += e->_sizes[b++])
@@ -16730,7 +16756,7 @@ ISDB__PRIVATE isdb_result isdb__isd_env_reward(isdb_env *be, int arm, double *y)
     return ISDB_OK;
 }
 
-ISDB__PRIVATE void isdb__isd_env_reset(isdb_env *be) {
+ISDB__COLD_PRIVATE void isdb__isd_env_reset(isdb_env *be) {
     isdb_isd_env *e = (isdb_isd_env *)be;
     int k;
     isdb__isd_env_draw_A(e, &be->rng, e->_cov_factor);
@@ -16888,7 +16914,7 @@ ISDB__COLD isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isd
     return ISDB_OK;
 }
 
-void isdb_isd_env_invariant_basis(const isdb_isd_env *env, double *U_inv) {
+ISDB__COLD void isdb_isd_env_invariant_basis(const isdb_isd_env *env, double *U_inv) {
     int d = env->cfg.d, b, i, j, off, col = 0;
     for (b = 0, off = 0; b < env->cfg.n_blocks; off += env->_sizes[b++])
         if (!env->_resflag[b]) {
@@ -17162,7 +17188,7 @@ ISDB__PRIVATE isdb_result isdb__context_env_reward(isdb_env *be, int arm, double
     return ISDB_OK;
 }
 
-ISDB__PRIVATE void isdb__context_env_reset(isdb_env *be) { ((isdb_context_env *)be)->context = -1; }
+ISDB__COLD_PRIVATE void isdb__context_env_reset(isdb_env *be) { ((isdb_context_env *)be)->context = -1; }
 
 static const isdb_env_vtable isdb__context_env_vt = {"contexts", isdb__context_env_next, isdb__context_env_reward,
                                                       isdb__context_env_reset};
@@ -17261,7 +17287,7 @@ ISDB__PRIVATE isdb_result isdb__active_env_reward(isdb_env *be, int arm, double 
 }
 
 /* After the generic reset reseeded the generators: draw the parameters. */
-ISDB__PRIVATE void isdb__active_env_reset(isdb_env *be) {
+ISDB__COLD_PRIVATE void isdb__active_env_reset(isdb_env *be) {
     isdb_active_env *e = (isdb_active_env *)be;
     int i;
     if (!e->cfg.beta)
