@@ -1397,7 +1397,8 @@
              ISD configs are refused (config differs); a LOCAL snapshot
              carries W (d^2 reals per estimator). A float build compiles
              warning-free under clang++ (the double-only config_init
-             stubs return a pointer).
+             stubs return a pointer). GCC builds the once-per-object code
+             at -O1 (same bits; ISDB_NO_COLD_O1 turns it off).
 */
 
 #ifndef ISDBANDIT_H
