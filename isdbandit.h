@@ -654,7 +654,7 @@
          would take, so the same bits; O(d) more for the recurrence
          check. A directional cut costs O(d^3) per estimator it cuts (the
          refactorisation), a full cut O(d^2). Measured (`bench_policies
-         --adaptive`, K = 10, 2026-11-27, select + update): 4.0-4.2x,
+         --adaptive`, K = 10, 2026-11-27, select + update, POOLED): 4.0-4.2x,
          5.1-5.2x, 4.2-4.6x LinUCB's at d = 2, 10, 50 (6.6-7.2x,
          9.0-9.2x, 9.3-9.6x one estimator at a time); issue 24's 4x fails.
          NOISE_LOCAL adds O(d^2) per estimator to the update (W) and a
@@ -665,7 +665,8 @@
          = 2 (about 620 against 75 ns) and 3.1-3.4x at d = 10 and 50,
          update 1.05-1.15x, 1.13-1.2x and 1.15-1.3x at d = 2, 10, 50; the
          step 6.7-7.6x and 6.1-6.9x LinUCB's at d = 10 and 50 (POOLED
-         5.7-6.1x and 4.5-4.8x).
+         5.7-6.1x and 4.5-4.8x); 0.6.0's default, two runs beside `make
+         determinism`: 6.6x, 7.5-10x, 6.6-6.7x at d = 2, 10, 50.
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W),
          16 hashes; no ring of past observations.
@@ -2418,7 +2419,7 @@ typedef enum isdb_adaptive_cut {
 typedef enum isdb_adaptive_noise {
     ISDB_ADAPTIVE_NOISE_OFF = 0,    /* R */
     ISDB_ADAPTIVE_NOISE_POOLED = 1, /* the smaller of R and a bound from the errors pooled over every
-                                       observation (0.5.0's default; ISD's learner) */
+                                       observation (0.5.0's default) */
     ISDB_ADAPTIVE_NOISE_LOCAL = 2,  /* default: per arm, the smaller of R and a bound from the errors of
                                        the observations along the arm's direction */
     ISDB__ADAPTIVE_NOISE_FORCE_INT = 0x7fffffff
