@@ -7630,11 +7630,24 @@ ISDB__PRIVATE int isdb__ridge_refactor(isdb__ridge *r) {
     return isdb_chol(r->d, r->L_next) == ISDB_OK;
 }
 
-/* dst = g src + x x^T + pad I on the lower triangle (dst may be src). */
-ISDB__PRIVATE void isdb__discount_gram(int d, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real g, isdb_real pad) {
+/* dst = g src + w x x^T + pad I on the lower triangle (dst may be src);
+   a row's values in vectors where they build, the same operations lane
+   by lane (w = 1 forms x_i x_j exactly). */
+ISDB__PRIVATE void isdb__discount_gram(int d, const isdb_real *src, isdb_real *dst, const isdb_real *x, isdb_real w,
+                                       isdb_real g, isdb_real pad) {
     int i, j;
     for (i = 0; i < d; ++i) {
-        for (j = 0; j <= i; ++j) dst[i * d + j] = g * src[i * d + j] + x[i] * x[j];
+        const isdb_real wx = w * x[i];
+        j = 0;
+#if defined(ISDB__VEC_LANES)
+        {
+            const isdb__vec wv = isdb__splat(wx), gv = isdb__splat(g);
+            for (; j + ISDB__VLEN <= i + 1; j += ISDB__VLEN)
+                *(isdb__vec *)(dst + i * d + j) =
+                    gv * *(const isdb__vec *)(src + i * d + j) + wv * *(const isdb__vec *)(x + j);
+        }
+#endif
+        for (; j <= i; ++j) dst[i * d + j] = g * src[i * d + j] + wx * x[j];
         dst[i * d + i] += pad;
     }
 }
@@ -7677,7 +7690,7 @@ ISDB__PRIVATE void isdb__ridge_add_discounted(isdb__ridge *r, const isdb_real *x
         b_done = 1;
     }
 #else
-    if (r->V) isdb__discount_gram(d, r->V, r->V, x, gamma, (1 - gamma) * r->lambda);
+    if (r->V) isdb__discount_gram(d, r->V, r->V, x, 1, gamma, (1 - gamma) * r->lambda);
 #endif
     if (!b_done)
         for (i = 0; i < d; ++i) r->b[i] = gamma * r->b[i] + y * x[i]; /* 1 * b is b exactly */
@@ -8539,8 +8552,8 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const i
     int i, carried = 0, d = c->d, u = (int)(bp->t % (uint64_t)c->refresh) + 1;
     isdb_real g = c->gamma, lam = c->lambda;
     (void)arm;
-    isdb__discount_gram(d, p->_gram, p->_gram_next, x, g, (1 - g) * lam);
-    isdb__discount_gram(d, p->_gram_tilde, p->_gram_tilde_next, x, g * g, (1 - g) * (1 + g) * lam);
+    isdb__discount_gram(d, p->_gram, p->_gram_next, x, 1, g, (1 - g) * lam);
+    isdb__discount_gram(d, p->_gram_tilde, p->_gram_tilde_next, x, 1, g * g, (1 - g) * (1 + g) * lam);
     for (i = 0; i < d; ++i) p->_b_next[i] = g * p->_b[i] + y * x[i];
     if (u == c->refresh) {
         isdb__copy(d * d, p->_gram_next, p->_chol_next);
@@ -9978,7 +9991,7 @@ ISDB__PRIVATE void isdb__adaptive_grams(int d, isdb_real *ISDB__RESTRICT V, isdb
     }
 #endif
     if (!Vt) {
-        isdb__discount_gram(d, V, V, x, g, pad);
+        isdb__discount_gram(d, V, V, x, 1, g, pad);
         return;
     }
     for (i = 0; i < d; ++i) {
@@ -10004,28 +10017,6 @@ ISDB__PRIVATE void isdb__adaptive_grams(int d, isdb_real *ISDB__RESTRICT V, isdb
     }
 }
 
-/* W <- g W + e2 x x^T + pad I on the lower triangle (a row's values in
-   vectors where they build: the same operations lane by lane). */
-ISDB__PRIVATE void isdb__adaptive_w_add(int d, isdb_real *ISDB__RESTRICT W, const isdb_real *ISDB__RESTRICT x,
-                                        isdb_real e2, isdb_real g, isdb_real pad) {
-    int i, j;
-    for (i = 0; i < d; ++i) {
-        const isdb_real ex = e2 * x[i];
-        j = 0;
-#if defined(ISDB__VEC_LANES)
-        {
-            const isdb__vec exv = isdb__splat(ex), gv = isdb__splat(g);
-            for (; j + ISDB__VLEN <= i + 1; j += ISDB__VLEN) {
-                isdb__vec *w = (isdb__vec *)(W + i * d + j);
-                *w = gv * *w + exv * *(const isdb__vec *)(x + j);
-            }
-        }
-#endif
-        for (; j <= i; ++j) W[i * d + j] = g * W[i * d + j] + ex * x[j];
-        W[i * d + i] += pad;
-    }
-}
-
 /* Each estimator's isdb__ridge_add_discounted and its Vt's
    isdb__discount_gram, value for value: the Gram sums and b first, then
    the refactorisations that are due, then the rank-one steps of all the
@@ -10047,14 +10038,14 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
                 isdb__sum_lo(r->V + i * d + j, r->V_lo + i * d + j, g, x[i] * x[j] + (i == j ? (1 - g) * r->lambda : 0));
             isdb__sum_lo(r->b + i, r->b_lo + i, g, y * x[i]);
         }
-        if (e->Vt) isdb__discount_gram(d, e->Vt, e->Vt, x, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
+        if (e->Vt) isdb__discount_gram(d, e->Vt, e->Vt, x, 1, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
 #else
         isdb__adaptive_grams(d, r->V, e->Vt, x, g, (1 - g) * r->lambda, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
         for (i = 0; i < d; ++i) r->b[i] = g * r->b[i] + y * x[i];
 #endif
         if (e->W) {
             isdb_real err = y - p->_pred[k];
-            isdb__adaptive_w_add(d, e->W, x, err * err < ISDB__SQRT_HUGE ? err * err : ISDB__SQRT_HUGE, g,
+            isdb__discount_gram(d, e->W, e->W, x, err * err < ISDB__SQRT_HUGE ? err * err : ISDB__SQRT_HUGE, g,
                                  (1 - g) * isdb__adaptive_w_prior(&p->cfg));
         }
         if (e->count < INT_MAX) ++e->count;
