@@ -2471,6 +2471,9 @@ typedef struct isdb_adaptive {
                                     the last ISDB_ADAPTIVE_SEEN distinct ones played */
     uint64_t seen[ISDB_ADAPTIVE_SEEN]; /* their hashes, a ring */
     int seen_next;               /* the ring's next slot */
+    isdb_real _log_inv_delta, _log_lambda; /* ln(1/delta) and ln lambda, the widths' constants, taken
+                                              at init (four logarithms a select took 13% of its time
+                                              at d = 2) */
 } isdb_adaptive;
 
 ISDB_API isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms);
@@ -9342,8 +9345,9 @@ ISDB__COLD isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cf
 }
 
 /* Lays out the heap for the resolved config c and sets the estimators'
-   memories, discounts and refresh periods. A discounted estimator is
-   refactorised at least every max(d, memory / 2) updates, which bounds
+   memories, discounts and refresh periods, and the widths' logarithms.
+   A discounted estimator is refactorised at least every max(d, memory /
+   2) updates, which bounds
    how far its ridge falls below lambda between refactorisations (to
    lambda e^-1/2 for memories of at least 2 d) at O(d^2) amortised cost. */
 ISDB__COLD_PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, isdb_adaptive *p, void *heap) {
@@ -9354,6 +9358,8 @@ ISDB__COLD_PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, i
     a.used = 0;
     a.overflow = 0;
     p->n_est = n;
+    p->_log_inv_delta = isdb__log(1 / c->delta);
+    p->_log_lambda = isdb__log(c->lambda);
     p->_est = (isdb__adaptive_est *)isdb__take(&a, n, sizeof(isdb__adaptive_est));
     for (k = 0; k < n; ++k) {
         isdb__adaptive_est *e = heap ? &p->_est[k] : &sizing;
@@ -9392,7 +9398,7 @@ ISDB__PRIVATE isdb_real isdb__adaptive_R(const isdb_adaptive *p) {
     const isdb_adaptive_config *c = &p->cfg;
     isdb_real w = p->_err[p->n_est], r;
     if (c->noise_estimate == ISDB_ADAPTIVE_NOISE_OFF || w < (isdb_real)c->min_memory) return c->R;
-    r = isdb__sqrt(isdb__adaptive_noise2(p)) * (1 + isdb__sqrt(2 * isdb__log(1 / c->delta) / w));
+    r = isdb__sqrt(isdb__adaptive_noise2(p)) * (1 + isdb__sqrt(2 * p->_log_inv_delta / w));
     return r < c->R ? r : c->R;
 }
 
@@ -9404,8 +9410,18 @@ ISDB__PRIVATE isdb_real isdb__adaptive_R(const isdb_adaptive *p) {
 ISDB__PRIVATE isdb_real isdb__adaptive_beta_R(const isdb_adaptive *p, isdb_real R, isdb_real S) {
     const isdb_adaptive_config *c = &p->cfg;
     const isdb__adaptive_est *e = isdb__adaptive_played(p);
-    return e->Vt ? isdb__discounted_beta(c->d, (isdb_real)e->count, e->gamma, c->lambda, c->delta, R, S, c->L)
-                 : isdb__width(ISDB_WIDTH_LOGDET, c->d, 0, c->lambda, c->delta, R, S, c->L, e->ridge.logdet);
+    const isdb_real d = (isdb_real)c->d;
+    isdb_real radius;
+    /* isdb__discounted_beta's and isdb__width's (LOGDET) operations, with
+       the logarithms of constants taken at init and layout */
+    if (e->Vt) {
+        const isdb_real n = (isdb_real)e->count, fading = n > 0 ? -isdb__expm1(2 * n * e->log_gamma) : 0;
+        const isdb_real one_minus_g2 = (1 - e->gamma) * (1 + e->gamma);
+        radius = 2 * p->_log_inv_delta + d * isdb__log1p(c->L * c->L * fading / (c->lambda * d * one_minus_g2));
+        return isdb__sqrt(c->lambda) * S + R * isdb__sqrt(radius);
+    }
+    radius = 2 * p->_log_inv_delta + e->ridge.logdet - d * p->_log_lambda;
+    return R * isdb__sqrt(radius > 0 ? radius : 0) + isdb__sqrt(c->lambda) * S;
 }
 
 /* A discounted estimator plays D-LinUCB's index (its width ||V^-1 x||_{Vt}
@@ -9431,17 +9447,28 @@ ISDB__PRIVATE int isdb__adaptive_local_ucb_all(isdb_adaptive *p, const isdb_real
     isdb__ridge *r = &e->ridge;
     const int d = r->d;
     const isdb_real b = isdb__adaptive_beta_R(p, 1, 0), bias = c->lambda * c->S, pooled = isdb__adaptive_R(p);
-    const isdb_real l2 = 2 * isdb__log(1 / c->delta);
-    isdb_real best_value = 0, mean[ISDB__LANES8], norm2[ISDB__LANES8], qw[ISDB__LANES8], qt[ISDB__LANES8];
-    const isdb_real *rows[ISDB__LANES8];
-    int k, a, m, i, best = 0;
+    const isdb_real l2 = 2 * p->_log_inv_delta;
+    isdb_real best_value = 0, mean[ISDB__LANES16], norm2[ISDB__LANES16], qw[ISDB__LANES16], qt[ISDB__LANES16];
+    const isdb_real *rows[ISDB__LANES16];
+    int k, a, m, i, best = 0, lanes16 = isdb__lanes16_here();
     for (k = 0; k < n_arms; k += m) {
-        m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
-        isdb__lanes8_fwd_solve_dots(d, r->L, r->inv_diag, rows, r->block, r->z, mean, norm2);
-        isdb__lanes8_back_solve(d, r->L, r->inv_diag, r->block); /* u = V^-1 x */
-        isdb__lanes8_sym_form(d, e->W, r->block, qw);
-        if (e->Vt) isdb__lanes8_sym_form(d, e->Vt, r->block, qt);
+        if (lanes16 && n_arms - k > ISDB__LANES8) {
+            /* one pass over the factor and W for up to sixteen arms (lane a
+               of arms 8 .. 15 at block + 8 d), the same operations per lane */
+            m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES16, rows);
+            isdb__lanes16_fwd_solve_dots(d, r->L, r->inv_diag, rows, r->block, r->z, mean, norm2);
+            isdb__lanes16_back_solve(d, r->L, r->inv_diag, r->block); /* u = V^-1 x */
+            isdb__lanes16_sym_form(d, e->W, r->block, qw);
+            if (e->Vt) isdb__lanes16_sym_form(d, e->Vt, r->block, qt);
+        } else {
+            m = isdb__lanes_rows_n(X, d, n_arms, k, ISDB__LANES8, rows);
+            isdb__lanes8_fwd_solve_dots(d, r->L, r->inv_diag, rows, r->block, r->z, mean, norm2);
+            isdb__lanes8_back_solve(d, r->L, r->inv_diag, r->block); /* u = V^-1 x */
+            isdb__lanes8_sym_form(d, e->W, r->block, qw);
+            if (e->Vt) isdb__lanes8_sym_form(d, e->Vt, r->block, qt);
+        }
         for (a = 0; a < m; ++a) {
+            const isdb_real *u = r->block + (a < ISDB__LANES8 ? a : ISDB__LANES8 * d + a - ISDB__LANES8);
             isdb_real rx = pooled, v, n_x, q = e->Vt ? qt[a] : norm2[a], uu = 0;
             if (norm2[a] > 0) {
                 n_x = isdb__dot(d, rows[a], rows[a]) / norm2[a] - c->lambda;
@@ -9451,7 +9478,7 @@ ISDB__PRIVATE int isdb__adaptive_local_ucb_all(isdb_adaptive *p, const isdb_real
                     if (vx < rx) rx = vx;
                 }
             }
-            for (i = 0; i < d; ++i) uu += r->block[i * ISDB__LANES8 + a] * r->block[i * ISDB__LANES8 + a];
+            for (i = 0; i < d; ++i) uu += u[i * ISDB__LANES8] * u[i * ISDB__LANES8];
             v = mean[a] + c->alpha * (rx * b * isdb__sqrt(q > 0 ? q : 0) + bias * isdb__sqrt(uu));
             if (out) out[k + a] = v;
             if (k + a == 0 || v > best_value) {
@@ -9718,6 +9745,66 @@ ISDB__PRIVATE void isdb__adaptive_seen(isdb_adaptive *p, const isdb_real *x) {
     }
 }
 
+#if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT && (defined(__clang__) || __GNUC__ >= 12)
+/* The 4 x 4 transpose of rows a, b, c, e (out[j] lane i: row i's value j). */
+ISDB__AVX2 ISDB__PRIVATE __attribute__((always_inline)) inline void isdb__transpose4_avx2(isdb__vec32 a, isdb__vec32 b,
+                                                                                   isdb__vec32 c, isdb__vec32 e,
+                                                                                   isdb__vec32 *out) {
+    const isdb__vec32 t0 = __builtin_shufflevector(a, b, 0, 4, 2, 6), t1 = __builtin_shufflevector(a, b, 1, 5, 3, 7);
+    const isdb__vec32 t2 = __builtin_shufflevector(c, e, 0, 4, 2, 6), t3 = __builtin_shufflevector(c, e, 1, 5, 3, 7);
+    out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    out[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    out[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* w = L^-1 w in place, isdb__tri_solve's chain of operations for each row
+   (w_i = (((w_i - L_i0 w_0) - L_i1 w_1) ... ) / L_ii, as the product with
+   inv_diag), four rows a pass in the lanes of a 32-byte vector: each 4 x 4
+   block of products L_ij w_j is formed row-wise and transposed, so lane
+   r subtracts its row's terms in order of j; the diagonal block and the
+   rows past the last multiple of four one at a time. */
+ISDB__AVX2 ISDB__PRIVATE void isdb__fwd_solve4_avx2(int d, const isdb_real *ISDB__RESTRICT L,
+                                                    const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT w) {
+    int i, j;
+    for (i = 0; i + 4 <= d; i += 4) {
+        const isdb_real *L0 = L + i * d, *L1 = L0 + d, *L2 = L1 + d, *L3 = L2 + d;
+        isdb__vec32 s = *(const isdb__vec32 *)(w + i), t[4];
+        isdb_real s0, s1, s2, s3;
+        for (j = 0; j < i; j += 4) {
+            const isdb__vec32 wj = *(const isdb__vec32 *)(w + j);
+            isdb__transpose4_avx2(*(const isdb__vec32 *)(L0 + j) * wj, *(const isdb__vec32 *)(L1 + j) * wj,
+                                  *(const isdb__vec32 *)(L2 + j) * wj, *(const isdb__vec32 *)(L3 + j) * wj, t);
+            s = s - t[0];
+            s = s - t[1];
+            s = s - t[2];
+            s = s - t[3];
+        }
+        s0 = s[0];
+        s1 = s[1];
+        s2 = s[2];
+        s3 = s[3];
+        w[i] = s0 * inv_diag[i];
+        s1 -= L1[i] * w[i];
+        w[i + 1] = s1 * inv_diag[i + 1];
+        s2 -= L2[i] * w[i];
+        s2 -= L2[i + 1] * w[i + 1];
+        w[i + 2] = s2 * inv_diag[i + 2];
+        s3 -= L3[i] * w[i];
+        s3 -= L3[i + 1] * w[i + 1];
+        s3 -= L3[i + 2] * w[i + 2];
+        w[i + 3] = s3 * inv_diag[i + 3];
+    }
+    for (; i < d; ++i) {
+        const isdb_real *Li = L + i * d;
+        isdb_real s = w[i];
+        for (j = 0; j < i; ++j) s -= Li[j] * w[j];
+        w[i] = s * inv_diag[i];
+    }
+}
+#define ISDB__TRANSPOSE4_AVX2 1
+#endif
+
 /* Each estimator's prediction x.theta_k = (L_k^-1 x).z_k, w_k = L_k^-1 x
    left in its ridge's work as isdb__ridge_norm2 leaves it. The n solves
    go row by row together: each is the same chain of operations as
@@ -9725,9 +9812,17 @@ ISDB__PRIVATE void isdb__adaptive_seen(isdb_adaptive *p, const isdb_real *x) {
    estimators are independent and overlap, where one solve after another
    waits on each row's sum (an addition's latency a term). */
 ISDB__PRIVATE void isdb__adaptive_predict(isdb_adaptive *p, const isdb_real *x) {
-    int i, j, k, n = p->n_est, d = p->cfg.d;
+    int i, j, k, n = p->n_est, d = p->cfg.d, rows = d;
     for (k = 0; k < n; ++k) isdb__copy(d, x, p->_est[k].ridge.work);
-    for (i = 0; i < d; ++i) {
+#ifdef ISDB__TRANSPOSE4_AVX2
+    /* from d = 16 one estimator at a time, four rows a vector (at d = 10
+       the interleaved rows below were faster) */
+    if (d >= 16 && __builtin_cpu_supports("avx2")) {
+        for (k = 0; k < n; ++k) isdb__fwd_solve4_avx2(d, p->_est[k].ridge.L, p->_est[k].ridge.inv_diag, p->_est[k].ridge.work);
+        rows = 0;
+    }
+#endif
+    for (i = 0; i < rows; ++i) {
         /* Four estimators a pass: four independent sums in one loop. */
         for (k = 0; k + 4 <= n; k += 4) {
             const isdb__ridge *r0 = &p->_est[k].ridge, *r1 = &p->_est[k + 1].ridge, *r2 = &p->_est[k + 2].ridge,
@@ -9818,6 +9913,29 @@ ISDB__PRIVATE void isdb__adaptive_rotations(int m, isdb__ridge *const *ridges, i
     }
 }
 
+/* One update's discounts and pads for isdb__adaptive_grams: V takes g
+   and pad, Vt g2 and pad2, W g, the weight w and pad_w. */
+typedef struct isdb__adaptive_gram_steps {
+    isdb_real g, pad, g2, pad2, w, pad_w;
+} isdb__adaptive_gram_steps;
+
+/* Row i of isdb__adaptive_grams from column j on, one value at a time,
+   then the diagonal's pads. */
+ISDB__PRIVATE void isdb__adaptive_grams_tail(int d, isdb_real *ISDB__RESTRICT V, isdb_real *ISDB__RESTRICT Vt,
+                                             isdb_real *ISDB__RESTRICT W, const isdb__adaptive_gram_steps *s,
+                                             const isdb_real *x, int i, int j) {
+    const isdb_real wx = s->w * x[i];
+    for (; j <= i; ++j) {
+        const isdb_real xx = x[i] * x[j];
+        V[i * d + j] = s->g * V[i * d + j] + xx;
+        if (Vt) Vt[i * d + j] = s->g2 * Vt[i * d + j] + xx;
+        if (W) W[i * d + j] = s->g * W[i * d + j] + wx * x[j];
+    }
+    V[i * d + i] += s->pad;
+    if (Vt) Vt[i * d + i] += s->pad2;
+    if (W) W[i * d + i] += s->pad_w;
+}
+
 #if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
 /* isdb__adaptive_sweep's two-column pass over rows i.. below columns k
    and k + 1, four rows at a time in 32-byte vectors (AVX2 at run time,
@@ -9851,40 +9969,135 @@ ISDB__AVX2 ISDB__PRIVATE int isdb__adaptive_rows_avx2(int d, int k, int i, const
     return i;
 }
 
-/* isdb__adaptive_grams in 32-byte vectors (AVX2 at run time, no FMA);
-   Vt NULL: V alone, as isdb__discount_gram. */
+/* isdb__adaptive_grams in 32-byte vectors (AVX2 at run time, no FMA). */
 ISDB__AVX2 ISDB__PRIVATE void isdb__adaptive_grams_avx2(int d, isdb_real *ISDB__RESTRICT V, isdb_real *ISDB__RESTRICT Vt,
-                                                        const isdb_real *x, isdb_real g, isdb_real pad, isdb_real g2,
-                                                        isdb_real pad2) {
-    const isdb__vec32 gv = isdb__splat32(g), g2v = isdb__splat32(g2);
+                                                        isdb_real *ISDB__RESTRICT W, const isdb__adaptive_gram_steps *s,
+                                                        const isdb_real *x) {
+    const isdb__vec32 gv = isdb__splat32(s->g), g2v = isdb__splat32(s->g2);
     int i, j;
-    if (!Vt) {
-        for (i = 0; i < d; ++i) {
-            const isdb__vec32 xi = isdb__splat32(x[i]);
-            for (j = 0; j + 4 <= i + 1; j += 4) {
+    for (i = 0; i < d; ++i) {
+        const isdb__vec32 xi = isdb__splat32(x[i]), wxi = isdb__splat32(s->w * x[i]);
+        j = 0;
+        if (Vt && W)
+            for (; j + 4 <= i + 1; j += 4) {
+                const isdb__vec32 xj = *(const isdb__vec32 *)(x + j), xx = xi * xj;
+                isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vt = (isdb__vec32 *)(Vt + i * d + j),
+                            *vw = (isdb__vec32 *)(W + i * d + j);
+                *v = gv * *v + xx;
+                *vt = g2v * *vt + xx;
+                *vw = gv * *vw + wxi * xj;
+            }
+        else if (Vt)
+            for (; j + 4 <= i + 1; j += 4) {
+                const isdb__vec32 xx = xi * *(const isdb__vec32 *)(x + j);
+                isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vt = (isdb__vec32 *)(Vt + i * d + j);
+                *v = gv * *v + xx;
+                *vt = g2v * *vt + xx;
+            }
+        else if (W)
+            for (; j + 4 <= i + 1; j += 4) {
+                const isdb__vec32 xj = *(const isdb__vec32 *)(x + j);
+                isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vw = (isdb__vec32 *)(W + i * d + j);
+                *v = gv * *v + xi * xj;
+                *vw = gv * *vw + wxi * xj;
+            }
+        else
+            for (; j + 4 <= i + 1; j += 4) {
                 isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j);
                 *v = gv * *v + xi * *(const isdb__vec32 *)(x + j);
             }
-            for (; j <= i; ++j) V[i * d + j] = g * V[i * d + j] + x[i] * x[j];
-            V[i * d + i] += pad;
-        }
-        return;
-    }
-    for (i = 0; i < d; ++i) {
-        const isdb__vec32 xi = isdb__splat32(x[i]);
-        for (j = 0; j + 4 <= i + 1; j += 4) {
-            const isdb__vec32 xx = xi * *(const isdb__vec32 *)(x + j);
-            isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vt = (isdb__vec32 *)(Vt + i * d + j);
-            *v = gv * *v + xx;
-            *vt = g2v * *vt + xx;
-        }
+        /* the last up to three values and the pads, as
+           isdb__adaptive_grams_tail (a call there took 17% of the step at
+           d = 50: gcc does not inline it into this AVX2 function) */
         for (; j <= i; ++j) {
             const isdb_real xx = x[i] * x[j];
-            V[i * d + j] = g * V[i * d + j] + xx;
-            Vt[i * d + j] = g2 * Vt[i * d + j] + xx;
+            V[i * d + j] = s->g * V[i * d + j] + xx;
+            if (Vt) Vt[i * d + j] = s->g2 * Vt[i * d + j] + xx;
+            if (W) W[i * d + j] = s->g * W[i * d + j] + wxi[0] * x[j];
         }
-        V[i * d + i] += pad;
-        Vt[i * d + i] += pad2;
+        V[i * d + i] += s->pad;
+        if (Vt) Vt[i * d + i] += s->pad2;
+        if (W) W[i * d + i] += s->pad_w;
+    }
+}
+#endif
+
+#ifdef ISDB__TRANSPOSE4_AVX2
+/* Columns k .. k + 3 of one estimator's sweep on rows i .. d - 1 (i >= k
+   + 4), four rows a pass: each row's four values are read as one vector,
+   scaled, and transposed so lane r holds row i + r; then column k + c's
+   rotation (c[c], s[c]) in every lane, in order of c, with the scalar
+   operations (so the same bits); the four outputs are transposed back.
+   The rows past the last multiple of four one at a time. */
+ISDB__AVX2 ISDB__PRIVATE void isdb__adaptive_rows4_avx2(int d, int k, int i, const isdb_real *ISDB__RESTRICT src,
+                                                       isdb_real *ISDB__RESTRICT dst, isdb_real *ISDB__RESTRICT w,
+                                                       const isdb_real *cs, const isdb_real *sn, isdb_real re) {
+    const isdb__vec32 rv = isdb__splat32(re);
+    const isdb__vec32 c0 = isdb__splat32(cs[0]), c1 = isdb__splat32(cs[1]), c2 = isdb__splat32(cs[2]),
+                      c3 = isdb__splat32(cs[3]);
+    const isdb__vec32 s0 = isdb__splat32(sn[0]), s1 = isdb__splat32(sn[1]), s2 = isdb__splat32(sn[2]),
+                      s3 = isdb__splat32(sn[3]);
+    int c;
+    for (; i + 4 <= d; i += 4) {
+        const isdb_real *r0 = src + i * d + k;
+        isdb_real *o0 = dst + i * d + k;
+        isdb__vec32 l[4], o[4], wv = *(const isdb__vec32 *)(w + i);
+        isdb__transpose4_avx2(*(const isdb__vec32 *)r0 * rv, *(const isdb__vec32 *)(r0 + d) * rv,
+                              *(const isdb__vec32 *)(r0 + 2 * d) * rv, *(const isdb__vec32 *)(r0 + 3 * d) * rv, l);
+        o[0] = c0 * l[0] + s0 * wv;
+        wv = c0 * wv - s0 * l[0];
+        o[1] = c1 * l[1] + s1 * wv;
+        wv = c1 * wv - s1 * l[1];
+        o[2] = c2 * l[2] + s2 * wv;
+        wv = c2 * wv - s2 * l[2];
+        o[3] = c3 * l[3] + s3 * wv;
+        wv = c3 * wv - s3 * l[3];
+        *(isdb__vec32 *)(w + i) = wv;
+        isdb__transpose4_avx2(o[0], o[1], o[2], o[3], l);
+        *(isdb__vec32 *)o0 = l[0];
+        *(isdb__vec32 *)(o0 + d) = l[1];
+        *(isdb__vec32 *)(o0 + 2 * d) = l[2];
+        *(isdb__vec32 *)(o0 + 3 * d) = l[3];
+    }
+    for (; i < d; ++i) {
+        isdb_real wi = w[i];
+        for (c = 0; c < 4; ++c) {
+            const isdb_real la = src[i * d + k + c] * re;
+            dst[i * d + k + c] = cs[c] * la + sn[c] * wi;
+            wi = cs[c] * wi - sn[c] * la;
+        }
+        w[i] = wi;
+    }
+}
+
+/* isdb__adaptive_sweep's columns k .. k + 3 (k + 4 <= d) for the m
+   estimators: column k + t's rotation, then its values in the rows of the
+   4 x 4 diagonal block below it (which the next column's rotation needs),
+   then the rows below the block, four columns at once
+   (isdb__adaptive_rows4_avx2). Each value takes the operations of the
+   two-column pass in the same order. */
+ISDB__PRIVATE void isdb__adaptive_cols4(int d, int m, isdb__ridge *const *ridges, const isdb_real *root, int k,
+                                        isdb_real *yk, isdb_real *prod_c) {
+    isdb_real c[4][ISDB_ADAPTIVE_MAX_ESTIMATORS], s[4][ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    int t, i, e;
+    for (t = 0; t < 4; ++t) {
+        isdb__adaptive_rotations(m, ridges, k + t, root, yk, prod_c, c[t], s[t]);
+        for (e = 0; e < m; ++e) {
+            const isdb__ridge *r = ridges[e];
+            isdb_real *w = r->work;
+            for (i = k + t + 1; i < k + 4; ++i) {
+                const isdb_real l = r->L[i * d + k + t] * root[e];
+                r->L_next[i * d + k + t] = c[t][e] * l + s[t][e] * w[i];
+                w[i] = c[t][e] * w[i] - s[t][e] * l;
+            }
+        }
+    }
+    for (e = 0; e < m; ++e) {
+        isdb__ridge *r = ridges[e];
+        const isdb_real cs[4] = {c[0][e], c[1][e], c[2][e], c[3][e]}, sn[4] = {s[0][e], s[1][e], s[2][e], s[3][e]};
+        for (t = 0; t < 4; ++t)
+            for (i = k + t + 1; i < d; ++i) r->L_next[(k + t) * d + i] = 0;
+        isdb__adaptive_rows4_avx2(d, k, k + 4, r->L, r->L_next, r->work, cs, sn, root[e]);
     }
 }
 #endif
@@ -9918,7 +10131,12 @@ ISDB__PRIVATE void isdb__adaptive_sweep(int d, int m, isdb__ridge *const *ridges
         prod_c[e] = 1;
         c1[e] = s1[e] = 0;
     }
-    for (k = 0; k < d; k += 2) {
+    k = 0;
+#ifdef ISDB__TRANSPOSE4_AVX2
+    if (avx2 && d >= 16) /* below, the two-column passes were faster (d = 10: 1.07x) */
+        for (; k + 4 <= d; k += 4) isdb__adaptive_cols4(d, m, ridges, root, k, yk, prod_c);
+#endif
+    for (; k < d; k += 2) {
         const int pair = k + 1 < d;
         isdb__adaptive_rotations(m, ridges, k, root, yk, prod_c, c0, s0);
         if (pair) {
@@ -9977,43 +10195,42 @@ ISDB__PRIVATE void isdb__adaptive_sweep(int d, int m, isdb__ridge *const *ridges
     }
 }
 
-/* V <- gamma V + x x^T + (1 - gamma) lambda I and Vt <- gamma^2 Vt +
-   x x^T + (1 - gamma^2) lambda I in one pass (Vt NULL: V alone), each
-   value as isdb__discount_gram computes it (x_i x_j formed once for
-   both). */
+/* V <- gamma V + x x^T + (1 - gamma) lambda I, Vt <- gamma^2 Vt + x x^T +
+   (1 - gamma^2) lambda I and W <- gamma W + w x x^T + pad_w I in one pass
+   (Vt or W NULL: left out), each value as isdb__discount_gram computes
+   it (x_i x_j formed once for V and Vt; W's term (w x_i) x_j). */
 ISDB__PRIVATE void isdb__adaptive_grams(int d, isdb_real *ISDB__RESTRICT V, isdb_real *ISDB__RESTRICT Vt,
-                                        const isdb_real *x, isdb_real g, isdb_real pad, isdb_real g2, isdb_real pad2) {
+                                        isdb_real *ISDB__RESTRICT W, const isdb__adaptive_gram_steps *s,
+                                        const isdb_real *x) {
     int i, j;
 #if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
     if (d >= 4 && __builtin_cpu_supports("avx2")) {
-        isdb__adaptive_grams_avx2(d, V, Vt, x, g, pad, g2, pad2);
+        isdb__adaptive_grams_avx2(d, V, Vt, W, s, x);
         return;
     }
 #endif
-    if (!Vt) {
-        isdb__discount_gram(d, V, V, x, 1, g, pad);
-        return;
-    }
     for (i = 0; i < d; ++i) {
         j = 0;
 #if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
         {
-            const isdb__vec xi = isdb__splat(x[i]), gv = isdb__splat(g), g2v = isdb__splat(g2);
+            const isdb__vec xi = isdb__splat(x[i]), wxi = isdb__splat(s->w * x[i]), gv = isdb__splat(s->g),
+                            g2v = isdb__splat(s->g2);
             for (; j + ISDB__VLEN <= i + 1; j += ISDB__VLEN) {
-                const isdb__vec xx = xi * *(const isdb__vec *)(x + j);
-                isdb__vec *v = (isdb__vec *)(V + i * d + j), *vt = (isdb__vec *)(Vt + i * d + j);
+                const isdb__vec xj = *(const isdb__vec *)(x + j), xx = xi * xj;
+                isdb__vec *v = (isdb__vec *)(V + i * d + j);
                 *v = gv * *v + xx;
-                *vt = g2v * *vt + xx;
+                if (Vt) {
+                    isdb__vec *vt = (isdb__vec *)(Vt + i * d + j);
+                    *vt = g2v * *vt + xx;
+                }
+                if (W) {
+                    isdb__vec *vw = (isdb__vec *)(W + i * d + j);
+                    *vw = gv * *vw + wxi * xj;
+                }
             }
         }
 #endif
-        for (; j <= i; ++j) {
-            const isdb_real xx = x[i] * x[j];
-            V[i * d + j] = g * V[i * d + j] + xx;
-            Vt[i * d + j] = g2 * Vt[i * d + j] + xx;
-        }
-        V[i * d + i] += pad;
-        Vt[i * d + i] += pad2;
+        isdb__adaptive_grams_tail(d, V, Vt, W, s, x, i, j);
     }
 }
 
@@ -10040,14 +10257,26 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
         }
         if (e->Vt) isdb__discount_gram(d, e->Vt, e->Vt, x, 1, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
 #else
-        isdb__adaptive_grams(d, r->V, e->Vt, x, g, (1 - g) * r->lambda, g * g, (1 - g) * (1 + g) * p->cfg.lambda);
+        {
+            isdb__adaptive_gram_steps st;
+            const isdb_real err = y - p->_pred[k];
+            st.g = g;
+            st.pad = (1 - g) * r->lambda;
+            st.g2 = g * g;
+            st.pad2 = (1 - g) * (1 + g) * p->cfg.lambda;
+            st.w = err * err < ISDB__SQRT_HUGE ? err * err : ISDB__SQRT_HUGE;
+            st.pad_w = (1 - g) * isdb__adaptive_w_prior(&p->cfg);
+            isdb__adaptive_grams(d, r->V, e->Vt, e->W, &st, x);
+        }
         for (i = 0; i < d; ++i) r->b[i] = g * r->b[i] + y * x[i];
 #endif
+#if ISDB_REAL_IS_FLOAT
         if (e->W) {
             isdb_real err = y - p->_pred[k];
             isdb__discount_gram(d, e->W, e->W, x, err * err < ISDB__SQRT_HUGE ? err * err : ISDB__SQRT_HUGE, g,
                                  (1 - g) * isdb__adaptive_w_prior(&p->cfg));
         }
+#endif
         if (e->count < INT_MAX) ++e->count;
         if (r->refresh > 0 && ++r->since_refresh >= r->refresh) {
             r->since_refresh = 0;
