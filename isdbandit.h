@@ -9969,17 +9969,27 @@ ISDB__AVX2 ISDB__PRIVATE int isdb__adaptive_rows_avx2(int d, int k, int i, const
     return i;
 }
 
+typedef long long isdb__mask32 __attribute__((vector_size(32)));
+
+/* Lane by lane m ? x : y (m's lanes all ones or all zeros). */
+ISDB__AVX2 ISDB__PRIVATE __attribute__((always_inline)) inline isdb__vec32 isdb__pick32(isdb__mask32 m, isdb__vec32 x,
+                                                                                  isdb__vec32 y) {
+    return (isdb__vec32)(((isdb__mask32)x & m) | ((isdb__mask32)y & ~m));
+}
+
 /* isdb__adaptive_grams in 32-byte vectors (AVX2 at run time, no FMA). */
 ISDB__AVX2 ISDB__PRIVATE void isdb__adaptive_grams_avx2(int d, isdb_real *ISDB__RESTRICT V, isdb_real *ISDB__RESTRICT Vt,
                                                         isdb_real *ISDB__RESTRICT W, const isdb__adaptive_gram_steps *s,
                                                         const isdb_real *x) {
-    const isdb__vec32 gv = isdb__splat32(s->g), g2v = isdb__splat32(s->g2);
+    const isdb__vec32 gv = isdb__splat32(s->g), g2v = isdb__splat32(s->g2), pad = isdb__splat32(s->pad),
+                      pad2 = isdb__splat32(s->pad2), pad_w = isdb__splat32(s->pad_w);
     int i, j;
     for (i = 0; i < d; ++i) {
         const isdb__vec32 xi = isdb__splat32(x[i]), wxi = isdb__splat32(s->w * x[i]);
+        /* the vectors below the diagonal */
         j = 0;
         if (Vt && W)
-            for (; j + 4 <= i + 1; j += 4) {
+            for (; j + 4 <= i; j += 4) {
                 const isdb__vec32 xj = *(const isdb__vec32 *)(x + j), xx = xi * xj;
                 isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vt = (isdb__vec32 *)(Vt + i * d + j),
                             *vw = (isdb__vec32 *)(W + i * d + j);
@@ -9988,27 +9998,51 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__adaptive_grams_avx2(int d, isdb_real *ISDB__
                 *vw = gv * *vw + wxi * xj;
             }
         else if (Vt)
-            for (; j + 4 <= i + 1; j += 4) {
+            for (; j + 4 <= i; j += 4) {
                 const isdb__vec32 xx = xi * *(const isdb__vec32 *)(x + j);
                 isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vt = (isdb__vec32 *)(Vt + i * d + j);
                 *v = gv * *v + xx;
                 *vt = g2v * *vt + xx;
             }
         else if (W)
-            for (; j + 4 <= i + 1; j += 4) {
+            for (; j + 4 <= i; j += 4) {
                 const isdb__vec32 xj = *(const isdb__vec32 *)(x + j);
                 isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), *vw = (isdb__vec32 *)(W + i * d + j);
                 *v = gv * *v + xi * xj;
                 *vw = gv * *vw + wxi * xj;
             }
         else
-            for (; j + 4 <= i + 1; j += 4) {
+            for (; j + 4 <= i; j += 4) {
                 isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j);
                 *v = gv * *v + xi * *(const isdb__vec32 *)(x + j);
             }
-        /* the last up to three values and the pads, as
-           isdb__adaptive_grams_tail (a call there took 17% of the step at
-           d = 50: gcc does not inline it into this AVX2 function) */
+        /* The vector that holds the diagonal, where it ends within the
+           matrix: its lanes up to the diagonal take the update, the
+           diagonal's lane its pad after it, the lanes past it keep their
+           values. A scalar pad added right after the vector's store
+           waited for it (a quarter of this function's time at d = 10). */
+        if (j + 4 <= d) {
+            const isdb__vec32 xj = *(const isdb__vec32 *)(x + j), xx = xi * xj;
+            const isdb__vec32 lane = {(isdb_real)j, (isdb_real)(j + 1), (isdb_real)(j + 2), (isdb_real)(j + 3)},
+                              at = isdb__splat32((isdb_real)i);
+            const isdb__mask32 low = lane <= at, diag = lane == at;
+            isdb__vec32 *v = (isdb__vec32 *)(V + i * d + j), t = gv * *v + xx;
+            *v = isdb__pick32(low, isdb__pick32(diag, t + pad, t), *v);
+            if (Vt) {
+                isdb__vec32 *vt = (isdb__vec32 *)(Vt + i * d + j);
+                t = g2v * *vt + xx;
+                *vt = isdb__pick32(low, isdb__pick32(diag, t + pad2, t), *vt);
+            }
+            if (W) {
+                isdb__vec32 *vw = (isdb__vec32 *)(W + i * d + j);
+                t = gv * *vw + wxi * xj;
+                *vw = isdb__pick32(low, isdb__pick32(diag, t + pad_w, t), *vw);
+            }
+            continue;
+        }
+        /* else one value at a time, as isdb__adaptive_grams_tail (a call
+           there took 17% of the step at d = 50: gcc does not inline it
+           into this AVX2 function) */
         for (; j <= i; ++j) {
             const isdb_real xx = x[i] * x[j];
             V[i * d + j] = s->g * V[i * d + j] + xx;
