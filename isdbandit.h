@@ -649,9 +649,10 @@
          D-LinUCB's width when a discounted one plays, about twice
          LinUCB's select). The update takes the estimators' steps
          together (the solves side by side, the rank-one sweeps two
-         columns a pass, V and the gamma^2 sum in one pass; vectors, AVX2
-         at run time), each value by the operations one estimator alone
-         would take, so the same bits; O(d) more for the recurrence
+         columns a pass, four from d = 16, V, the gamma^2 sum and W in
+         one pass; vectors, AVX2 at run time), each value by the
+         operations one estimator alone would take, so the same bits;
+         O(d) more for the recurrence
          check. A directional cut costs O(d^3) per estimator it cuts (the
          refactorisation), a full cut O(d^2). Measured (`bench_policies
          --adaptive`, K = 10, 2026-11-27, select + update, POOLED): 4.0-4.2x,
@@ -666,7 +667,11 @@
          update 1.05-1.15x, 1.13-1.2x and 1.15-1.3x at d = 2, 10, 50; the
          step 6.7-7.6x and 6.1-6.9x LinUCB's at d = 10 and 50 (POOLED
          5.7-6.1x and 4.5-4.8x); 0.6.0's default, two runs beside `make
-         determinism`: 6.6x, 7.5-10x, 6.6-6.7x at d = 2, 10, 50.
+         determinism`: 6.6x, 7.5-10x, 6.6-6.7x at d = 2, 10, 50; after
+         issue 24 item 6's exact changes (2026-11-27, CPU time, beside
+         the previous build, best of 8-10 passes, four runs) 6.4-6.8x,
+         7.0-7.3x, 6.6-6.9x (0.93-0.96x, 0.99-1.01x, 0.85-0.90x the
+         previous step): the 4x target fails (bench/README.md).
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W),
          16 hashes; no ring of past observations.
