@@ -3887,7 +3887,7 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
    monitor test inside the update, Trace-UCB's support recovery, the
    environments' inits and draws), ISDB__ONCE what runs once per object
    (configs, layouts, heap sizes, inits, resets, snapshots, explain):
-   GCC and clang optimise both for size, and ISDB__COLD_HELPER keeps the
+   GCC and clang place both as cold code, and ISDB__COLD_HELPER keeps the
    small steps they repeat (refusals, serializer steps, heap carving) as
    calls. None of them touches select, update, scores or probs; together
    they cut the machine code by a sixth and the compile time by 15 to
