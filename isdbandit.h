@@ -80,8 +80,9 @@
       implementation file 5.6 s (ISD with what it needs 3.4 s of it),
       ISDB_ONLY_LINUCB 1.2 s; a plain #include 0.07 s (fastest of 5 to 7
       rounds). Keep the implementation in a file of its own.
-      ISDB_NO_COLD_O1      GCC builds what runs once per object at -O1 (10%
-                           less compile time); this keeps the file's level.
+      ISDB_NO_COLD_O1      GCC builds what runs rarely at -O1 and what runs
+                           once per object at -O0 (clang: optnone), 15%
+                           less compile time; this keeps the file's level.
       ISDB_REAL            float or double (default): the precision of every
                            number (see PRECISION). Define it the same way in
                            every file that includes the header.
@@ -1442,7 +1443,10 @@
              ISD's ADAPTIVE learner keeps hold 0, so its snapshots and
              runs are 0.6.0's. The adaptive step takes the same bits in
              fewer instructions (W in the Gram pass; four rows a vector
-             from d = 16).
+             from d = 16). GCC builds the rarely run code at -O1 and the
+             once-per-object code (configs, layouts, inits, resets,
+             snapshots, explain) at -O0, clang the latter with optnone
+             (same bits; ISDB_NO_COLD_O1 turns both off).
 */
 
 #ifndef ISDBANDIT_H
@@ -3941,38 +3945,56 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB_FREE(p) free(p)
 #endif
 
-/* ISDB__COLD marks what runs once per object (configs, layouts, inits,
-   resets, snapshots, explain) or rarely inside an update (ISD's monitor
-   test, Trace-UCB's support recovery): GCC and clang optimise it for
-   size, and ISDB__COLD_HELPER keeps the small steps those functions
-   repeat (refusals, serializer steps, heap carving) as calls. Neither
-   touches select, update, scores or probs; together they cut the
-   machine code by a sixth and the compile time by 15 to 20%
-   (bench/README.md, "Compile time").
-   ISDB__COLD_O1: GCC also compiles that code at -O1 (the optimize
-   attribute) in an optimised build: 10% less compile time at -O2, ISD's
-   offline estimate within a few percent (bench/README.md). GCC
+/* ISDB__COLD marks what runs rarely or offline (ISD's estimate, its
+   monitor test inside the update, Trace-UCB's support recovery, the
+   environments' inits and draws), ISDB__ONCE what runs once per object
+   (configs, layouts, heap sizes, inits, resets, snapshots, explain):
+   GCC and clang place both as cold code, and ISDB__COLD_HELPER keeps the
+   small steps they repeat (refusals, serializer steps, heap carving) as
+   calls. None of them touches select, update, scores or probs; together
+   they cut the machine code by a sixth and the compile time by 15 to
+   20% (bench/README.md, "Compile time").
+   ISDB__COLD_O1: GCC also compiles the ISDB__COLD code at -O1 (the
+   optimize attribute) in an optimised build: 10% less compile time at
+   -O2, ISD's offline estimate within a few percent (bench/README.md).
+   ISDB__ONCE_O0: the once-per-object code is not optimised at all
+   (GCC's optimize("O0"), clang's optnone): 7% fewer instructions for
+   GCC (9 to 12% less CPU at best) and 8 to 16% less CPU for clang; it
+   runs once per object, in microseconds. The serializer's per-value
+   steps (ISDB__COLD_HELPER) stay optimised: a snapshot's cost is
+   theirs (make test's snapshot-heavy test took 1.7x at O0). GCC
    documents the attribute for debugging rather than production code;
    here it only lowers the level of code that runs once or rarely, and
-   it is off for clang, other compilers, -O0, -Os and with
-   ISDB_NO_COLD_O1. -Og builds get it too (no macro tells -Og apart).
-   -ffp-contract=off holds in that code (same bits); with contraction
-   allowed and FMA in the target, GCC forms no FMA there at -O1. */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && defined(__OPTIMIZE__) && \
-    !defined(__OPTIMIZE_SIZE__) && !defined(ISDB_NO_COLD_O1)
-#define ISDB__COLD_O1 , optimize("O1")
-#else
+   both are off for other compilers, -O0, -Os and with ISDB_NO_COLD_O1.
+   -Og builds get them too (no macro tells -Og apart). -ffp-contract=off
+   holds in that code (same bits); with contraction allowed and FMA in
+   the target, GCC forms no FMA there at -O1 or -O0. */
+#if defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__) && !defined(ISDB_NO_COLD_O1) && !defined(__INTEL_COMPILER)
+#if defined(__clang__)
 #define ISDB__COLD_O1
+#define ISDB__ONCE_O0 , optnone, noinline
+#elif defined(__GNUC__)
+#define ISDB__COLD_O1 , optimize("O1")
+#define ISDB__ONCE_O0 , optimize("O0")
+#endif
+#endif
+#ifndef ISDB__COLD_O1
+#define ISDB__COLD_O1
+#define ISDB__ONCE_O0
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define ISDB__PRIVATE static __attribute__((unused))
 #define ISDB__COLD __attribute__((cold ISDB__COLD_O1))
 #define ISDB__COLD_PRIVATE static __attribute__((unused, cold ISDB__COLD_O1))
+#define ISDB__ONCE __attribute__((cold ISDB__ONCE_O0))
+#define ISDB__ONCE_PRIVATE static __attribute__((unused, cold ISDB__ONCE_O0))
 #define ISDB__COLD_HELPER static __attribute__((unused, noinline))
 #else
 #define ISDB__PRIVATE static
 #define ISDB__COLD
 #define ISDB__COLD_PRIVATE static
+#define ISDB__ONCE
+#define ISDB__ONCE_PRIVATE static
 #define ISDB__COLD_HELPER static
 #endif
 
@@ -4266,7 +4288,7 @@ ISDB__PRIVATE void *isdb__unconst(const void *p) { return (void *)(uintptr_t)p; 
 
 const char *isdb_version(void) { return ISDB_VERSION_STRING; }
 
-ISDB__COLD const char *isdb_result_string(isdb_result r) {
+ISDB__ONCE const char *isdb_result_string(isdb_result r) {
     switch (r) {
 #define ISDB__RESULT_CASE(name, value, text) \
     case name:                               \
@@ -4292,7 +4314,7 @@ ISDB__PRIVATE uint64_t isdb__splitmix64(uint64_t *x) {
 
 ISDB__PRIVATE uint64_t isdb__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-void isdb_rng_seed(isdb_rng *rng, uint64_t seed) {
+ISDB__COLD void isdb_rng_seed(isdb_rng *rng, uint64_t seed) {
     uint64_t x = seed;
     int i;
     ISDB_ASSERT(rng);
@@ -6280,7 +6302,7 @@ ISDB__PRIVATE void isdb__householder_q(int m, int n, isdb_real *A, const isdb_re
 
 size_t isdb_qr_work_size(int m, int n) { return (m > 0 && n > 0) ? (size_t)isdb__min_int(m, n) : 0; }
 
-isdb_result isdb_qr(int m, int n, isdb_real *A, isdb_real *Q, isdb_real *work) {
+ISDB__COLD isdb_result isdb_qr(int m, int n, isdb_real *A, isdb_real *Q, isdb_real *work) {
     int j, k = isdb__min_int(m, n);
     if (!isdb__dim_ok(m) || !isdb__dim_ok(n) || !A || !work || (Q && Q == A)) return ISDB_ERR_INVALID_ARG;
     if (!isdb__all_finite(A, m * n)) return ISDB_ERR_NONFINITE;
@@ -6454,7 +6476,7 @@ ISDB__COLD isdb_jbd_options isdb_jbd_options_init(void) {
     return o;
 }
 
-ISDB__COLD size_t isdb_jbd_work_size(int p, int m) {
+ISDB__ONCE size_t isdb_jbd_work_size(int p, int m) {
     if (p < 1 || m < 1) return 0;
     return (size_t)m * (size_t)p * (size_t)p + 8 * (size_t)p * (size_t)p + 4 * (size_t)p;
 }
@@ -6855,7 +6877,7 @@ ISDB__COLD_HELPER void *isdb__take(isdb__arena *a, int count, size_t elem) {
     return ptr;
 }
 
-ISDB__PRIVATE isdb_real *isdb__take_f64(isdb__arena *a, int count) {
+ISDB__ONCE_PRIVATE isdb_real *isdb__take_f64(isdb__arena *a, int count) {
     return (isdb_real *)isdb__take(a, count, sizeof(isdb_real));
 }
 
@@ -7347,7 +7369,7 @@ ISDB__COLD_HELPER void isdb__ser_check_logdet(isdb_ser *s, isdb__ser_view L, int
    The policy base and the generic functions
    ------------------------------------------------------------------------ */
 
-ISDB__COLD const char *isdb_policy_kind_name(isdb_policy_kind kind) {
+ISDB__ONCE const char *isdb_policy_kind_name(isdb_policy_kind kind) {
     switch (kind) {
     case ISDB_POLICY_LINUCB:
         return "linucb";
@@ -7402,7 +7424,7 @@ isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why
 
 /* The tail of every isdb_X_init: allocate the measured heap, run
    init_preallocated through `setup`, and hand the heap to the policy. */
-ISDB__PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t bytes, const isdb_allocator *alloc,
+ISDB__ONCE_PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t bytes, const isdb_allocator *alloc,
                                                   isdb_result (*setup)(const void *cfg, void *heap, void *pol),
                                                   const void *cfg, void *pol) {
     void *heap;
@@ -7499,14 +7521,14 @@ isdb_result isdb_policy_update(isdb_policy *p, int arm, const isdb_real *x, isdb
     return r;
 }
 
-ISDB__COLD void isdb_policy_reset(isdb_policy *p) {
+ISDB__ONCE void isdb_policy_reset(isdb_policy *p) {
     if (!p || !p->vt) return;
     p->t = 0;
     isdb_rng_seed(&p->rng, p->seed);
     p->vt->reset(p);
 }
 
-ISDB__COLD void isdb_policy_uninit(isdb_policy *p) {
+ISDB__ONCE void isdb_policy_uninit(isdb_policy *p) {
     if (!p) return;
     if (p->_owns_heap) isdb__heap_free(&p->_alloc, p->_heap);
     p->_heap = NULL;
@@ -7516,7 +7538,7 @@ ISDB__COLD void isdb_policy_uninit(isdb_policy *p) {
 
 const char *isdb_policy_name(const isdb_policy *p) { return (p && p->vt) ? p->vt->name : "none"; }
 
-ISDB__COLD_PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
     isdb__ser_cfg_int(s, p->d);
     isdb__ser_cfg_int(s, p->max_arms);
     isdb__ser_cfg_u64(s, p->seed);
@@ -7525,7 +7547,7 @@ ISDB__COLD_PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
     p->vt->serialize(p, s);
 }
 
-ISDB__COLD isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
+ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
     isdb_policy *p = (isdb_policy *)isdb__unconst(cp);
     isdb_ser s;
     size_t total;
@@ -7554,7 +7576,7 @@ ISDB__COLD isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
 
 /* The header and the checksum of a snapshot for a policy of `kind`, in
    the order isdb_policy_load documents. */
-ISDB__COLD_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
+ISDB__ONCE_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
     uint64_t stated;
     if (size < ISDB__SNAPSHOT_HEADER + 8) return ISDB_ERR_SNAPSHOT_TRUNCATED;
     if (memcmp(in, "ISDB", 4) != 0) return ISDB_ERR_SNAPSHOT_CORRUPT;
@@ -7567,7 +7589,7 @@ ISDB__COLD_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, siz
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
+ISDB__ONCE isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
     const unsigned char *in = (const unsigned char *)buf;
     isdb_ser s;
     isdb_result r;
@@ -7637,7 +7659,7 @@ ISDB__PRIVATE isdb_result isdb__probs_one_hot(isdb_policy *p, const isdb_real *X
    old factor in place.
    ------------------------------------------------------------------------ */
 
-ISDB__COLD_PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d, int with_gram) {
+ISDB__ONCE_PRIVATE void isdb__ridge_layout(isdb__ridge *r, isdb__arena *a, int d, int with_gram) {
     int dd = d * d;
     r->d = d;
     r->L = isdb__take_f64(a, dd);
@@ -7837,7 +7859,7 @@ ISDB__PRIVATE int isdb__ridge_ucb_all(isdb__ridge *r, const isdb_real *X, int n_
 }
 
 /* The two parts of an arm's UCB, for the policies' explain getters. */
-ISDB__COLD_PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const isdb_real *x, isdb_real beta, isdb_real *mean,
+ISDB__ONCE_PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const isdb_real *x, isdb_real beta, isdb_real *mean,
                                                    isdb_real *bonus) {
     isdb_result res;
     isdb_real n2;
@@ -7857,7 +7879,7 @@ ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
 /* L z = b for a z carried by rank-one steps (V the Gram sum L L^T
    follows): what they round away is at most about sum_t |y_t x_ti| <=
    ISDB_INPUT_MAX sqrt(t V_ii), however much b's sum cancels. */
-ISDB__COLD_PRIVATE void isdb__ser_check_carried_solve(isdb_ser *s, isdb__ser_view L, int d, isdb__ser_view z,
+ISDB__ONCE_PRIVATE void isdb__ser_check_carried_solve(isdb_ser *s, isdb__ser_view L, int d, isdb__ser_view z,
                                                       isdb__ser_view b, isdb__ser_view V) {
     isdb_real ymax = ISDB_INPUT_MAX * isdb__sqrt((isdb_real)s->t);
     int i, k;
@@ -7888,7 +7910,7 @@ typedef struct isdb__ridge_views {
     int since;
 } isdb__ridge_views;
 
-ISDB__COLD_PRIVATE isdb__ridge_views isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refresh_max, isdb_real pad,
+ISDB__ONCE_PRIVATE isdb__ridge_views isdb__ridge_serialize(isdb__ridge *r, isdb_ser *s, int refresh_max, isdb_real pad,
                                                       isdb_real lo, int z_solved) {
     int d = r->d, dd = d * d;
     isdb__ridge_views out;
@@ -7963,7 +7985,7 @@ ISDB__PRIVATE int isdb__want_width(isdb_refusal *why, isdb_width width) {
    LinUCB / OFUL
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
+ISDB__ONCE isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
     isdb_linucb_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -7979,14 +8001,14 @@ ISDB__COLD isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
     return c;
 }
 
-ISDB__COLD isdb_result isdb_linucb_config_check(const isdb_linucb_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_linucb_config_check(const isdb_linucb_config *c, isdb_refusal *why) {
     return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
                          isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
                          isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
                          isdb__want_width(why, c->width) && isdb__want_count(why, c->refresh, "refresh"));
 }
 
-ISDB__COLD_PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_linucb *p, void *heap) {
+ISDB__ONCE_PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_linucb *p, void *heap) {
     isdb__arena a;
     a.base = (unsigned char *)heap;
     a.used = 0;
@@ -8019,7 +8041,7 @@ ISDB__PRIVATE isdb_result isdb__linucb_update(isdb_policy *p, int arm, const isd
     return ISDB_OK;
 }
 
-ISDB__COLD_PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_linucb *p = (isdb_linucb *)bp;
     const isdb_linucb_config *c = &p->cfg;
     isdb__ser_cfg_real(s, c->lambda);
@@ -8033,20 +8055,20 @@ ISDB__COLD_PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
 }
 
-ISDB__COLD_PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&((isdb_linucb *)p)->_ridge); }
+ISDB__ONCE_PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&((isdb_linucb *)p)->_ridge); }
 
 static const isdb_policy_vtable isdb__linucb_vt = {
     ISDB_POLICY_LINUCB,     "linucb",           0, isdb__linucb_select, isdb__linucb_update, isdb__linucb_scores,
     isdb__probs_one_hot,    isdb__linucb_serialize, isdb__linucb_reset};
 
-ISDB__COLD isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes) {
     isdb_linucb probe;
     if (!bytes || isdb_linucb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__linucb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol) {
+ISDB__ONCE isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol) {
     size_t bytes;
     isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -8066,7 +8088,7 @@ ISDB__PRIVATE isdb_result isdb__linucb_setup(const void *cfg, void *heap, void *
     return isdb_linucb_init_preallocated((const isdb_linucb_config *)cfg, heap, (isdb_linucb *)pol);
 }
 
-ISDB__COLD isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol) {
+ISDB__ONCE isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol) {
     size_t bytes;
     isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -8074,11 +8096,11 @@ ISDB__COLD isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isd
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__linucb_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
 
 void isdb_linucb_theta(const isdb_linucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-ISDB__COLD isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+ISDB__ONCE isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
     return isdb__ridge_explain(&pol->_ridge, x, isdb_linucb_beta(pol), mean, bonus);
 }
@@ -8274,7 +8296,7 @@ ISDB__PRIVATE isdb_real isdb__swucb_gram(const void *ctx, int i, int j) {
     return v;
 }
 
-ISDB__COLD_PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_swucb *p = (isdb_swucb *)bp;
     const isdb_swucb_config *c = &p->cfg;
     int w = c->window, d = c->d, count, k;
@@ -8354,7 +8376,7 @@ ISDB__PRIVATE isdb_result isdb__swucb_setup(const void *cfg, void *heap, void *p
     return isdb_swucb_init_preallocated((const isdb_swucb_config *)cfg, heap, (isdb_swucb *)pol);
 }
 
-ISDB__COLD isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol) {
+ISDB__ONCE isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol) {
     size_t bytes;
     isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -8362,16 +8384,16 @@ ISDB__COLD isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__swucb_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
 
 void isdb_swucb_theta(const isdb_swucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-ISDB__COLD isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+ISDB__ONCE isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
     return isdb__ridge_explain(&pol->_ridge, x, isdb_swucb_beta(pol), mean, bonus);
 }
 
-ISDB__COLD isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window) {
+ISDB__ONCE isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window) {
     isdb_real w;
     if (!window || d < 1 || !(T >= 1) || !isdb__finite(T)) return ISDB_ERR_INVALID_ARG;
     switch (rule) {
@@ -8402,7 +8424,7 @@ ISDB__COLD isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isd
    D-LinUCB
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma) {
+ISDB__ONCE isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma) {
     isdb_dlinucb_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -8418,7 +8440,7 @@ ISDB__COLD isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isd
     return c;
 }
 
-ISDB__COLD isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, isdb_refusal *why) {
     return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
                          isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
                          isdb__want_open01(why, c->gamma, "gamma") &&
@@ -8426,7 +8448,7 @@ ISDB__COLD isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, i
                          isdb__want_count(why, c->refresh, "refresh"));
 }
 
-ISDB__COLD_PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
+ISDB__ONCE_PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
     isdb__arena a;
     int d = c->d, dd = d * d;
     a.base = (unsigned char *)heap;
@@ -8636,7 +8658,7 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_update(isdb_policy *bp, int arm, const i
 /* The widths' Gram matrix Vt (discounted by gamma^2, so at most V, which
    is discounted by gamma): a lower-stored Gram matrix whose diagonal is
    V's or less. */
-ISDB__COLD_PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, isdb__ser_view Vt, int d, isdb_real lo,
+ISDB__ONCE_PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, isdb__ser_view Vt, int d, isdb_real lo,
                                                isdb_real lambda) {
     int i;
     isdb__ser_check_gram(s, Vt, d, d, 0, lo, lambda + isdb__ser_sum_cap(s->t));
@@ -8648,7 +8670,7 @@ ISDB__COLD_PRIVATE void isdb__dlinucb_check_vt(isdb_ser *s, isdb__ser_view V, is
 /* On CHECK: V and Vt Gram matrices of at least lambda I (see
    isdb__dlinucb_check_vt) and b within what t updates can sum, L the
    factor of V with its reciprocal diagonal, z = L^-1 b. */
-ISDB__COLD_PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     const isdb_dlinucb_config *c = &p->cfg;
     int d = c->d, dd = d * d;
@@ -8685,7 +8707,7 @@ ISDB__COLD_PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
                             p->_work);
 }
 
-ISDB__COLD_PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
+ISDB__ONCE_PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
     isdb_dlinucb *p = (isdb_dlinucb *)bp;
     int i, d = p->cfg.d;
     isdb_real lam = p->cfg.lambda;
@@ -8706,14 +8728,14 @@ static const isdb_policy_vtable isdb__dlinucb_vt = {
     ISDB_POLICY_DLINUCB, "dlinucb",           0, isdb__dlinucb_select, isdb__dlinucb_update, isdb__dlinucb_scores,
     isdb__probs_one_hot, isdb__dlinucb_serialize, isdb__dlinucb_reset};
 
-ISDB__COLD isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes) {
     isdb_dlinucb probe;
     if (!bytes || isdb_dlinucb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__dlinucb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol) {
+ISDB__ONCE isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol) {
     size_t bytes;
     isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -8731,7 +8753,7 @@ ISDB__PRIVATE isdb_result isdb__dlinucb_setup(const void *cfg, void *heap, void 
     return isdb_dlinucb_init_preallocated((const isdb_dlinucb_config *)cfg, heap, (isdb_dlinucb *)pol);
 }
 
-ISDB__COLD isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc, isdb_dlinucb *pol) {
+ISDB__ONCE isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc, isdb_dlinucb *pol) {
     size_t bytes;
     isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -8739,13 +8761,13 @@ ISDB__COLD isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const i
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__dlinucb_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
 
 void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta) {
     isdb__tri_solve(pol->cfg.d, pol->_chol, pol->_inv_diag, 1, pol->_z, theta);
 }
 
-ISDB__COLD isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+ISDB__ONCE isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     isdb_result r;
     if (!pol || !x) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__check_input(x, pol->cfg.d)) != ISDB_OK) return r;
@@ -8757,7 +8779,7 @@ ISDB__COLD isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_real *gamma) {
+ISDB__ONCE isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_real *gamma) {
     if (!gamma || d < 1 || !(T >= 1) || !isdb__finite(T) || !(B_T > 0) || !(B_T < (isdb_real)d * T))
         return ISDB_ERR_INVALID_ARG;
     *gamma = 1 - isdb__pow(B_T / ((isdb_real)d * T), ISDB__R(2.0 / 3.0));
@@ -8770,7 +8792,7 @@ ISDB__COLD isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_
    Linear Thompson sampling
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
+ISDB__ONCE isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
     isdb_lints_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -8800,7 +8822,7 @@ ISDB__COLD isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
 #define ISDB__LINTS_EPSILON_TEXT "[1e-30, 1]"
 #endif
 
-ISDB__COLD isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
     return isdb__checked(
         isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") && isdb__want_ridge(why, c->lambda, "lambda") &&
@@ -8814,7 +8836,7 @@ ISDB__COLD isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_
         isdb__want_count(why, c->refresh, "refresh"));
 }
 
-ISDB__COLD_PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *p, void *heap) {
+ISDB__ONCE_PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *p, void *heap) {
     isdb__arena a;
     a.base = (unsigned char *)heap;
     a.used = 0;
@@ -8875,7 +8897,7 @@ ISDB__PRIVATE isdb_result isdb__lints_update(isdb_policy *p, int arm, const isdb
     return ISDB_OK;
 }
 
-ISDB__COLD_PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_lints *p = (isdb_lints *)bp;
     const isdb_lints_config *c = &p->cfg;
     isdb__ser_cfg_real(s, c->lambda);
@@ -8889,7 +8911,7 @@ ISDB__COLD_PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_real(s, p->_sample, c->d);
 }
 
-ISDB__COLD_PRIVATE void isdb__lints_reset(isdb_policy *bp) {
+ISDB__ONCE_PRIVATE void isdb__lints_reset(isdb_policy *bp) {
     isdb_lints *p = (isdb_lints *)bp;
     isdb__ridge_reset(&p->_ridge);
     isdb__zero(p->cfg.d, p->_sample);
@@ -8900,14 +8922,14 @@ static const isdb_policy_vtable isdb__lints_vt = {
     ISDB_POLICY_LINTS, "lints",           0, isdb__lints_select, isdb__lints_update, isdb__lints_probs,
     isdb__lints_probs, isdb__lints_serialize, isdb__lints_reset};
 
-ISDB__COLD isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes) {
     isdb_lints probe;
     if (!bytes || isdb_lints_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__lints_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol) {
+ISDB__ONCE isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol) {
     size_t bytes;
     isdb_result r = isdb_lints_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -8930,7 +8952,7 @@ ISDB__PRIVATE isdb_result isdb__lints_setup(const void *cfg, void *heap, void *p
     return isdb_lints_init_preallocated((const isdb_lints_config *)cfg, heap, (isdb_lints *)pol);
 }
 
-ISDB__COLD isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol) {
+ISDB__ONCE isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol) {
     size_t bytes;
     isdb_result r = isdb_lints_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -8938,7 +8960,7 @@ ISDB__COLD isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__lints_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
 
 void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
@@ -8950,7 +8972,7 @@ void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta) { isdb__cop
    BOB
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound,
+ISDB__ONCE isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound,
                                              isdb_bob_params *par) {
     isdb_real Tf, h, n;
     int j;
@@ -8981,7 +9003,7 @@ ISDB__COLD isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isd
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
+ISDB__ONCE isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
     isdb_bob_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -9013,7 +9035,7 @@ ISDB__COLD isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T)
 #define ISDB__REWARD_BOUND_TEXT "[1e-30, 1e30]"
 #endif
 
-ISDB__COLD isdb_result isdb_bob_config_check(const isdb_bob_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_bob_config_check(const isdb_bob_config *c, isdb_refusal *why) {
     isdb_bob_params par;
     /* delta = 1/T is in (0, 1/2] once T >= 2. */
     return isdb__checked(
@@ -9045,7 +9067,7 @@ ISDB__PRIVATE isdb_swucb_config isdb__bob_sw_config(const isdb_bob_config *c, in
 
 /* A SW-UCB's heap grows with its window, so the block for window H holds
    the SW-UCB of any window in J. */
-ISDB__COLD_PRIVATE size_t isdb__bob_layout(const isdb_bob_config *c, const isdb_bob_params *par, isdb_bob *p,
+ISDB__ONCE_PRIVATE size_t isdb__bob_layout(const isdb_bob_config *c, const isdb_bob_params *par, isdb_bob *p,
                                       void *heap) {
     isdb__arena a;
     isdb_swucb_config sc = isdb__bob_sw_config(c, par->H);
@@ -9200,7 +9222,7 @@ ISDB__PRIVATE isdb_result isdb__bob_update(isdb_policy *bp, int arm, const isdb_
     return r;
 }
 
-ISDB__COLD_PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_bob *p = (isdb_bob *)bp;
     const isdb_bob_config *c = &p->cfg;
     int n = p->par.n_windows, len, in_block, j;
@@ -9262,7 +9284,7 @@ ISDB__COLD_PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     }
 }
 
-ISDB__COLD_PRIVATE void isdb__bob_reset(isdb_policy *bp) {
+ISDB__ONCE_PRIVATE void isdb__bob_reset(isdb_policy *bp) {
     isdb_bob *p = (isdb_bob *)bp;
     p->block = 0;
     p->block_len = isdb__bob_block_len(p, 0);
@@ -9279,7 +9301,7 @@ static const isdb_policy_vtable isdb__bob_vt = {ISDB_POLICY_BOB,  "bob",        
                                                 isdb__bob_update, isdb__bob_scores, isdb__bob_probs,
                                                 isdb__bob_serialize, isdb__bob_reset};
 
-ISDB__COLD isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes) {
     isdb_bob probe;
     isdb_bob_params par;
     if (!bytes || isdb_bob_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
@@ -9288,7 +9310,7 @@ ISDB__COLD isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol) {
+ISDB__ONCE isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol) {
     size_t bytes;
     isdb_result r = isdb_bob_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -9309,7 +9331,7 @@ ISDB__PRIVATE isdb_result isdb__bob_setup(const void *cfg, void *heap, void *pol
     return isdb_bob_init_preallocated((const isdb_bob_config *)cfg, heap, (isdb_bob *)pol);
 }
 
-ISDB__COLD isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol) {
+ISDB__ONCE isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol) {
     size_t bytes;
     isdb_result r = isdb_bob_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -9317,7 +9339,7 @@ ISDB__COLD isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allo
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__bob_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol) { return &pol->cfg; }
 
 const isdb_bob_params *isdb_bob_get_params(const isdb_bob *pol) { return &pol->par; }
 
@@ -9339,7 +9361,7 @@ const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
    Adaptive
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
+ISDB__ONCE isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     isdb_adaptive_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -9381,7 +9403,7 @@ ISDB__PRIVATE int isdb__adaptive_memories(const isdb_adaptive_config *c, int *me
     return n;
 }
 
-ISDB__COLD isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_refusal *why) {
     isdb_adaptive_config c;
     int memories[ISDB_ADAPTIVE_MAX_ESTIMATORS];
     if (!(isdb__want_start(why) && isdb__want_ptr(why, cfg, "cfg") &&
@@ -10580,7 +10602,7 @@ static const isdb_policy_vtable isdb__adaptive_vt = {
     ISDB_POLICY_ADAPTIVE, "adaptive",           0, isdb__adaptive_select, isdb__adaptive_update, isdb__adaptive_scores,
     isdb__probs_one_hot,  isdb__adaptive_serialize, isdb__adaptive_reset};
 
-ISDB__COLD isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes) {
     isdb_adaptive probe;
     isdb_adaptive_config c;
     if (!bytes || isdb_adaptive_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
@@ -10589,7 +10611,7 @@ ISDB__COLD isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, 
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, isdb_adaptive *pol) {
+ISDB__ONCE isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, isdb_adaptive *pol) {
     size_t bytes;
     isdb_result r = isdb_adaptive_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -10606,7 +10628,7 @@ ISDB__PRIVATE isdb_result isdb__adaptive_setup(const void *cfg, void *heap, void
     return isdb_adaptive_init_preallocated((const isdb_adaptive_config *)cfg, heap, (isdb_adaptive *)pol);
 }
 
-ISDB__COLD isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_allocator *alloc, isdb_adaptive *pol) {
+ISDB__ONCE isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_allocator *alloc, isdb_adaptive *pol) {
     size_t bytes;
     isdb_result r = isdb_adaptive_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -10614,7 +10636,7 @@ ISDB__COLD isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__adaptive_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol) { return &pol->cfg; }
 
 void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta) {
     isdb__ridge_theta(&isdb__adaptive_played(pol)->ridge, theta);
@@ -10675,7 +10697,7 @@ int isdb_adaptive_holding(const isdb_adaptive *pol) { return isdb__adaptive_hold
    ISD-linUCB: invariance detection
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_isd_options isdb_isd_options_init(void) {
+ISDB__ONCE isdb_isd_options isdb_isd_options_init(void) {
     isdb_isd_options o;
     memset(&o, 0, sizeof o);
     o.rule = ISDB_ISD_RULE_TEST;
@@ -10782,7 +10804,7 @@ typedef struct isdb__isd_dims {
 
 
 /* The estimator's options, named as the members of isdb_isd_config.est. */
-ISDB__COLD_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
+ISDB__ONCE_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
     return isdb__want_ptr(why, o, "est") &&
            isdb__want_int(why, o->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule") &&
            isdb__want(why, o->splits >= 0 && o->splits != 1, "est.splits", "0 or >= 2") &&
@@ -10807,7 +10829,7 @@ ISDB__COLD_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_
                           "an isdb_jbd_offnorm");
 }
 
-ISDB__COLD_PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) { return isdb__isd_options_want(NULL, o); }
+ISDB__ONCE_PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) { return isdb__isd_options_want(NULL, o); }
 
 ISDB__COLD_PRIVATE int isdb__isd_resolve(int p, int n, const isdb_isd_options *o, isdb__isd_dims *dm) {
     if (!isdb__isd_options_ok(o) || !isdb__dim_ok(p) || n < 2 || n > INT_MAX / (p + 1)) return 0;
@@ -10836,13 +10858,13 @@ typedef struct isdb__isd_work {
     double *Uo, *G, *L, *T, *v1, *v2, *v3, *v4, *v5, *flags, *pv;
 } isdb__isd_work;
 
-ISDB__PRIVATE double *isdb__carve(double *base, size_t *used, size_t count) {
+ISDB__ONCE_PRIVATE double *isdb__carve(double *base, size_t *used, size_t count) {
     double *ptr = base ? base + *used : NULL;
     *used += count;
     return ptr;
 }
 
-ISDB__COLD_PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, isdb__isd_work *w) {
+ISDB__ONCE_PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *base, isdb__isd_work *w) {
     size_t u = 0, p = (size_t)dm->p, pp = p * p, m = (size_t)dm->m, k = (size_t)dm->k, S = (size_t)dm->S;
     w->SG = isdb__carve(base, &u, S * pp);
     w->Sc = isdb__carve(base, &u, S * p);
@@ -10876,7 +10898,7 @@ ISDB__COLD_PRIVATE size_t isdb__isd_layout(const isdb__isd_dims *dm, double *bas
     return u;
 }
 
-ISDB__COLD size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options *opt) {
+ISDB__ONCE size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options *opt) {
     isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
     isdb__isd_dims dm;
     isdb__isd_work w;
@@ -11507,7 +11529,7 @@ ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const do
    ISD-linUCB: the policy
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
+ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
     isdb_isd_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -11548,7 +11570,7 @@ ISDB__COLD isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offli
 /* The ADAPTIVE residual learner's config: the noise scale, bounds, ridge,
    confidence level, multiplier and refresh of c, in dimension d (its
    memories and refresh resolved for d; it runs in dimension p_res). */
-ISDB__COLD_PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_config *c) {
+ISDB__ONCE_PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_config *c) {
     isdb_adaptive_config a = isdb_adaptive_config_init(c->d, c->max_arms);
     a.lambda = c->lambda;
     a.R = c->R;
@@ -11575,7 +11597,7 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
 
 /* Checks c, naming the first field refused in why (may be NULL), and
    writes the resolved config (history and monitor sizes). */
-ISDB__COLD_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
+ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
     int d, need;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
           isdb__want_sizes(why, c->d, c->max_arms, "max_arms")))
@@ -11642,14 +11664,14 @@ ISDB__COLD_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
     return 1;
 }
 
-ISDB__COLD isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
     isdb_isd_config r;
     return isdb__checked(isdb__isd_config_resolve(cfg, &r, why));
 }
 
 /* Doubles of scratch: the estimator on the largest pool, or the fits,
    rebuilds and tests (8 d^2 + 8 d), and at least select's 24 d. */
-ISDB__COLD_PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c) {
+ISDB__ONCE_PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c) {
     size_t d = (size_t)c->d, need = 8 * d * d + 8 * d > 24 * d ? 8 * d * d + 8 * d : 24 * d;
     if (!c->oracle) {
         size_t est = isdb_isd_estimate_work_size(c->d, c->n_offline + c->history, &c->est);
@@ -11658,7 +11680,7 @@ ISDB__COLD_PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c) {
     return need;
 }
 
-ISDB__COLD_PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, int d) {
+ISDB__ONCE_PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, int d) {
     int dd = d * d;
     f->U = isdb__take_f64(a, dd);
     f->Ut = isdb__take_f64(a, dd);
@@ -11673,12 +11695,12 @@ ISDB__COLD_PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, i
 }
 
 /* The monitor's pieces (defined with the monitor below). */
-ISDB__PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
+ISDB__ONCE_PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
 ISDB__PRIVATE int isdb__isd_mon_stride(int d);
 ISDB__PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p);
 
 /* Carves (or with heap NULL measures) the heap of a resolved config. */
-ISDB__COLD_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, void *heap) {
+ISDB__ONCE_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *p, void *heap) {
     isdb__arena a;
     int d = c->d, dd = d * d, H = c->history, N = c->n_offline + c->history;
     int disc = c->learner == ISDB_ISD_RES_DISCOUNT;
@@ -11725,7 +11747,7 @@ ISDB__COLD_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *
 }
 
 /* Carves an ADAPTIVE learner's heap (after the policy's heap was zeroed). */
-ISDB__COLD_PRIVATE void isdb__isd_ada_layout(const isdb_isd_config *c, isdb_adaptive *a, void *heap) {
+ISDB__ONCE_PRIVATE void isdb__isd_ada_layout(const isdb_isd_config *c, isdb_adaptive *a, void *heap) {
     isdb_adaptive_config ac = isdb__isd_ada_config(c);
     ac = isdb__adaptive_resolve(&ac);
     memset(a, 0, sizeof *a);
@@ -12842,7 +12864,7 @@ ISDB__PRIVATE int isdb__isd_chunk(const isdb_isd_config *c, int q) {
 
 /* Pieces the monitor keeps: a test window of monitor_window rows spans at
    most monitor_window / chunk + 2 of them. */
-ISDB__PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c) {
+ISDB__ONCE_PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c) {
     if (c->monitor == ISDB_ISD_MONITOR_OFF) return 0;
     return c->monitor_window / isdb__isd_chunk(c, 0) + 2;
 }
@@ -13169,7 +13191,7 @@ typedef struct isdb__isd_fit_views {
    (p_inv x p_inv, stride p_inv) lower with a positive diagonal and
    Lbeta W_inv = U_inv^T on W_inv's first p_inv rows, the rest of both
    zero (all zero when beta_inv is known). */
-ISDB__COLD_PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, const isdb_isd_config *c,
+ISDB__ONCE_PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_fit *f, const isdb_isd_config *c,
                                                     int nmax) {
     int d = c->d, dd = d * d, i, j, k, pi, n, known = c->oracle && c->beta_inv;
     double l0, lmax, lb, dpi, want;
@@ -13247,7 +13269,7 @@ ISDB__COLD_PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_
 }
 
 /* gamma = beta_inv + U_res theta (theta itself with U = I), to rounding. */
-ISDB__COLD_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_views *f, isdb__ser_view theta,
+ISDB__ONCE_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_views *f, isdb__ser_view theta,
                                          isdb__ser_view gamma, int d) {
     int i, j, pi = f->p_inv;
     if (!isdb__ser_checking(s, theta, gamma) || !isdb__ser_checking(s, f->U, f->beta)) return;
@@ -13269,7 +13291,7 @@ ISDB__COLD_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_v
     }
 }
 
-ISDB__COLD_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_isd *p = (isdb_isd *)bp;
     const isdb_isd_config *c = &p->cfg;
     const isdb_isd_options *e = &c->est;
@@ -13423,7 +13445,7 @@ ISDB__COLD_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     }
 }
 
-ISDB__COLD_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
+ISDB__ONCE_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     isdb_isd *p = (isdb_isd *)bp;
     const isdb_isd_config *c = &p->cfg;
     int d = c->d;
@@ -13462,7 +13484,7 @@ static const isdb_policy_vtable isdb__isd_vt = {ISDB_POLICY_ISD,     "isd",     
                                                 isdb__isd_update,    isdb__isd_scores, isdb__probs_one_hot,
                                                 isdb__isd_serialize, isdb__isd_reset};
 
-ISDB__COLD isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     isdb_isd_config r;
     isdb_isd probe;
     if (!bytes || !isdb__isd_config_resolve(cfg, &r, NULL)) return ISDB_ERR_INVALID_ARG;
@@ -13470,7 +13492,7 @@ ISDB__COLD isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol) {
+ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol) {
     isdb_isd_config rc;
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
@@ -13533,11 +13555,11 @@ ISDB__COLD isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, vo
     return ISDB_OK;
 }
 
-ISDB__COLD_PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, void *pol) {
+ISDB__ONCE_PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, void *pol) {
     return isdb_isd_init_preallocated((const isdb_isd_config *)cfg, heap, (isdb_isd *)pol);
 }
 
-ISDB__COLD isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol) {
+ISDB__ONCE isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol) {
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -13545,11 +13567,11 @@ ISDB__COLD isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allo
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__isd_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol) { return &pol->cfg; }
 
 int isdb_isd_p_inv(const isdb_isd *pol) { return pol->_fit.p_inv; }
 
-ISDB__COLD void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
+ISDB__ONCE void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     const isdb__isd_fit *f = &pol->_fit;
     memset(info, 0, sizeof *info);
     info->p_inv = f->p_inv;
@@ -13578,7 +13600,7 @@ ISDB__COLD void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     info->guard_stat = pol->guard_stat;
 }
 
-int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat) {
+ISDB__COLD int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat) {
     const isdb__isd_fit *f = &pol->_fit;
     int b;
     for (b = 0; b < f->n_blocks; ++b) {
@@ -13619,7 +13641,7 @@ void isdb_isd_radii(const isdb_isd *pol, double *r_inv, double *r_res) {
     if (r_res) *r_res = b;
 }
 
-ISDB__COLD isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, double *bonus_inv,
+ISDB__ONCE isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *mean, double *bonus_inv,
                                         double *bonus_res) {
     isdb_result r;
     double ri, rr, ni2, nr2, m;
@@ -13657,7 +13679,8 @@ isdb_result isdb_isd_recompute(isdb_isd *pol) {
    Kernels, feature maps and the log-det problem of OPKB
    ------------------------------------------------------------------------ */
 
-isdb_result isdb_kernel_gram(isdb_kernel kernel, double length_scale, int n, int d, const double *X, double *K) {
+ISDB__COLD isdb_result isdb_kernel_gram(isdb_kernel kernel, double length_scale, int n, int d, const double *X,
+                                        double *K) {
     isdb_result r;
     int i, j, k;
     if (!isdb__dim_ok(n) || !isdb__dim_ok(d) || n > INT_MAX / n || n > INT_MAX / d || !X || !K)
@@ -13694,7 +13717,7 @@ size_t isdb_feature_map_work_size(int n) { return n > 0 ? 2 * (size_t)n * (size_
 /* Phi from the eigendecomposition of K (read from its lower triangle):
    columns U_k sqrt(w_k), largest eigenvalue first, over w_k > rank_tol
    max(w) (and w_k > 0). */
-ISDB__PRIVATE isdb_result isdb__feature_map_eigen(int n, const double *K, double rank_tol, double *Phi, int *p,
+ISDB__COLD_PRIVATE isdb_result isdb__feature_map_eigen(int n, const double *K, double rank_tol, double *Phi, int *p,
                                                   double *work) {
     double *A = work, *V = work + n * n, *w = work + 2 * n * n, wmax, cut;
     int i, c, r = 0;
@@ -13713,8 +13736,8 @@ ISDB__PRIVATE isdb_result isdb__feature_map_eigen(int n, const double *K, double
     return ISDB_OK;
 }
 
-isdb_result isdb_feature_map_build(int n, const double *K, isdb_feature_map how, double rank_tol, double *Phi,
-                                   int *p, double *work) {
+ISDB__COLD isdb_result isdb_feature_map_build(int n, const double *K, isdb_feature_map how, double rank_tol,
+                                              double *Phi, int *p, double *work) {
     double dmax = 0.0;
     int i, j;
     if (!isdb__dim_ok(n) || n > INT_MAX / n || !K || !Phi || !p || !work) return ISDB_ERR_INVALID_ARG;
@@ -13830,8 +13853,8 @@ ISDB__PRIVATE isdb_result isdb__opkb_problem_ok(int n, int p, const double *Phi,
     return ISDB_OK;
 }
 
-isdb_result isdb_opkb_kkt(int n, int p, const double *Phi, const double *c, double lambda, const double *x,
-                          double *kkt, double *v, double *objective, double *work) {
+ISDB__COLD isdb_result isdb_opkb_kkt(int n, int p, const double *Phi, const double *c, double lambda, const double *x,
+                                     double *kkt, double *v, double *objective, double *work) {
     double *L = work, *W = L + 2 * p * p, *vv = W + 2 * p * n + n * n, *g = vv + n, logdet = 0.0;
     int i;
     isdb_result r = isdb__opkb_problem_ok(n, p, Phi, c, lambda, work);
@@ -14045,7 +14068,7 @@ ISDB__PRIVATE double isdb__pow2_half(int k) {
     return (k - 2 * h) ? r * ISDB__SQRT2 : r;
 }
 
-ISDB__PRIVATE double *isdb__take_f64_n(isdb__arena *a, size_t count) {
+ISDB__ONCE_PRIVATE double *isdb__take_f64_n(isdb__arena *a, size_t count) {
     if (count > (size_t)INT_MAX) {
         a->overflow = 1;
         return NULL;
@@ -14053,7 +14076,7 @@ ISDB__PRIVATE double *isdb__take_f64_n(isdb__arena *a, size_t count) {
     return isdb__take_f64(a, (int)count);
 }
 
-ISDB__COLD isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
+ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
     isdb_opkb_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -14078,7 +14101,7 @@ ISDB__COLD isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double hori
     return c;
 }
 
-ISDB__COLD void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset preset) {
+ISDB__ONCE void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset preset) {
     if (!c) return;
     if (preset == ISDB_OPKB_THEORY) {
         c->gamma_factor = 1.0;
@@ -14123,7 +14146,7 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
     return c->n_arms;
 }
 
-ISDB__COLD isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_refusal *why) {
     int N;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
           isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]") &&
@@ -14163,14 +14186,14 @@ ISDB__COLD isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_re
 
 /* Doubles of scratch: the feature map at init, then the solver, the rows
    of a set A and vectors. */
-ISDB__PRIVATE size_t isdb__opkb_work_size(const isdb_opkb_config *c) {
+ISDB__ONCE_PRIVATE size_t isdb__opkb_work_size(const isdb_opkb_config *c) {
     size_t N = (size_t)c->n_arms, pm = (size_t)isdb__opkb_pmax(c);
     size_t init = (c->kernel == ISDB_KERNEL_LINEAR && c->features == ISDB_FEATURES_AUTO) ? 0 : 4 * N * N + N;
     size_t run = isdb_opkb_solve_work_size(c->n_arms, (int)pm) + N * pm + 8 * N + 2 * pm;
     return init > run ? init : run;
 }
 
-ISDB__COLD_PRIVATE size_t isdb__opkb_layout(const isdb_opkb_config *c, isdb_opkb *p, void *heap) {
+ISDB__ONCE_PRIVATE size_t isdb__opkb_layout(const isdb_opkb_config *c, isdb_opkb *p, void *heap) {
     isdb__arena a;
     size_t N = (size_t)c->n_arms, J = (size_t)isdb__opkb_j_bound(c->horizon);
     a.base = (unsigned char *)heap;
@@ -14525,7 +14548,7 @@ ISDB__PRIVATE isdb_result isdb__opkb_update(isdb_policy *bp, int arm, const doub
     return ISDB_OK;
 }
 
-ISDB__COLD_PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) {
+ISDB__ONCE_PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *info) {
     int status = (int)info->status;
     isdb__ser_int(s, &status, -64, 64);
     if (isdb__ser_storing(s)) info->status = (isdb_result)status;
@@ -14535,7 +14558,7 @@ ISDB__COLD_PRIVATE void isdb__opkb_ser_info(isdb_ser *s, isdb_opkb_solve_info *i
     isdb__ser_real(s, &info->objective, 1);
 }
 
-ISDB__COLD_PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_opkb *p = (isdb_opkb *)bp;
     const isdb_opkb_config *c = &p->cfg;
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
@@ -14614,7 +14637,7 @@ ISDB__COLD_PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     for (k = 0; k < J; ++k) isdb__ser_int(s, &p->_active[k], 0, 1);
 }
 
-ISDB__COLD_PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
+ISDB__ONCE_PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
     isdb_opkb *p = (isdb_opkb *)bp;
     p->epoch = 1;
     p->tests = 0;
@@ -14631,7 +14654,7 @@ static const isdb_policy_vtable isdb__opkb_vt = {
     ISDB_POLICY_OPKB,     "opkb",           ISDB_POLICY_X_OPTIONAL, isdb__opkb_select, isdb__opkb_update,
     isdb__opkb_probs,     isdb__opkb_probs, isdb__opkb_serialize,   isdb__opkb_reset};
 
-ISDB__COLD isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes) {
     isdb_opkb probe;
     if (!bytes || isdb_opkb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__opkb_layout(cfg, &probe, NULL);
@@ -14659,7 +14682,7 @@ ISDB__COLD_PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol) {
+ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol) {
     size_t bytes;
     double C0, E, kmax = 0.0;
     int i, N;
@@ -14711,7 +14734,7 @@ ISDB__PRIVATE isdb_result isdb__opkb_setup(const void *cfg, void *heap, void *po
     return isdb_opkb_init_preallocated((const isdb_opkb_config *)cfg, heap, (isdb_opkb *)pol);
 }
 
-ISDB__COLD isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol) {
+ISDB__ONCE isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol) {
     size_t bytes;
     isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -14719,7 +14742,7 @@ ISDB__COLD isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_al
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__opkb_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol) { return &pol->cfg; }
 int isdb_opkb_epoch(const isdb_opkb *pol) { return pol->epoch; }
 int isdb_opkb_block(const isdb_opkb *pol) { return pol->block; }
 int isdb_opkb_replay_index(const isdb_opkb *pol) { return pol->m_cur; }
@@ -14733,7 +14756,7 @@ double isdb_opkb_alpha(const isdb_opkb *pol) { return pol->alpha; }
 int isdb_opkb_feature_dim(const isdb_opkb *pol) { return pol->p; }
 void isdb_opkb_design(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms, pol->_pi, out); }
 
-isdb_result isdb_opkb_strategy(const isdb_opkb *pol, int m, double *out) {
+ISDB__COLD isdb_result isdb_opkb_strategy(const isdb_opkb *pol, int m, double *out) {
     if (!pol || !out || m < 0 || m > pol->block) return ISDB_ERR_INVALID_ARG;
     isdb__copy(pol->cfg.n_arms, pol->_strategies + m * pol->cfg.n_arms, out);
     return ISDB_OK;
@@ -15119,7 +15142,7 @@ isdb_result isdb_oam_allocate(const isdb_oam_problem *pr, double *w, isdb_oam_al
 /* Allocations are kept finite in the state. */
 #define ISDB__OAM_T_MAX 1e300
 
-ISDB__COLD isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
+ISDB__ONCE isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
     isdb_oam_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -15138,7 +15161,7 @@ ISDB__COLD isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t ho
     return c;
 }
 
-ISDB__COLD isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
     return isdb__checked(
         isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
@@ -15156,7 +15179,7 @@ ISDB__COLD isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refu
         isdb__want_count(why, c->refresh, "refresh"));
 }
 
-ISDB__COLD_PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, void *heap) {
+ISDB__ONCE_PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, void *heap) {
     isdb__arena a;
     int d = c->d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
     size_t ws = isdb_oam_allocate_work_size(d, P1);
@@ -15595,7 +15618,7 @@ ISDB__PRIVATE isdb_result isdb__oam_update(isdb_policy *bp, int arm, const doubl
 /* theta solves G theta = b once G is factored (to the rounding of the
    factor's drift from G), and is zero before; an unfactored L is zero,
    as is its log-determinant. */
-ISDB__COLD_PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, isdb__ser_view L, isdb__ser_view b,
+ISDB__ONCE_PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, isdb__ser_view L, isdb__ser_view b,
                                                  isdb__ser_view theta, int d, int factored, double logdet) {
     int i, j;
     if (!isdb__ser_checking(s, G, L) || !isdb__ser_checking(s, b, theta)) return;
@@ -15621,7 +15644,7 @@ ISDB__COLD_PRIVATE void isdb__oam_check_solution(isdb_ser *s, isdb__ser_view G, 
 
 /* The first `rank` rows of the basis are orthonormal (Gram-Schmidt with a
    second pass), the others zero. */
-ISDB__COLD_PRIVATE void isdb__oam_check_basis(isdb_ser *s, isdb__ser_view B, int d, int rank) {
+ISDB__ONCE_PRIVATE void isdb__oam_check_basis(isdb_ser *s, isdb__ser_view B, int d, int rank) {
     int i, j, k;
     if (!isdb__ser_checking(s, B, B)) return;
     for (i = rank * d; i < d * d; ++i) isdb__ser_require(s, isdb__sv(B, i) == 0.0);
@@ -15638,7 +15661,7 @@ ISDB__COLD_PRIVATE void isdb__oam_check_basis(isdb_ser *s, isdb__ser_view B, int
    isdb__ser_check_inverse), theta and the basis (above), the registered
    sets and the pull counts (no more than the updates), and context
    indices below the number of sets. */
-ISDB__COLD_PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_oam *p = (isdb_oam *)bp;
     const isdb_oam_config *c = &p->cfg;
     int i, d = c->d, dd = d * d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
@@ -15743,7 +15766,7 @@ ISDB__COLD_PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_real_range(s, p->_tau, K, 0.0, DBL_MAX);
 }
 
-ISDB__COLD_PRIVATE void isdb__oam_reset(isdb_policy *bp) {
+ISDB__ONCE_PRIVATE void isdb__oam_reset(isdb_policy *bp) {
     isdb_oam *p = (isdb_oam *)bp;
     const isdb_oam_config *c = &p->cfg;
     int d = c->d, K = c->max_arms, Mc = c->max_contexts, V = Mc * K, P1 = (Mc + 1) * K;
@@ -15790,14 +15813,14 @@ static const isdb_policy_vtable isdb__oam_vt = {
     ISDB_POLICY_OAM, "oam", 0, isdb__oam_select, isdb__oam_update, isdb__oam_scores, isdb__oam_probs,
     isdb__oam_serialize, isdb__oam_reset};
 
-ISDB__COLD isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes) {
     isdb_oam probe;
     if (!bytes || isdb_oam_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__oam_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol) {
+ISDB__ONCE isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol) {
     size_t bytes;
     isdb_result r = isdb_oam_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -15816,7 +15839,7 @@ ISDB__PRIVATE isdb_result isdb__oam_setup(const void *cfg, void *heap, void *pol
     return isdb_oam_init_preallocated((const isdb_oam_config *)cfg, heap, (isdb_oam *)pol);
 }
 
-ISDB__COLD isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol) {
+ISDB__ONCE isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol) {
     size_t bytes;
     isdb_result r = isdb_oam_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -15824,7 +15847,7 @@ ISDB__COLD isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allo
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__oam_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol) { return &pol->cfg; }
 
 ISDB__COLD isdb_result isdb_oam_add_context(isdb_oam *pol, const double *X, int n_arms, int *id) {
     isdb_result r;
@@ -15862,7 +15885,7 @@ int isdb_oam_targets(const isdb_oam *pol, double *tau, int *n_arms) {
     return pol->tau_ctx;
 }
 
-isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal) {
+ISDB__COLD isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal) {
     int k, K;
     if (!pol || !T || ctx < 0 || ctx >= pol->n_ctx) return ISDB_ERR_INVALID_ARG;
     if (!pol->has_solution || ctx >= pol->n_ctx_solved) return ISDB_ERR_BAD_STATE;
@@ -15912,7 +15935,7 @@ uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x) {
 #define ISDB__TU_FEW 1e300
 #define ISDB__TU_CAP 1e280
 
-ISDB__COLD isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
+ISDB__ONCE isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
     isdb_traceucb_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -15953,7 +15976,7 @@ ISDB__PRIVATE int isdb__tu_positive_all(const double *v, int n) {
     return 1;
 }
 
-ISDB__COLD isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c, isdb_refusal *why) {
     int i;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->m, "m") &&
           isdb__want_int(why, c->m, "m", 1, INT_MAX / (c->d * c->d), "[1, INT_MAX / d^2]") &&
@@ -15993,7 +16016,7 @@ ISDB__COLD isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c,
     return ISDB_OK;
 }
 
-ISDB__COLD_PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_traceucb *p, void *heap) {
+ISDB__ONCE_PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_traceucb *p, void *heap) {
     isdb__arena a;
     int d = c->d, m = c->m, dd = d * d;
     a.base = (unsigned char *)heap;
@@ -16427,7 +16450,7 @@ typedef struct isdb__tu_views {
    the sums of [x; y][x; y]^T, so L L^T = S, L l = b and
    l.l + rho^2 = y^T y; a full-rank model's L has a positive diagonal
    and L^T beta = l; any other has no estimate and no trace yet. */
-ISDB__COLD_PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, int i, int e, int k, int full) {
+ISDB__ONCE_PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *v, int i, int e, int k, int full) {
     int ee = e * e, j;
     isdb__ser_view L = isdb__sv_from(v->L, i * ee), S = isdb__sv_from(v->S, i * ee);
     isdb__ser_view l = isdb__sv_from(v->l, i * e), b = isdb__sv_from(v->b, i * e), beta = isdb__sv_from(v->beta, i * e);
@@ -16465,7 +16488,7 @@ ISDB__COLD_PRIVATE void isdb__tu_check_model(isdb_ser *s, const isdb__tu_views *
 /* Sparse Trace-UCB's trace matrix (d x d, the first e x e in use, stride
    e; e = 0 in stage 1): the lower triangle of Sigma's (or M's, read from
    the snapshot) block on the support `sup`, zero elsewhere. */
-ISDB__COLD_PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isdb__ser_view Ab,
+ISDB__ONCE_PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p, isdb__ser_view Ab,
                                              const unsigned char *sup, int e, isdb__ser_view M) {
     int d = p->cfg.d, a, j;
     if (!sup || !isdb__ser_checking(s, Ab, Ab) || (!p->_sigma_mat && !M.at)) return;
@@ -16493,7 +16516,7 @@ ISDB__COLD_PRIVATE void isdb__tu_check_block(isdb_ser *s, const isdb_traceucb *p
    sum the updates), each model's factor, solves and sums
    (isdb__tu_check_model), M a Gram sum of t rows, and the sparse trace
    block (isdb__tu_check_block). */
-ISDB__COLD_PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
+ISDB__ONCE_PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_traceucb *p = (isdb_traceucb *)bp;
     const isdb_traceucb_config *c = &p->cfg;
     int i, d = c->d, m = c->m, dd = d * d, e = d, stage = 0;
@@ -16575,7 +16598,7 @@ ISDB__COLD_PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     if (Ab.at) isdb__tu_check_block(s, p, Ab, sup, stage == 2 ? e : 0, M);
 }
 
-ISDB__COLD_PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
+ISDB__ONCE_PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
     isdb_traceucb *p = (isdb_traceucb *)bp;
     int i, d = p->cfg.d, m = p->cfg.m, dd = d * d;
     p->n_contexts = 0;
@@ -16608,14 +16631,14 @@ static const isdb_policy_vtable isdb__traceucb_vt = {
     ISDB_POLICY_TRACEUCB, "traceucb", ISDB_POLICY_X_OPTIONAL, isdb__traceucb_select, isdb__traceucb_update,
     isdb__traceucb_scores, isdb__probs_one_hot, isdb__traceucb_serialize, isdb__traceucb_reset};
 
-ISDB__COLD isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes) {
+ISDB__ONCE isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes) {
     isdb_traceucb probe;
     if (!bytes || isdb_traceucb_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
     *bytes = isdb__traceucb_layout(cfg, &probe, NULL);
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__COLD isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, isdb_traceucb *pol) {
+ISDB__ONCE isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, isdb_traceucb *pol) {
     size_t bytes;
     int i, m;
     isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
@@ -16643,7 +16666,7 @@ ISDB__PRIVATE isdb_result isdb__traceucb_setup(const void *cfg, void *heap, void
     return isdb_traceucb_init_preallocated((const isdb_traceucb_config *)cfg, heap, (isdb_traceucb *)pol);
 }
 
-ISDB__COLD isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc, isdb_traceucb *pol) {
+ISDB__ONCE isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc, isdb_traceucb *pol) {
     size_t bytes;
     isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
     if (r != ISDB_OK) return r;
@@ -16651,14 +16674,14 @@ ISDB__COLD isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const
     return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__traceucb_setup, cfg, pol);
 }
 
-ISDB__COLD const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol) { return &pol->cfg; }
+ISDB__ONCE const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol) { return &pol->cfg; }
 
 void isdb_traceucb_counts(const isdb_traceucb *pol, int *k) {
     int i;
     for (i = 0; i < pol->cfg.m; ++i) k[i] = pol->_k[i] + (pol->_k1 ? pol->_k1[i] : 0);
 }
 
-void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
+ISDB__COLD void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
     int i, d = pol->de;
     for (i = 0; i < pol->cfg.m; ++i)
         sigma2[i] = pol->_full[i] && pol->_k[i] > d
@@ -16666,21 +16689,22 @@ void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
                         : 0.0;
 }
 
-void isdb_traceucb_widths(const isdb_traceucb *pol, double *width) {
+ISDB__COLD void isdb_traceucb_widths(const isdb_traceucb *pol, double *width) {
     int i, d = pol->de;
     double scale = isdb__tu_width_scale(pol);
     for (i = 0; i < pol->cfg.m; ++i)
         width[i] = pol->_k[i] > d ? scale / sqrt((double)pol->_k[i] - (double)d) : 0.0;
 }
 
-void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace) {
+ISDB__COLD void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace) {
     int i;
     double contexts = pol->n_contexts > 0 ? (double)pol->n_contexts : 1.0;
     for (i = 0; i < pol->cfg.m; ++i)
         trace[i] = pol->_full[i] ? (pol->_cov_est ? pol->_trace[i] / contexts : pol->_trace[i]) : 0.0;
 }
 
-isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_estimator which, double *beta) {
+ISDB__COLD isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isdb_traceucb_estimator which,
+                                              double *beta) {
     int i, d, e;
     double lambda, *F, *est;
     isdb_result r;
@@ -16806,7 +16830,7 @@ ISDB__COLD void isdb_env_reset(isdb_env *e) {
     if (e->vt->reset) e->vt->reset(e);
 }
 
-ISDB__COLD void isdb_env_uninit(isdb_env *e) {
+ISDB__ONCE void isdb_env_uninit(isdb_env *e) {
     if (!e) return;
     if (e->_owns_heap) isdb__heap_free(&e->_alloc, e->_heap);
     e->_heap = NULL;
@@ -16814,7 +16838,7 @@ ISDB__COLD void isdb_env_uninit(isdb_env *e) {
     e->vt = NULL;
 }
 
-ISDB__COLD isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms) {
+ISDB__ONCE isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms) {
     isdb_linear_env_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -16921,7 +16945,7 @@ ISDB__PRIVATE isdb_result isdb__linear_env_reward(isdb_env *be, int arm, isdb_re
 
 static const isdb_env_vtable isdb__linear_env_vt = {"linear", isdb__linear_env_next, isdb__linear_env_reward, NULL};
 
-ISDB__COLD isdb_result isdb_linear_env_config_check(const isdb_linear_env_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_linear_env_config_check(const isdb_linear_env_config *c, isdb_refusal *why) {
     int k, ok;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
           isdb__want_scale(why, c->noise_sd, "noise_sd") && isdb__want_nonneg(why, c->clip_norm, "clip_norm") &&
@@ -17059,7 +17083,7 @@ isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_real *cum
    The invariant subspace environment
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, const int *block_sizes,
+ISDB__ONCE isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, const int *block_sizes,
                                              const int *residual) {
     isdb_isd_env_config c;
     memset(&c, 0, sizeof c);
@@ -17088,7 +17112,7 @@ ISDB__COLD isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n
     return c;
 }
 
-ISDB__COLD isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *c, isdb_refusal *why) {
     int b, total = 0;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
           isdb__want_int(why, c->n_blocks, "n_blocks", 1, c->d, "[1, d]") &&
@@ -17339,7 +17363,7 @@ ISDB__COLD void isdb_isd_env_invariant_basis(const isdb_isd_env *env, double *U_
    Fixed-arm kernel environments (OPKB experiments)
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_kernel_env_config isdb_kernel_env_config_init(int d, int n_arms) {
+ISDB__ONCE isdb_kernel_env_config isdb_kernel_env_config_init(int d, int n_arms) {
     isdb_kernel_env_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -17417,7 +17441,7 @@ ISDB__PRIVATE isdb_result isdb__kernel_env_reward(isdb_env *be, int arm, double 
 
 static const isdb_env_vtable isdb__kernel_env_vt = {"kernel", isdb__kernel_env_next, isdb__kernel_env_reward, NULL};
 
-ISDB__COLD isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config *c, isdb_refusal *why) {
     int k;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
           isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]") &&
@@ -17552,7 +17576,7 @@ ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, c
    Finitely many contexts with fixed action sets (Hao et al. section 5)
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_contexts) {
+ISDB__ONCE isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_contexts) {
     isdb_context_env_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -17563,7 +17587,7 @@ ISDB__COLD isdb_context_env_config isdb_context_env_config_init(int d, int n_arm
     return c;
 }
 
-ISDB__COLD isdb_result isdb_context_env_config_check(const isdb_context_env_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_context_env_config_check(const isdb_context_env_config *c, isdb_refusal *why) {
     int m;
     double sum = 0.0;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
@@ -17664,7 +17688,7 @@ ISDB__COLD isdb_result isdb_context_env_init(const isdb_context_env_config *cfg,
    Active-learning environment (Trace-UCB's setting)
    ------------------------------------------------------------------------ */
 
-ISDB__COLD isdb_active_env_config isdb_active_env_config_init(int d, int m) {
+ISDB__ONCE isdb_active_env_config isdb_active_env_config_init(int d, int m) {
     isdb_active_env_config c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -17707,7 +17731,7 @@ ISDB__COLD_PRIVATE void isdb__active_env_reset(isdb_env *be) {
 static const isdb_env_vtable isdb__active_env_vt = {"active", isdb__active_env_next, isdb__active_env_reward,
                                                     isdb__active_env_reset};
 
-ISDB__COLD isdb_result isdb_active_env_config_check(const isdb_active_env_config *c, isdb_refusal *why) {
+ISDB__ONCE isdb_result isdb_active_env_config_check(const isdb_active_env_config *c, isdb_refusal *why) {
     int i;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->m, "m") &&
           isdb__want_inputs(why, c->Sigma, c->d * c->d, "Sigma", 1) &&

@@ -1,6 +1,6 @@
 /* ISDB_STATIC: a private copy of the library in this translation unit,
-   linked beside an extern copy (test_static_extern.c) that
-   test_two_tu_b.c uses: no symbol may clash. Also the compile-time
+   linked beside an extern copy (tests/impl.c, the gcc-c99 tests' impl.o)
+   that test_two_tu_b.c uses: no symbol may clash. Also the compile-time
    options: a custom ISDB_MALLOC/ISDB_FREE pair, ISDB_ASSERT and
    ISDB_NO_SIM. */
 #include <stdlib.h>
