@@ -75,11 +75,12 @@
                            calls a policy left out fails to link.
       ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
                            list), unless a policy compiled needs it.
-      Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core, its
-      cores shared, 2026-11-27 (bench/README.md, "Compile time"): the
-      implementation file 5.6 s (ISD with what it needs 3.4 s of it),
-      ISDB_ONLY_LINUCB 1.2 s; a plain #include 0.07 s (fastest of 5 to 7
-      rounds). Keep the implementation in a file of its own.
+      Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core, load
+      0.7, 2026-11-27, 0.7.0 (`make bench-compile`, fastest of 3
+      rounds; bench/README.md, "Compile time"): the implementation file
+      5.65 s, ISDB_ONLY_ISD (with what it needs) 4.1 s, ISDB_ONLY_LINUCB
+      1.25 s; a plain #include 0.07 s. Keep the implementation in a file
+      of its own.
       ISDB_NO_COLD_O1      GCC builds what runs rarely at -O1 and what runs
                            once per object at -O0 (clang: optnone), 15%
                            less compile time; this keeps the file's level.
