@@ -1452,6 +1452,7 @@ static void test_adaptive_learner(void) {
         ac.L = 2.5;
         ac.alpha = 0.6;
         ac.delta = 0.05;
+        ac.hold = 0; /* as ISD's learner */
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
         CHECK(isdb_isd_p_inv(&pol) == 0);
         CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));
@@ -1767,6 +1768,7 @@ static void test_guard(void) {
             CHECK_OK(isdb_isd_init(&c, NULL, &pol));
             ac = isdb_adaptive_config_init(d, K);
             ac.R = 0.5;
+            ac.hold = 0; /* as ISD's learner */
             CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));
             for (t = 0; t < n0; ++t) CHECK_OK(isdb_policy_update(&ada.base, 0, X0 + t * d, R0[t]));
             isdb_env_reset(&env.base);
