@@ -801,10 +801,11 @@
          eta is `delta`; alpha multiplies PAPER and CODE widths. The
          residual learner (`learner`) is ADAPTIVE (default: the adaptive
          policy, in p_res dimensions, with ISD's R, S, lambda, L, delta,
-         alpha and refresh, and hold 0; with warm_start it first learns the log's
-         rows' residual parts, in time order, as if they had been played
-         (its change test forgets them if the residual moved since); with
-         p_inv = 0 ISD is isdb_adaptive on x that learnt the log's rows,
+         alpha and refresh, and hold 0; with warm_start it first learns
+         the log's rows' residual parts, in time order, as if they had
+         been played (its change test forgets them if the residual moved
+         since); with p_inv = 0 ISD is isdb_adaptive (hold 0) on x that
+         learnt the log's rows,
          bit for bit), LinUCB (all online rows; the
          paper), a sliding window of `window` rows (exact: rank-one update
          and checked downdate, rebuilt from the kept rows on refusal and
