@@ -695,9 +695,10 @@
          7.0-7.3x, 6.6-6.9x (0.93-0.96x, 0.99-1.01x, 0.85-0.90x the
          previous step): the 4x target fails (bench/README.md). hold
          adds O(n + d^2) to the update (its ridge's back substitution and
-         rank-one step): 1.19x, 1.12x, 1.10x the step without it at d =
-         2, 10, 50 (K = 10, CPU time, the two interleaved, best of 5
-         passes, 2026-11-27, cores shared).
+         rank-one step): 1.19-1.21x, 1.12-1.15x, 1.10-1.16x the step
+         without it at d = 2, 10, 50 (K = 10, CPU time, the two
+         interleaved, best of 5 passes, two runs, 2026-11-27); with hold
+         the step is 7.0x, 8.3x, 7.7x LinUCB's in the second run.
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W;
          with hold one more ridge, 3 d^2 + O(d), and 3 (n - 1)), 16
