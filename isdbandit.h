@@ -10496,17 +10496,21 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
 
 ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
-    int cut;
+    int cut, holding;
     (void)arm;
     if (p->cfg.cut == ISDB_ADAPTIVE_CUT_AUTO) isdb__adaptive_seen(p, x);
     isdb__adaptive_predict(p, x);
     if (p->cfg.hold) isdb__adaptive_hold_learn(p, x, y);
     cut = isdb__adaptive_test(p, y);
-    if (isdb__adaptive_holding(p)) cut = -1;
+    holding = isdb__adaptive_holding(p);
+    if (holding) cut = -1;
     isdb__adaptive_learn(p, x, y);
-    if (cut >= 0) isdb__adaptive_cut(p, cut);
+    if (cut >= 0) {
+        isdb__adaptive_cut(p, cut);
+        holding = isdb__adaptive_holding(p); /* the cut moved the error sums behind s2 */
+    }
     p->normal = isdb__adaptive_choose(p);
-    p->played = isdb__adaptive_holding(p) ? p->n_est - 1 : p->normal;
+    p->played = holding ? p->n_est - 1 : p->normal;
     return ISDB_OK;
 }
 
