@@ -9710,7 +9710,7 @@ ISDB__PRIVATE int isdb__gram_inflate(int d, isdb_real *M, isdb_real lambda, cons
    u: u^T W_G u falls to a / (1 + tau g_uu), and W_G stays positive
    semi-definite since f a < 1): the errors' mean square along u is
    kept, the evidence behind it shrinks with the count. wu: d scratch. */
-ISDB__PRIVATE int isdb__adaptive_w_along(int d, isdb_real *W, isdb_real prior, const isdb_real *u, isdb_real tau,
+ISDB__COLD_PRIVATE int isdb__adaptive_w_along(int d, isdb_real *W, isdb_real prior, const isdb_real *u, isdb_real tau,
                                          isdb_real g_uu, isdb_real *wu) {
     int i, j;
     isdb_real a, f;
@@ -9734,7 +9734,7 @@ ISDB__PRIVATE int isdb__adaptive_w_along(int d, isdb_real *W, isdb_real prior, c
    knows elsewhere: with one-hot arms, a restart of the arms played
    lately. O(d^3) (the refactorisation). Returns 0 when g is 0 or a
    step is not finite (k then takes the full cut). */
-ISDB__PRIVATE int isdb__adaptive_cut_along(isdb_adaptive *p, int i, int k) {
+ISDB__COLD_PRIVATE int isdb__adaptive_cut_along(isdb_adaptive *p, int i, int k) {
     const isdb_real lambda = p->cfg.lambda;
     const int d = p->cfg.d;
     isdb__adaptive_est *ei = &p->_est[i], *ek = &p->_est[k];
@@ -9792,7 +9792,7 @@ ISDB__PRIVATE int isdb__adaptive_recurring(const isdb_adaptive *p) {
    more than i lets them) or forgets along the change's direction
    (DIRECTION, isdb__adaptive_cut_along, falling back to FULL), and the
    sums of the pairs that involve one start again. */
-ISDB__PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
+ISDB__COLD_PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
     int n = p->n_est, k, a;
     for (k = i + 1; k < n; ++k) {
         int along = p->cfg.cut == ISDB_ADAPTIVE_CUT_DIRECTION || isdb__adaptive_recurring(p);
@@ -10961,7 +10961,7 @@ ISDB__PRIVATE void isdb__isd_accumulate(int p, const double *X, const double *y,
 
 /* Least-squares normal equations of rows [from1, to1) and [from2, to2):
    G (full, symmetric) and c, centred when `intercept`. sx: p scratch. */
-ISDB__PRIVATE void isdb__isd_normal(int p, const double *X, const double *y, int from1, int to1, int from2, int to2,
+ISDB__COLD_PRIVATE void isdb__isd_normal(int p, const double *X, const double *y, int from1, int to1, int from2, int to2,
                                     int intercept, double *G, double *c, double *sx) {
     double sy = 0.0, cnt = (double)(to1 - from1 + to2 - from2);
     int i, j;
@@ -10982,7 +10982,7 @@ ISDB__PRIVATE void isdb__isd_normal(int p, const double *X, const double *y, int
 /* Least squares restricted to the columns [off, off + q) of the p x p
    basis B: x = B_q solve(B_q^T G B_q, B_q^T c), written to out (p); out = 0
    when q = 0. w: T (p^2), Gq (p^2), L (p^2), two p vectors. */
-ISDB__PRIVATE void isdb__isd_subspace_ols(int p, const double *G, const double *c, const double *B, int off, int q,
+ISDB__COLD_PRIVATE void isdb__isd_subspace_ols(int p, const double *G, const double *c, const double *B, int off, int q,
                                           double *out, double *T, double *Gq, double *L, double *cq, double *xq) {
     int i, j, l;
     isdb__zero(p, out);
@@ -11778,7 +11778,7 @@ ISDB__PRIVATE void isdb__isd_ada_dim(isdb_adaptive *a, int q) {
     for (k = 0; k < a->n_est; ++k) a->_est[k].ridge.d = q;
 }
 
-ISDB__PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd_fit *dst) {
+ISDB__COLD_PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd_fit *dst) {
     int dd = d * d;
     dst->p_inv = src->p_inv;
     dst->n_blocks = src->n_blocks;
@@ -11819,7 +11819,7 @@ ISDB__PRIVATE int isdb__isd_inv_active(const isdb_isd *p) {
 }
 
 /* Paper eq. 25 as a norm radius (eq. 20 when DeltaPi = 0), without alpha. */
-ISDB__PRIVATE double isdb__isd_r_inv(const isdb_isd_config *c, int pi, double n, double lambda0, double dpi) {
+ISDB__COLD_PRIVATE double isdb__isd_r_inv(const isdb_isd_config *c, int pi, double n, double lambda0, double dpi) {
     double a, rho;
     if (pi < 1 || !(lambda0 > 0.0) || !(n > 0.0)) return 0.0;
     a = 2.0 * log(1.0 / c->delta) + (double)pi * log(c->L * c->L / ((double)pi * lambda0));
@@ -11834,7 +11834,7 @@ ISDB__PRIVATE double isdb__isd_r_inv(const isdb_isd_config *c, int pi, double n,
    triangle), so that ||W_inv x||^2 = x^T Wq x costs d (d + 1) / 2 per arm
    instead of p_inv d; used when that is cheaper (p_inv > (d + 1) / 2).
    A function of W_inv only: recomputed after a load, not stored. */
-ISDB__PRIVATE void isdb__isd_fit_quad(int d, isdb__isd_fit *f) {
+ISDB__COLD_PRIVATE void isdb__isd_fit_quad(int d, isdb__isd_fit *f) {
     int pi = f->p_inv, i, j, l;
     isdb__zero(d * d, f->Wq);
     f->quad = pi > 0 && 2 * pi > d + 1;
@@ -11851,7 +11851,7 @@ ISDB__PRIVATE void isdb__isd_fit_quad(int d, isdb__isd_fit *f) {
    n rows behind it, lambda0, lambda_max, the factor of U_inv^T Sigma U_inv
    and W_inv, DeltaPi and r_inv. Returns 0 if Sigma_beta cannot be
    factored even with the ridge fallback. w: work (>= 6 d^2 + 2 d). */
-ISDB__PRIVATE int isdb__isd_fit_post(isdb_isd *p, isdb__isd_fit *f, int n, const double *X, double *w) {
+ISDB__COLD_PRIVATE int isdb__isd_fit_post(isdb_isd *p, isdb__isd_fit *f, int n, const double *X, double *w) {
     const isdb_isd_config *c = &p->cfg;
     int d = c->d, dd = d * d, pi = f->p_inv, i, j, l, r;
     double *Sig = w, *E = w + dd, *T = w + 2 * dd, *ev = w + 3 * dd, *tmp = ev + d, *G2 = tmp + d;
@@ -11926,7 +11926,7 @@ ISDB__PRIVATE int isdb__isd_fit_post(isdb_isd *p, isdb__isd_fit *f, int n, const
 
 /* Fits the decomposition to n pool rows into f. Oracle mode keeps the
    basis of the oracle fit (U0) and re-estimates beta_inv unless given. */
-ISDB__PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int n, const double *X, const double *y,
+ISDB__COLD_PRIVATE isdb_result isdb__isd_fit_rows(isdb_isd *p, isdb__isd_fit *f, int n, const double *X, const double *y,
                                              const double *U0) {
     const isdb_isd_config *c = &p->cfg;
     int d = c->d, dd = d * d, i, j;
@@ -12042,7 +12042,7 @@ ISDB__PRIVATE int isdb__isd_refresh(const isdb_isd_config *c, int q) {
 }
 
 /* Residual learner back to no rows, in dimension p_res of the current fit. */
-ISDB__PRIVATE void isdb__isd_res_clear(isdb_isd *p) {
+ISDB__COLD_PRIVATE void isdb__isd_res_clear(isdb_isd *p) {
     isdb__ridge *r = &p->_res;
     const isdb_isd_config *c = &p->cfg;
     int d = c->d, dd = d * d, q = d - p->_fit.p_inv;
@@ -12148,7 +12148,7 @@ ISDB__PRIVATE void isdb__isd_res_warm(isdb_isd *p) {
 
 /* Rebuilds the residual learner from the most recent `rows` history rows
    under the current fit (after a recompute, a fallback or a reset). */
-ISDB__PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
+ISDB__COLD_PRIVATE void isdb__isd_res_rebuild(isdb_isd *p, int rows) {
     const isdb_isd_config *c = &p->cfg;
     isdb__ridge *r = &p->_res;
     int q, s;
@@ -12718,7 +12718,7 @@ ISDB__PRIVATE void isdb__isd_guard_test(isdb_isd *p) {
 
 /* Switches to full-dimensional learning: S_inv = {0}, basis I, a fresh
    residual learner (with the guard, its full-dimensional learner). */
-ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
+ISDB__COLD_PRIVATE void isdb__isd_fallback(isdb_isd *p) {
     isdb__isd_fit *f = &p->_fit;
     int d = p->cfg.d, dd = d * d;
     isdb__identity(d, f->U, 1.0);
@@ -12762,7 +12762,7 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p) {
    by eq. 6 in the smaller invariant subspace on the rows behind the fit,
    and the residual learner rebuilt from the kept online rows. Nothing left
    invariant: the full fallback. */
-ISDB__PRIVATE void isdb__isd_demote(isdb_isd *p, const double *bad) {
+ISDB__COLD_PRIVATE void isdb__isd_demote(isdb_isd *p, const double *bad) {
     const isdb_isd_config *c = &p->cfg;
     isdb__isd_fit *f = &p->_fit, *g = &p->_fit_next;
     int d = c->d, dd = d * d, n = f->n, nb = f->n_blocks, pass, b, off, col, pos, i, j, pi = 0;
@@ -12817,7 +12817,7 @@ ISDB__PRIVATE void isdb__isd_demote(isdb_isd *p, const double *bad) {
 /* The guard after a refit: a learner that took over returns to the guard
    (the residual learner is rebuilt under the new fit), a stale one is
    rebuilt from the kept rows; the error ring starts again. */
-ISDB__PRIVATE void isdb__isd_shadow_refit(isdb_isd *p) {
+ISDB__COLD_PRIVATE void isdb__isd_shadow_refit(isdb_isd *p) {
     int k, state = p->shadow_state;
     if (state == ISDB__SHADOW_SWAPPED) isdb__isd_swap_shadow(p);
     if (state == ISDB__SHADOW_STALE) {
@@ -12834,7 +12834,7 @@ ISDB__PRIVATE void isdb__isd_shadow_refit(isdb_isd *p) {
 
 /* Re-estimates on the offline rows and the kept online rows; on success
    replaces the fit and rebuilds the residual learner from the history. */
-ISDB__PRIVATE isdb_result isdb__isd_refit(isdb_isd *p) {
+ISDB__COLD_PRIVATE isdb_result isdb__isd_refit(isdb_isd *p) {
     const isdb_isd_config *c = &p->cfg;
     int d = c->d, n0 = c->n_offline, k, n = n0 + p->hist_count;
     isdb_result r;
@@ -12915,7 +12915,7 @@ ISDB__PRIVATE void isdb__isd_mon_add(isdb_isd *p, const double *x, double y, uin
 
 /* Recomputes the pieces from the kept rows under the current fit (after a
    refit, a demotion, a load). */
-ISDB__PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p) {
+ISDB__COLD_PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p) {
     int d = p->cfg.d, s;
     if (p->mon_cap < 1) return;
     isdb__zero(p->mon_cap * isdb__isd_mon_stride(d), p->_mon);
@@ -14393,7 +14393,7 @@ ISDB__PRIVATE void isdb__opkb_prepare(isdb_opkb *p, uint64_t t) {
 }
 
 /* Epoch state back to block 0 at round t (P(0) = pi(X) is kept). */
-ISDB__PRIVATE void isdb__opkb_new_epoch(isdb_opkb *p, uint64_t t) {
+ISDB__COLD_PRIVATE void isdb__opkb_new_epoch(isdb_opkb *p, uint64_t t) {
     int N = p->cfg.n_arms, J = isdb__opkb_j_bound(p->cfg.horizon);
     p->block = 0;
     p->m_cur = 0;
@@ -14414,7 +14414,7 @@ ISDB__PRIVATE void isdb__opkb_new_epoch(isdb_opkb *p, uint64_t t) {
 
 /* End of block j at round t - 1 without a restart: D_j from C(j), OP with
    beta_{j+1}, pi(A), and P(j+1) (Algorithm 2 lines 4-6). */
-ISDB__PRIVATE void isdb__opkb_next_block(isdb_opkb *p, uint64_t t) {
+ISDB__COLD_PRIVATE void isdb__opkb_next_block(isdb_opkb *p, uint64_t t) {
     const isdb_opkb_config *c = &p->cfg;
     int N = c->n_arms, q = p->p, pm = isdb__opkb_pmax(c), j = p->block, jn = j + 1, i, nA = 0, first = 0, best;
     int calibrated = c->test == ISDB_OPKB_TEST_CALIBRATED;
@@ -15369,7 +15369,7 @@ ISDB__PRIVATE int isdb__oam_pattern_changed(const isdb_oam *p, int n_active) {
 }
 
 /* Solves the allocation problem at the current gaps into _allocation_new. */
-ISDB__PRIVATE void isdb__oam_solve(isdb_oam *p, isdb__oam_round *o) {
+ISDB__COLD_PRIVATE void isdb__oam_solve(isdb_oam *p, isdb__oam_round *o) {
     isdb_oam_problem prob;
     int a, k, j = 0, d = p->cfg.d, K = p->cfg.max_arms;
     for (a = 0; a < o->n_active; ++a) {
