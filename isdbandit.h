@@ -3956,7 +3956,8 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #endif
 
 /* ISDB__COLD marks what runs rarely or offline (ISD's estimate, its
-   monitor test inside the update, Trace-UCB's support recovery, the
+   monitor test, refits and demotions inside the update, adaptive's cuts,
+   OPKB's epoch and block starts, Trace-UCB's support recovery, the
    environments' inits and draws), ISDB__ONCE what runs once per object
    (configs, layouts, heap sizes, inits, resets, snapshots, explain):
    GCC and clang place both as cold code, and ISDB__COLD_HELPER keeps the
@@ -3967,6 +3968,9 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
    ISDB__COLD_O1: GCC also compiles the ISDB__COLD code at -O1 (the
    optimize attribute) in an optimised build: 10% less compile time at
    -O2, ISD's offline estimate within a few percent (bench/README.md).
+   The solvers those rare paths call (OPKB's OP solve, OAM's allocation,
+   JBD) stay at -O2: at -O1 they took 20 to 28% longer, and OPKB's and
+   OAM's run time is mostly theirs.
    ISDB__ONCE_O0: the once-per-object code is not optimised at all
    (GCC's optimize("O0"), clang's optnone): 7% fewer instructions for
    GCC (9 to 12% less CPU at best) and 8 to 16% less CPU for clang; it
