@@ -2,8 +2,10 @@
    no tuning comes to the best tuned one, on problems it was not tuned for.
 
    Each scenario is a linear environment; every policy is run on the same
-   10 seeds (common random numbers: seed s is one stream of arms and noise
-   for every policy). The tuned grid is SW-UCB at 7 windows and D-LinUCB at
+   20 seeds (common random numbers: seed s is one stream of arms and noise
+   for every policy). Twenty, not ten: on level-intercept LinUCB's regret
+   has a standard error of a third of its mean over 10 seeds, so
+   adaptive / LinUCB read 1.33 on seeds 1-10 and 0.85 on seeds 11-20. The tuned grid is SW-UCB at 7 windows and D-LinUCB at
    7 discounts gamma = 1 - 1/w, the windows w spaced geometrically from 50
    rounds to T, plus LinUCB (the infinite window). The untuned policies are
    LinUCB, BOB (given T), linear Thompson sampling and adaptive. Every
@@ -1087,8 +1089,9 @@ static void write_csv(const char *dir, const int *use, int quick, int seeds, con
 int main(int argc, char **argv) {
     static outcome out[N_SCEN];
     static bk_outcome bo[BK_JOBS];
-    int use[N_SCEN], s, k, i, seeds = 10, quick = 0, jobs = 0, use_bk = 1, bk_seeds = 0;
+    int use[N_SCEN], s, k, i, seeds = 20, quick = 0, jobs = 0, use_bk = 1, bk_seeds = 0;
     double worst[N_UNTUNED], logsum[N_UNTUNED], stat_worst = 0.0;
+    const char *worst_at = "", *stat_worst_at = "";
     int n_used = 0;
     const char *out_dir = NULL;
     time_t start = time(NULL);
@@ -1164,7 +1167,10 @@ int main(int argc, char **argv) {
             for (k = 0; k < N_UNTUNED; ++k) {
                 double ratio = out[s].mean[k] / out[s].mean[best];
                 printf("%.2f |%s", ratio, k + 1 < N_UNTUNED ? " " : "\n");
-                if (ratio > worst[k]) worst[k] = ratio;
+                if (ratio > worst[k]) {
+                    worst[k] = ratio;
+                    if (k == P_ADAPTIVE) worst_at = sc->name;
+                }
                 logsum[k] += log(ratio);
             }
             /* theta fixed (whatever the arms or the noise do) or only its
@@ -1172,7 +1178,10 @@ int main(int argc, char **argv) {
             if (strncmp(sc->name, "stationary", 10) == 0 || strncmp(sc->name, "level-", 6) == 0 ||
                 strncmp(sc->name, "covariate-", 10) == 0) {
                 double r = out[s].mean[P_ADAPTIVE] / out[s].mean[P_LINUCB];
-                if (r > stat_worst) stat_worst = r;
+                if (r > stat_worst) {
+                    stat_worst = r;
+                    stat_worst_at = sc->name;
+                }
             }
         }
         printf("\nEvery policy, mean regret +- standard error (microseconds per round):\n");
@@ -1195,14 +1204,14 @@ int main(int argc, char **argv) {
             printf("| %s | %.2f | %.2f |\n", name, worst[k], exp(logsum[k] / n_used));
         }
         printf("\n");
-        printf("claim: agnostic: adaptive's worst ratio to the best tuned policy %.2f (target <= 1.5) %s\n",
-               worst[P_ADAPTIVE], worst[P_ADAPTIVE] <= 1.5 ? "holds" : "fails");
+        printf("claim: agnostic: adaptive's worst ratio to the best tuned policy %.2f (%s; target <= 1.5) %s\n",
+               worst[P_ADAPTIVE], worst_at, worst[P_ADAPTIVE] <= 1.5 ? "holds" : "fails");
         printf("claim: agnostic: adaptive's geometric-mean ratio %.2f (target <= 0.9) %s\n",
                exp(logsum[P_ADAPTIVE] / n_used), exp(logsum[P_ADAPTIVE] / n_used) <= 0.9 ? "holds" : "fails");
         if (stat_worst > 0.0)
             printf("claim: agnostic: adaptive / LinUCB on the scenarios with theta fixed (stationary, covariate shift)"
-                   " or only its level moving, worst %.2f (target <= 1.2) %s\n",
-                   stat_worst, stat_worst <= 1.2 ? "holds" : "fails");
+                   " or only its level moving, worst %.2f (%s; target <= 1.2) %s\n",
+                   stat_worst, stat_worst_at, stat_worst <= 1.2 ? "holds" : "fails");
         for (k = 0; k < N_UNTUNED; ++k) {
             char name[64];
             if (k == P_ADAPTIVE) continue;
