@@ -256,12 +256,13 @@
                             Levi, Zhu,                      1; reward_bound 1,
                             AISTATS 2019                    clip 0, seed 1
 
-   ADAPTIVE   isdb_adaptive none: this       d, max_arms    as LinUCB; memories    O(K d^2) /        4 n d^2 + 3 n^2
+   ADAPTIVE   isdb_adaptive none: this       d, max_arms    as LinUCB; memories    O(K d^2) /        4 n d^2 + 6 n^2
                             library's design                max(16, 2 d) to        O(n d^2), n
                                                             max(4096,              estimators
                                                             min_memory);
                                                             threshold 3.5,
                                                             play_threshold 1.5,
+                                                            play_horizon 4,
                                                             cut AUTO
 
    ISD-LINUCB isdb_isd      Lazzaretto,      d, max_arms,   estimated subspace,    O(K d^2) /        (n0 + 2 H)(d + 1)
@@ -588,7 +589,16 @@
            play      select plays the longest estimator that no shorter
                      one beats at `play_threshold`: LinUCB while the world
                      looks stationary, shorter memories while they predict
-                     better. While cut AUTO sees recurring features (a
+                     better. The play rule's S, Q and G are the test's
+                     discounted over play_horizon memory_i rounds instead
+                     (default 4; 1: the test's own sums): at noise
+                     comparable to the rewards' spread, a memory near the
+                     best beats the next longer one by less than one
+                     standard deviation on average over memory_i rounds,
+                     whatever the drift's speed (slow-turn: z 0.8), and
+                     over 4 memory_i by about twice that, so the rule
+                     no longer plays memories 2-4 times too long on a
+                     slow drift. While cut AUTO sees recurring features (a
                      fixed arm set) it plays the longest estimator always,
                      and the directional cuts do the forgetting: there the
                      memory that best predicts the played arm is shorter
@@ -603,7 +613,9 @@
                      rescales it, and the prediction c_q s of the q
                      whose rescaled predictions erred least (discounted
                      over max_memory) is compared with the prediction of
-                     the estimator the play rule picks: their squared
+                     the estimator the play rule picks on the change
+                     test's sums (which follow a change of direction
+                     within ~memory_i rounds): their squared
                      errors' difference, clipped to 2 s2 a round, is
                      summed with max_memory's discount. While that sum is
                      below -10 s2 (the rescaled long-run estimate clearly
@@ -657,7 +669,8 @@
       Defaults: lambda 1, R 1, delta 0.01, S 1, L 1, alpha 1, min_memory
          0 = max(16, 2 d), max_memory 0 = max(4096, min_memory), threshold
          3.5, play_threshold 1.5, refresh 0 = max(4 d, 256), noise_estimate
-         ISDB_ADAPTIVE_NOISE_LOCAL, cut ISDB_ADAPTIVE_CUT_AUTO, hold 1.
+         ISDB_ADAPTIVE_NOISE_LOCAL, cut ISDB_ADAPTIVE_CUT_AUTO, hold 1,
+         play_horizon 0 = 4.
       Getters: isdb_adaptive_n_estimators, _played (the index select
          plays) and _estimator (its memory 1/(1 - gamma), 0 undiscounted;
          gamma; observations held; effective memory min(memory, held));
@@ -699,16 +712,24 @@
          without it at d = 2, 10, 50 (K = 10, CPU time, the two
          interleaved, best of 5 passes, two runs, 2026-11-27); with hold
          the step is 7.0x, 8.3x, 7.7x LinUCB's in the second run.
+         play_horizon > 1 adds three scalar sums per pair to the update
+         and a second O(n^2) choice: 1.04-1.06x, 1.02-1.04x, 0.99-1.00x
+         the step with play_horizon 1 at d = 2, 10, 50 (K = 10, fresh
+         Gaussian contexts, CPU time, the two interleaved, best of 5
+         passes, three runs, 2026-11-27; the two play different arms, so
+         the last is noise).
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W;
-         with hold one more ridge, 3 d^2 + O(d), and 3 (n - 1)), 16
-         hashes; no ring of past observations.
+         with hold one more ridge, 3 d^2 + O(d), and 3 (n - 1); with
+         play_horizon > 1 the play rule's 3 n^2), 16 hashes; no ring of
+         past observations.
       Differs from the paper: no paper.
       Measured: regret / the best tuned policy on `make agnostic`'s 24
-         drifting and stationary problems (0.7.0, 10 seeds): geometric
-         mean 0.85, worst 2.03 (slow-turn); theta fixed (stationary,
-         covariate shift, Student-t noise) 0.88-1.02; level-scale 0.96
-         (LinUCB's regret 20.2 is the best there); Besson et al.'s
+         drifting and stationary problems (play_horizon 4, 10 seeds):
+         geometric mean 0.81, worst 1.33 (level-intercept; slow-turn
+         1.28); theta fixed (stationary, covariate shift, Student-t
+         noise) 0.79-0.99; level-scale 1.02 (LinUCB's regret 20.2 is the
+         best there); Besson et al.'s
          Problems 1-3 told R = 0.5, 0.86 / 0.91 / 0.82x GLR-klUCB, no
          false cut on the stationary low-mean stream (0 of 50); see
          bench/README.md, section "The drift-agnostic default". hold
@@ -721,7 +742,15 @@
          geometric mean 0.877 to 0.846, rotation 1.58 to 1.32, fast-turn
          1.55 to 1.35, subspace-turn 1.41 to 1.25, but stationary 0.94 to
          0.99 and covariate-drift 0.80 to 0.90 (LinUCB 1.02 and 1.00
-         there).
+         there). play_horizon 4 against 1 (0.7.0): geometric mean 0.846
+         to 0.805 (seeds 11-20: 0.838 to 0.806), slow-turn 2.03 to 1.28,
+         rotation 1.32 to 1.20, fast-turn 1.35 to 1.24, subspace-turn
+         1.25 to 1.11, stationary 0.99 to 0.84, covariate-drift 0.90 to
+         0.79; the jumps lose a little (many-jumps 0.69 to 0.73,
+         recurring 0.35 to 0.36, abrupt 0.40 to 0.41: the play rule
+         follows a jump more slowly, until the test cuts), level-scale
+         0.96 to 1.02; five unseen slow turns (d = 2-8, noise 0.3-2)
+         1.15-1.82 to 0.93-1.26; Besson unchanged.
          noise_estimate LOCAL against POOLED (0.5.0), alone: Besson 1.20 /
          1.11 / 0.88x GLR-klUCB against 1.56 / 1.34 / 1.58x; the 24
          problems' geometric mean 1.16 to 1.11 (the ridge term moves the
@@ -1457,6 +1486,15 @@
              code (configs, layouts, inits, resets, snapshots, explain)
              at -O0, clang the latter with optnone (same bits;
              ISDB_NO_COLD_O1 turns both off).
+      next   adaptive's play rule weighs each pair's evidence over 4
+             times the shorter memory (config field play_horizon, default
+             4; 1 is 0.7.0's rule, on the change test's sums); hold
+             still compares with the pick on the test's sums. Snapshots
+             of 0.7.0's default adaptive and ISD configs are refused
+             (config differs) and load into play_horizon 1 (whose format
+             is 0.7.0's); a play_horizon > 1 snapshot carries the play
+             rule's 3 n^2 sums. ISD's ADAPTIVE learner takes the
+             default.
 */
 
 #ifndef ISDBANDIT_H
@@ -2503,6 +2541,9 @@ typedef struct isdb_adaptive_config {
                               played while the long-run estimate, rescaled, predicts better than
                               the memory that would play (only the rewards' scale moves, which
                               ranks no arm differently); 0: 0.6.0's policy */
+    int play_horizon;      /* the play rule weighs a pair's evidence over this many times the
+                              shorter memory, in [0, 1024]; 0 means 4; 1: over the shorter memory,
+                              the change test's sums (0.7.0's play rule) */
 } isdb_adaptive_config;
 
 /* One discounted ridge estimator (private). */
@@ -2512,6 +2553,8 @@ typedef struct isdb__adaptive_est {
                      plus the memory it was cut to (saturates at INT_MAX) */
     isdb_real gamma; /* discount */
     isdb_real log_gamma; /* ln gamma: each discounted step adds d ln gamma to ln det V */
+    isdb_real play_gamma; /* 1 - 1 / (play_horizon memory): the play rule's discount of the
+                             pairs in which this is the shorter memory (finite memories) */
     isdb__ridge ridge;
     isdb_real *Vt;   /* the gamma^2-discounted Gram sum of D-LinUCB's width; NULL if unbounded */
     isdb_real *W;    /* NOISE_LOCAL: lambda R^2 I + the gamma-discounted sum of e^2 x x^T, e its own
@@ -2529,6 +2572,9 @@ typedef struct isdb_adaptive {
     isdb_real *_sum, *_sq;       /* n_est x n_est: the test's discounted sums (pairs i < j) */
     isdb_real *_gap;             /* n_est x n_est: discounted sums of (pred_i - pred_j)^2 (pairs i < j) */
     isdb_real *_err;             /* n_est + 1: long-run sums of each squared error, then their weight */
+    isdb_real *_play_sum, *_play_sq, *_play_gap; /* n_est x n_est each: the play rule's S, Q and G,
+                                                    discounted by play_gamma (pairs i < j); NULL with
+                                                    play_horizon 1 (the test's sums serve) */
     isdb_real recur;             /* discounted share (over min_memory) of updates whose x is one of
                                     the last ISDB_ADAPTIVE_SEEN distinct ones played */
     uint64_t seen[ISDB_ADAPTIVE_SEEN]; /* their hashes, a ring */
@@ -2537,7 +2583,9 @@ typedef struct isdb_adaptive {
                                               at init (four logarithms a select took 13% of its time
                                               at d = 2) */
     /* hold (unused without it) */
-    int normal;                  /* the estimator the play rule picks, which plays unless holding */
+    int normal;                  /* the estimator the play rule picks on the change test's sums
+                                    (hold's comparison); the one played unless holding is the pick on
+                                    the play rule's sums */
     isdb_real evidence;          /* discounted sum of the clipped (rescaled error)^2 - (normal's error)^2 */
     isdb__ridge hold_ridge;      /* the long-run ridge of every observation, never cut */
     isdb_real *_fit;             /* 3 (n_est - 1): per finite memory q, the discounted (by q's gamma)
@@ -9397,12 +9445,26 @@ ISDB__ONCE isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     return c;
 }
 
+/* play_horizon's default: the play rule's evidence over 4 times the
+   shorter memory. On a smooth drift, at noise comparable to the rewards'
+   spread, a memory near the best one beats the next longer one by less
+   than one standard deviation on average over the shorter memory's
+   rounds, whatever the drift's speed (slow-turn: z 0.8; at the best
+   memory the squared bias saved and the variance added scale alike), so
+   the rule kept playing memories 2-4 times too long; over 4 memories the
+   same advantage shows at about twice the z. 2, 3, 6 and 8 measured on
+   `make agnostic`: geometric mean 0.818 / 0.812 / 0.805 / 0.809 (4:
+   0.805), slow-turn 1.69 / 1.47 / 1.12 / 1.11 (4: 1.28), many-jumps
+   0.69 / 0.71 / 0.77 / 0.80 (4: 0.73). */
+#define ISDB__ADAPTIVE_PLAY_HORIZON 4
+
 /* The config with its zero fields replaced by their defaults. */
 ISDB__PRIVATE isdb_adaptive_config isdb__adaptive_resolve(const isdb_adaptive_config *cfg) {
     isdb_adaptive_config c = *cfg;
     if (c.min_memory == 0) c.min_memory = isdb__max_int(16, 2 * c.d); /* d was checked */
     if (c.max_memory == 0) c.max_memory = isdb__max_int(4096, c.min_memory);
     if (c.refresh == 0) c.refresh = isdb__max_int(4 * c.d, 256);
+    if (c.play_horizon == 0) c.play_horizon = ISDB__ADAPTIVE_PLAY_HORIZON;
     return c;
 }
 
@@ -9435,7 +9497,8 @@ ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cf
                          ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise") &&
           isdb__want_int(why, cfg->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL,
                          "an isdb_adaptive_cut") &&
-          isdb__want_int(why, cfg->hold, "hold", 0, 1, "0 or 1")))
+          isdb__want_int(why, cfg->hold, "hold", 0, 1, "0 or 1") &&
+          isdb__want_int(why, cfg->play_horizon, "play_horizon", 0, 1024, "[0, 1024]")))
         return ISDB_ERR_INVALID_ARG;
     c = isdb__adaptive_resolve(cfg);
     return isdb__checked(isdb__want_int(why, c.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
@@ -9466,6 +9529,7 @@ ISDB__COLD_PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, i
         e->memory = memories[k];
         e->gamma = e->memory ? 1 - 1 / (isdb_real)e->memory : 1;
         e->log_gamma = isdb__log(e->gamma);
+        e->play_gamma = e->memory ? 1 - 1 / ((isdb_real)c->play_horizon * (isdb_real)e->memory) : 1;
         isdb__ridge_layout(&e->ridge, &a, c->d, 1);
         e->Vt = e->memory ? isdb__take_f64(&a, c->d * c->d) : NULL;
         e->W = c->noise_estimate == ISDB_ADAPTIVE_NOISE_LOCAL ? isdb__take_f64(&a, c->d * c->d) : NULL;
@@ -9477,6 +9541,12 @@ ISDB__COLD_PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, i
     p->_sq = isdb__take_f64(&a, n * n);
     p->_gap = isdb__take_f64(&a, n * n);
     p->_err = isdb__take_f64(&a, n + 1);
+    p->_play_sum = p->_play_sq = p->_play_gap = NULL;
+    if (c->play_horizon > 1) {
+        p->_play_sum = isdb__take_f64(&a, n * n);
+        p->_play_sq = isdb__take_f64(&a, n * n);
+        p->_play_gap = isdb__take_f64(&a, n * n);
+    }
     p->_fit = NULL;
     if (c->hold) {
         isdb__ridge_layout(&p->hold_ridge, &a, c->d, 1);
@@ -9637,16 +9707,23 @@ ISDB__PRIVATE isdb_real isdb__adaptive_noise2(const isdb_adaptive *p) {
    (pred_i - pred_j)^2 summed: a run of near-equal deltas (low-mean
    Bernoulli rewards that stay 0 for a while) does not look significant
    by its own small spread. */
-ISDB__PRIVATE int isdb__adaptive_beats(const isdb_adaptive *p, int i, int j, isdb_real z, isdb_real noise2) {
+ISDB__PRIVATE int isdb__adaptive_beats_in(const isdb_adaptive *p, const isdb_real *sum, const isdb_real *sq,
+                                         const isdb_real *gap, int i, int j, isdb_real z, isdb_real noise2) {
     int ij = i * p->n_est + j;
-    isdb_real S = p->_sum[ij], Q = p->_sq[ij], floor = 4 * noise2 * p->_gap[ij];
+    isdb_real S = sum[ij], Q = sq[ij], floor = 4 * noise2 * gap[ij];
     if (floor > Q) Q = floor;
     return p->_est[j].count > p->_est[i].memory && S > 0 && S * S > z * z * Q;
 }
 
+/* The same on the change test's sums (the last ~memory_i rounds). */
+ISDB__PRIVATE int isdb__adaptive_beats(const isdb_adaptive *p, int i, int j, isdb_real z, isdb_real noise2) {
+    return isdb__adaptive_beats_in(p, p->_sum, p->_sq, p->_gap, i, j, z, noise2);
+}
+
 /* Folds the new observation's prediction errors into the test's sums;
    S and Q are discounted by the shorter memory's gamma, so they cover the
-   last ~memory_i rounds. Returns the longest memory i that beats some
+   last ~memory_i rounds (and with play_horizon h > 1 into the play rule's,
+   discounted over h memory_i). Returns the longest memory i that beats some
    longer one at the cut threshold, or -1. A memory that has forgotten a
    direction can predict far beyond any reward (ISDB_INPUT_MAX times a
    coefficient as large): squared errors are capped at ISDB__SQRT_HUGE and
@@ -9672,6 +9749,14 @@ ISDB__PRIVATE int isdb__adaptive_test(isdb_adaptive *p, isdb_real y) {
             p->_sum[i * n + j] = g * p->_sum[i * n + j] + delta;
             p->_sq[i * n + j] = q < ISDB__REAL_MAX / 2 ? q : ISDB__REAL_MAX / 2;
             p->_gap[i * n + j] = w < ISDB__REAL_MAX / 2 ? w : ISDB__REAL_MAX / 2;
+            if (p->_play_sum) {
+                const isdb_real h = p->_est[i].play_gamma;
+                q = h * h * p->_play_sq[i * n + j] + delta * delta;
+                w = h * h * p->_play_gap[i * n + j] + gap * gap;
+                p->_play_sum[i * n + j] = h * p->_play_sum[i * n + j] + delta;
+                p->_play_sq[i * n + j] = q < ISDB__REAL_MAX / 2 ? q : ISDB__REAL_MAX / 2;
+                p->_play_gap[i * n + j] = w < ISDB__REAL_MAX / 2 ? w : ISDB__REAL_MAX / 2;
+            }
             if (isdb__adaptive_beats(p, i, j, p->cfg.threshold, noise2)) found = i;
         }
     }
@@ -9814,24 +9899,32 @@ ISDB__COLD_PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
             p->_sum[a * n + k] = a < i ? p->_sum[a * n + i] : 0;
             p->_sq[a * n + k] = a < i ? p->_sq[a * n + i] : 0;
             p->_gap[a * n + k] = a < i ? p->_gap[a * n + i] : 0;
+            if (p->_play_sum) {
+                p->_play_sum[a * n + k] = a < i ? p->_play_sum[a * n + i] : 0;
+                p->_play_sq[a * n + k] = a < i ? p->_play_sq[a * n + i] : 0;
+                p->_play_gap[a * n + k] = a < i ? p->_play_gap[a * n + i] : 0;
+            }
         }
         p->_err[k] = p->_err[i];
     }
     ++p->changes;
 }
 
-/* The longest memory that no shorter one beats at the play threshold;
-   the longest of all while cut AUTO sees recurring features, where the
-   directional cuts do the forgetting: on a fixed arm set the memory that
-   best predicts the played arm is shorter than the one that decides
-   best (two-armed sinusoids 1.84 to 1.41x the best tuned policy). */
-ISDB__PRIVATE int isdb__adaptive_choose(const isdb_adaptive *p) {
+/* The longest memory that no shorter one beats at the play threshold on
+   the pair sums given (the change test's, or the play rule's longer
+   ones); the longest of all while cut AUTO sees recurring features,
+   where the directional cuts do the forgetting: on a fixed arm set the
+   memory that best predicts the played arm is shorter than the one that
+   decides best (two-armed sinusoids 1.84 to 1.41x the best tuned
+   policy). */
+ISDB__PRIVATE int isdb__adaptive_choose(const isdb_adaptive *p, const isdb_real *sum, const isdb_real *sq,
+                                        const isdb_real *gap) {
     int i, j;
     isdb_real noise2 = isdb__adaptive_noise2(p);
     if (isdb__adaptive_recurring(p)) return p->n_est - 1;
     for (j = p->n_est - 1; j > 0; --j) {
         for (i = 0; i < j; ++i)
-            if (isdb__adaptive_beats(p, i, j, p->cfg.play_threshold, noise2)) break;
+            if (isdb__adaptive_beats_in(p, sum, sq, gap, i, j, p->cfg.play_threshold, noise2)) break;
         if (i == j) break;
     }
     return j;
@@ -10517,8 +10610,13 @@ ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const 
         isdb__adaptive_cut(p, cut);
         holding = isdb__adaptive_holding(p); /* the cut moved the error sums behind s2 */
     }
-    p->normal = isdb__adaptive_choose(p);
-    p->played = holding ? p->n_est - 1 : p->normal;
+    /* hold compares with the pick on the test's sums, which follows a
+       change of direction within ~memory_i rounds; the play rule's longer
+       sums choose what plays */
+    p->normal = isdb__adaptive_choose(p, p->_sum, p->_sq, p->_gap);
+    p->played = holding          ? p->n_est - 1
+                : p->_play_sum ? isdb__adaptive_choose(p, p->_play_sum, p->_play_sq, p->_play_gap)
+                               : p->normal;
     return ISDB_OK;
 }
 
@@ -10533,14 +10631,28 @@ ISDB__COLD_PRIVATE void isdb__adaptive_hold_serialize(isdb_adaptive *p, isdb_ser
     isdb__ser_real_range(s, p->_fit + 2 * m, m, 0, ISDB__REAL_MAX / 2);
 }
 
+/* A set of pair sums (the test's or the play rule's): S, Q and G, n x n
+   each, kept for pairs i < j only (Q and G >= 0). */
+ISDB__COLD_PRIVATE void isdb__adaptive_pairs_serialize(isdb_ser *s, int n, isdb_real *S, isdb_real *Q, isdb_real *G) {
+    isdb__ser_view sum = isdb__ser_view_real(s, S, n * n), sq = isdb__ser_view_in(s, Q, n * n, 0, ISDB__REAL_MAX),
+                   gap = isdb__ser_view_in(s, G, n * n, 0, ISDB__REAL_MAX);
+    int k;
+    if (!isdb__ser_checking(s, sum, sq) || !isdb__ser_checking(s, gap, gap)) return;
+    for (k = 0; k < n * n; ++k)
+        if (k % n <= k / n)
+            isdb__ser_require(s, isdb__sv(sum, k) == 0 && isdb__sv(sq, k) == 0 && isdb__sv(gap, k) == 0);
+}
+
 ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
     const isdb_adaptive_config *c = &p->cfg;
     int k, n = p->n_est;
     isdb_real lo = c->lambda;
-    isdb__ser_view sum, sq, gap;
     /* first, so that a snapshot with hold and one without (0.6.0's) each
-       refuse the other as another config */
+       refuse the other as another config; likewise play_horizon, written
+       only when not 1 (2 to 1024: neither hold's 1 nor the bits of any
+       lambda), so that play_horizon 1 writes and reads 0.7.0's format */
+    if (c->play_horizon != 1) isdb__ser_cfg_int(s, c->play_horizon);
     if (c->hold) isdb__ser_cfg_int(s, c->hold);
     isdb__ser_cfg_real(s, c->lambda);
     isdb__ser_cfg_real(s, c->R);
@@ -10582,15 +10694,9 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     /* The error sums' weight is a discounted count, below 1 / (1 - g). */
     isdb__ser_real_range(s, p->_err, n, 0, ISDB__REAL_MAX);
     isdb__ser_real_range(s, p->_err + n, 1, 0, (isdb_real)(n > 1 ? p->_est[n - 2].memory : 1));
-    /* The test's sums are kept for pairs i < j only. */
-    sum = isdb__ser_view_real(s, p->_sum, n * n);
-    sq = isdb__ser_view_in(s, p->_sq, n * n, 0, ISDB__REAL_MAX);
-    gap = isdb__ser_view_in(s, p->_gap, n * n, 0, ISDB__REAL_MAX);
+    isdb__adaptive_pairs_serialize(s, n, p->_sum, p->_sq, p->_gap);
     if (p->_fit) isdb__adaptive_hold_serialize(p, s);
-    if (!isdb__ser_checking(s, sum, sq) || !isdb__ser_checking(s, gap, gap)) return;
-    for (k = 0; k < n * n; ++k)
-        if (k % n <= k / n)
-            isdb__ser_require(s, isdb__sv(sum, k) == 0 && isdb__sv(sq, k) == 0 && isdb__sv(gap, k) == 0);
+    if (p->_play_sum) isdb__adaptive_pairs_serialize(s, n, p->_play_sum, p->_play_sq, p->_play_gap);
 }
 
 ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
@@ -10608,6 +10714,11 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
     isdb__zero(n * n, p->_sum);
     isdb__zero(n * n, p->_sq);
     isdb__zero(n * n, p->_gap);
+    if (p->_play_sum) {
+        isdb__zero(n * n, p->_play_sum);
+        isdb__zero(n * n, p->_play_sq);
+        isdb__zero(n * n, p->_play_gap);
+    }
     isdb__zero(n + 1, p->_err);
     p->recur = 0;
     memset(p->seen, 0, sizeof p->seen);

@@ -9,7 +9,9 @@
      contexts), or forgets along the change only (a fixed arm set);
    - bad configs are refused, defaults resolve as documented;
    - hold: a drift of the rewards' scale alone neither cuts nor costs
-     regret as 0.6.0 did. */
+     regret as 0.6.0 did;
+   - play_horizon: on a slow turn the play rule's longer evidence plays
+     shorter memories and loses less than 0.7.0's rule. */
 #include "../isdbandit.h"
 #include "test.h"
 
@@ -388,8 +390,9 @@ static void test_config(void) {
     size_t bytes;
     CHECK_OK(isdb_adaptive_heap_size(&c, &bytes));
     CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
-    /* max(16, 2 d), max(4096, min_memory), max(4 d, 256) */
-    CHECK(p.cfg.min_memory == 16 && p.cfg.max_memory == 4096 && p.cfg.refresh == 256);
+    /* max(16, 2 d), max(4096, min_memory), max(4 d, 256), 4 */
+    CHECK(p.cfg.min_memory == 16 && p.cfg.max_memory == 4096 && p.cfg.refresh == 256 && p.cfg.play_horizon == 4);
+    CHECK(p._play_sum != NULL && p._est[0].play_gamma == 1 - 1 / (isdb_real)64);
     CHECK(p.n_est == 10 && p._est[0].memory == 16 && p._est[8].memory == 4096 && p._est[9].memory == 0);
     CHECK(isdb_adaptive_memory(&p) == 0 && isdb_adaptive_changes(&p) == 0);
     isdb_policy_uninit(&p.base);
@@ -422,6 +425,8 @@ static void test_config(void) {
     REFUSED(noise_estimate, 3);
     REFUSED(hold, -1);
     REFUSED(hold, 2);
+    REFUSED(play_horizon, -1);
+    REFUSED(play_horizon, 1025);
     REFUSED(d, 0);
     REFUSED(max_arms, 0);
 #undef REFUSED
@@ -774,11 +779,17 @@ static isdb_result make_level_env(uint64_t seed, isdb_linear_env *env) {
    cutting and plays the longest memory, and its regret falls well below
    0.6.0's (hold 0, the control, which cuts all along); measured when this
    test was written (4 runs of 8000 rounds, play_threshold 1.5): regret
-   16.5 against 179.7, 5 cuts in all against 235. A run saved while holding and continued
+   16.5 against 179.7, 5 cuts in all against 235. With play_horizon 4, 16
+   runs: 19.4 against 225.9, 23 cuts against 944 (play_horizon 1: 18.6
+   and 21 cuts); the cuts come in the first few hundred rounds, before
+   the hold starts, and 4 runs were too few for the bound of 2 a run
+   (batches of 16 runs cut 0.8-1.5 times a run with either play rule, in
+   double and in float; the float build's first 4 runs cut 10 times with
+   play_horizon 4). A run saved while holding and continued
    from its snapshot chooses as the one that never stopped; the hold and
    no-hold formats refuse each other as another config. */
 static void test_hold_level_scale(void) {
-    enum { D = 5, K = 20, SEEDS = 4, T = 8000 };
+    enum { D = 5, K = 20, SEEDS = 16, T = 8000 };
     static unsigned char snap[1 << 16];
     static const isdb_real x[D] = {1, 0, 0, 0, 0};
     double regret[2] = {0, 0};
@@ -851,6 +862,113 @@ static void test_hold_level_scale(void) {
     isdb_policy_uninit(&b.base);
 }
 
+/* A slow turn: theta = (cos a, sin a, 0), a = 2 pi t / TURN_PERIOD (d =
+   3, K = 10 fresh sphere arms, noise 1). */
+#define TURN_PERIOD 100000.0
+static void turn_theta(uint64_t t, isdb_real *theta, void *user) {
+    double a = 2 * 3.14159265358979 * (double)t / TURN_PERIOD;
+    (void)user;
+    theta[0] = (isdb_real)cos(a);
+    theta[1] = (isdb_real)sin(a);
+    theta[2] = 0;
+}
+
+/* play_horizon: on a slow turn at noise 1 the memory that predicts best
+   beats the next longer one by less than one standard deviation on
+   average over its own memory, so play_horizon 1 (0.7.0's play rule, the
+   control) keeps playing memories 2-4 times too long; weighing the
+   evidence over 4 memories (the default) plays shorter ones and loses
+   less. Measured when this test was written (4 runs of 50000 rounds, half
+   a turn): regret 492.6 with play_horizon 1 against 329.2, memories of
+   2048 or more (the ideal is about 1000) played in 80% and 47% of the
+   rounds. A run saved mid-turn and continued from its snapshot chooses as
+   the one that never stopped; the two formats refuse each other as
+   another config. */
+static void test_play_horizon(void) {
+    enum { D = 3, K = 10, SEEDS = 4, T = 50000 };
+    static unsigned char snap[1 << 16];
+    static const isdb_real x[D] = {1, 0, 0};
+    double regret[2] = {0, 0}, long_share[2] = {0, 0};
+    int h, s, same = 1;
+    uint64_t t;
+    size_t n;
+    isdb_linear_env env;
+    isdb_linear_env_config ec = isdb_linear_env_config_init(D, K);
+    isdb_adaptive a, b;
+    isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+    isdb_sim_result res_unused;
+    ec.noise_sd = 1;
+    ec.path = ISDB_PATH_CALLBACK;
+    ec.theta_fn = turn_theta;
+    for (h = 0; h < 2; ++h)
+        for (s = 0; s < SEEDS; ++s) {
+            c.play_horizon = h ? 0 : 1;
+            ec.seed = 500 + (uint64_t)s;
+            CHECK_OK(isdb_linear_env_init(&ec, NULL, &env));
+            CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+            for (t = 0; t < T; ++t) {
+                int arm, k;
+                isdb_real y, best;
+                CHECK_OK(isdb_env_next(&env.base));
+                CHECK_OK(isdb_policy_select(&a.base, env.base.X, K, &arm));
+                long_share[h] += (isdb_adaptive_played(&a) >= a.n_est - 3) / (double)(SEEDS * T);
+                CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+                CHECK_OK(isdb_policy_update(&a.base, arm, env.base.X + arm * D, y));
+                best = env.base.means[0];
+                for (k = 1; k < K; ++k)
+                    if (env.base.means[k] > best) best = env.base.means[k];
+                regret[h] += (double)(best - env.base.means[arm]) / SEEDS;
+            }
+            isdb_policy_uninit(&a.base);
+            isdb_env_uninit(&env.base);
+        }
+    printf("play_horizon: slow-turn regret %.1f with 1, %.1f with 4; memories >= 2048 played %.0f%% and %.0f%% "
+           "(%d runs of %d)\n",
+           regret[0], regret[1], 100 * long_share[0], 100 * long_share[1], SEEDS, (int)T);
+    CHECK_MSG(regret[1] < 0.8 * regret[0], "play_horizon 4's regret %g against %g with 1", regret[1], regret[0]);
+    CHECK_MSG(long_share[1] < 0.75 * long_share[0],
+              "play_horizon 4 played memories >= 2048 in %g of the rounds, 1 in %g", long_share[1], long_share[0]);
+
+    /* save mid-turn; continue both side by side */
+    c.play_horizon = 0;
+    ec.seed = 500;
+    CHECK_OK(isdb_linear_env_init(&ec, NULL, &env));
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
+    CHECK_OK(isdb_sim_run(&a.base, &env.base, T / 4, NULL, &res_unused));
+    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+    CHECK_OK(isdb_policy_load(&b.base, snap, n));
+    for (t = 0; t < T / 4; ++t) {
+        int arm, arm_b;
+        isdb_real y;
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&a.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_policy_select(&b.base, env.base.X, K, &arm_b));
+        same &= arm == arm_b && isdb_adaptive_played(&a) == isdb_adaptive_played(&b);
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        CHECK_OK(isdb_policy_update(&a.base, arm, env.base.X + arm * D, y));
+        CHECK_OK(isdb_policy_update(&b.base, arm, env.base.X + arm * D, y));
+    }
+    CHECK_MSG(same, "a run continued from its snapshot chose other arms or memories");
+    isdb_policy_uninit(&a.base);
+    isdb_policy_uninit(&b.base);
+    isdb_env_uninit(&env.base);
+
+    /* formats: play_horizon 4's snapshot is another config to play_horizon
+       1 (0.7.0's format), and the other way round */
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+    CHECK_OK(isdb_policy_update(&a.base, 0, x, 1));
+    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+    c.play_horizon = 1;
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
+    CHECK_RESULT(isdb_policy_load(&b.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
+    CHECK_OK(isdb_policy_update(&b.base, 0, x, 1));
+    CHECK_OK(isdb_policy_save(&b.base, snap, sizeof snap, &n));
+    CHECK_RESULT(isdb_policy_load(&a.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
+    isdb_policy_uninit(&a.base);
+    isdb_policy_uninit(&b.base);
+}
+
 /* isdb_adaptive_explain: the mean is x.theta of the played estimator and
    mean + bonus the arm's score, at d = 1, 4 and 13 (select's scratch
    holds arms interleaved; explain must not read it as one arm's
@@ -906,6 +1024,7 @@ int main(void) {
     test_local_noise_regret();
     test_local_noise_snapshot();
     test_hold_level_scale();
+    test_play_horizon();
     test_getters();
     return test_report();
 }
