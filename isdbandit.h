@@ -1486,7 +1486,7 @@
              code (configs, layouts, inits, resets, snapshots, explain)
              at -O0, clang the latter with optnone (same bits;
              ISDB_NO_COLD_O1 turns both off).
-      next   adaptive's play rule weighs each pair's evidence over 4
+      0.8.0  adaptive's play rule weighs each pair's evidence over 4
              times the shorter memory (config field play_horizon, default
              4; 1 is 0.7.0's rule, on the change test's sums); hold
              still compares with the pick on the test's sums. Snapshots
@@ -1494,7 +1494,11 @@
              (config differs) and load into play_horizon 1 (whose format
              is 0.7.0's); a play_horizon > 1 snapshot carries the play
              rule's 3 n^2 sums. ISD's ADAPTIVE learner takes the
-             default.
+             default. GCC builds the rare paths inside updates
+             (adaptive's cuts, ISD's refits, OPKB's epoch starts) at -O1
+             (same bits). The selects' scratch arrays hold sixteen arms
+             only where the sixteen-arm kernel exists (smaller frames
+             elsewhere).
 */
 
 #ifndef ISDBANDIT_H
@@ -1504,9 +1508,9 @@
 #include <stdint.h>
 
 #define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 7
+#define ISDB_VERSION_MINOR 8
 #define ISDB_VERSION_PATCH 0
-#define ISDB_VERSION_STRING "0.7.0"
+#define ISDB_VERSION_STRING "0.8.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
