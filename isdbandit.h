@@ -76,11 +76,11 @@
       ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
                            list), unless a policy compiled needs it.
       Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core, load
-      0.7, 2026-11-27, 0.7.0 (`make bench-compile`, fastest of 3
-      rounds; bench/README.md, "Compile time"): the implementation file
-      5.65 s, ISDB_ONLY_ISD (with what it needs) 4.1 s, ISDB_ONLY_LINUCB
-      1.25 s; a plain #include 0.07 s. Keep the implementation in a file
-      of its own.
+      0.6-0.7, 2026-11-27, 0.8.0 (`make bench-compile`, median of 3
+      rounds, two runs; bench/README.md, "Compile time"): the
+      implementation file 5.0-5.2 s, ISDB_ONLY_ISD (with what it needs)
+      3.3-3.4 s, ISDB_ONLY_LINUCB 1.1 s; a plain #include 0.07 s. Keep
+      the implementation in a file of its own.
       ISDB_NO_COLD_O1      GCC builds what runs rarely at -O1 and what runs
                            once per object at -O0 (clang: optnone), 15%
                            less compile time; this keeps the file's level.
@@ -725,11 +725,11 @@
          past observations.
       Differs from the paper: no paper.
       Measured: regret / the best tuned policy on `make agnostic`'s 24
-         drifting and stationary problems (play_horizon 4, 10 seeds):
-         geometric mean 0.81, worst 1.33 (level-intercept; slow-turn
-         1.28); theta fixed (stationary, covariate shift, Student-t
-         noise) 0.79-0.99; level-scale 1.02 (LinUCB's regret 20.2 is the
-         best there); Besson et al.'s
+         drifting and stationary problems (0.8.0, 20 seeds): geometric
+         mean 0.80, worst 1.27 (slow-turn); theta fixed (stationary,
+         covariate shift, Student-t noise) 0.81-1.01; level-scale 1.03
+         and level-intercept 1.05 (LinUCB is the best there); Besson
+         et al.'s
          Problems 1-3 told R = 0.5, 0.86 / 0.91 / 0.82x GLR-klUCB, no
          false cut on the stationary low-mean stream (0 of 50); see
          bench/README.md, section "The drift-agnostic default". hold
