@@ -775,6 +775,45 @@ static isdb_result make_level_env(uint64_t seed, isdb_linear_env *env) {
     return isdb_linear_env_init(&ec, NULL, env);
 }
 
+/* Runs `rounds` more rounds of env with a and b side by side (b loaded
+   from a's snapshot); 1 if both chose the same arms and played the same
+   memories throughout. */
+static int same_continuation(isdb_adaptive *a, isdb_adaptive *b, isdb_env *env, int d, int K, uint64_t rounds) {
+    uint64_t t;
+    int same = 1;
+    for (t = 0; t < rounds; ++t) {
+        int arm, arm_b;
+        isdb_real y;
+        CHECK_OK(isdb_env_next(env));
+        CHECK_OK(isdb_policy_select(&a->base, env->X, K, &arm));
+        CHECK_OK(isdb_policy_select(&b->base, env->X, K, &arm_b));
+        same &= arm == arm_b && isdb_adaptive_played(a) == isdb_adaptive_played(b);
+        CHECK_OK(isdb_env_reward(env, arm, &y));
+        CHECK_OK(isdb_policy_update(&a->base, arm, env->X + arm * d, y));
+        CHECK_OK(isdb_policy_update(&b->base, arm, env->X + arm * d, y));
+    }
+    return same;
+}
+
+/* A snapshot of config `one` is another config to `other`, and the other
+   way round (x: the features of the one update before each save). */
+static void check_formats_refuse(const isdb_adaptive_config *one, const isdb_adaptive_config *other,
+                                 const isdb_real *x) {
+    static unsigned char snap[1 << 16];
+    size_t n;
+    isdb_adaptive a, b;
+    CHECK_OK(isdb_adaptive_init(one, NULL, &a));
+    CHECK_OK(isdb_policy_update(&a.base, 0, x, 1));
+    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+    CHECK_OK(isdb_adaptive_init(other, NULL, &b));
+    CHECK_RESULT(isdb_policy_load(&b.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
+    CHECK_OK(isdb_policy_update(&b.base, 0, x, 1));
+    CHECK_OK(isdb_policy_save(&b.base, snap, sizeof snap, &n));
+    CHECK_RESULT(isdb_policy_load(&a.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
+    isdb_policy_uninit(&a.base);
+    isdb_policy_uninit(&b.base);
+}
+
 /* hold: with fresh contexts and only the scale moving, the default stops
    cutting and plays the longest memory, and its regret falls well below
    0.6.0's (hold 0, the control, which cuts all along); measured when this
@@ -793,8 +832,8 @@ static void test_hold_level_scale(void) {
     static unsigned char snap[1 << 16];
     static const isdb_real x[D] = {1, 0, 0, 0, 0};
     double regret[2] = {0, 0};
-    uint64_t cuts[2] = {0, 0}, t;
-    int hold, s, holding_at_end = 0, same = 1;
+    uint64_t cuts[2] = {0, 0};
+    int hold, s, holding_at_end = 0;
     size_t n;
     isdb_linear_env env;
     isdb_adaptive a, b;
@@ -831,35 +870,19 @@ static void test_hold_level_scale(void) {
     CHECK(isdb_adaptive_holding(&a));
     CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
     CHECK_OK(isdb_policy_load(&b.base, snap, n));
-    for (t = 0; t < T / 4; ++t) {
-        int arm, arm_b;
-        isdb_real y;
-        CHECK_OK(isdb_env_next(&env.base));
-        CHECK_OK(isdb_policy_select(&a.base, env.base.X, K, &arm));
-        CHECK_OK(isdb_policy_select(&b.base, env.base.X, K, &arm_b));
-        same &= arm == arm_b;
-        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
-        CHECK_OK(isdb_policy_update(&a.base, arm, env.base.X + arm * D, y));
-        CHECK_OK(isdb_policy_update(&b.base, arm, env.base.X + arm * D, y));
-    }
-    CHECK_MSG(same, "a run continued from its snapshot chose other arms");
+    CHECK_MSG(same_continuation(&a, &b, &env.base, D, K, T / 4),
+              "a run continued from its snapshot chose other arms or memories");
     isdb_policy_uninit(&a.base);
     isdb_policy_uninit(&b.base);
     isdb_env_uninit(&env.base);
 
     /* formats: a hold snapshot is another config to a no-hold policy, and
        the other way round */
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
-    CHECK_OK(isdb_policy_update(&a.base, 0, x, 1));
-    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
-    c.hold = 0;
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
-    CHECK_RESULT(isdb_policy_load(&b.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
-    CHECK_OK(isdb_policy_update(&b.base, 0, x, 1));
-    CHECK_OK(isdb_policy_save(&b.base, snap, sizeof snap, &n));
-    CHECK_RESULT(isdb_policy_load(&a.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
-    isdb_policy_uninit(&a.base);
-    isdb_policy_uninit(&b.base);
+    {
+        isdb_adaptive_config no_hold = c;
+        no_hold.hold = 0;
+        check_formats_refuse(&c, &no_hold, x);
+    }
 }
 
 /* A slow turn: theta = (cos a, sin a, 0), a = 2 pi t / TURN_PERIOD (d =
@@ -889,7 +912,7 @@ static void test_play_horizon(void) {
     static unsigned char snap[1 << 16];
     static const isdb_real x[D] = {1, 0, 0};
     double regret[2] = {0, 0}, long_share[2] = {0, 0};
-    int h, s, same = 1;
+    int h, s;
     uint64_t t;
     size_t n;
     isdb_linear_env env;
@@ -938,35 +961,19 @@ static void test_play_horizon(void) {
     CHECK_OK(isdb_sim_run(&a.base, &env.base, T / 4, NULL, &res_unused));
     CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
     CHECK_OK(isdb_policy_load(&b.base, snap, n));
-    for (t = 0; t < T / 4; ++t) {
-        int arm, arm_b;
-        isdb_real y;
-        CHECK_OK(isdb_env_next(&env.base));
-        CHECK_OK(isdb_policy_select(&a.base, env.base.X, K, &arm));
-        CHECK_OK(isdb_policy_select(&b.base, env.base.X, K, &arm_b));
-        same &= arm == arm_b && isdb_adaptive_played(&a) == isdb_adaptive_played(&b);
-        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
-        CHECK_OK(isdb_policy_update(&a.base, arm, env.base.X + arm * D, y));
-        CHECK_OK(isdb_policy_update(&b.base, arm, env.base.X + arm * D, y));
-    }
-    CHECK_MSG(same, "a run continued from its snapshot chose other arms or memories");
+    CHECK_MSG(same_continuation(&a, &b, &env.base, D, K, T / 4),
+              "a run continued from its snapshot chose other arms or memories");
     isdb_policy_uninit(&a.base);
     isdb_policy_uninit(&b.base);
     isdb_env_uninit(&env.base);
 
     /* formats: play_horizon 4's snapshot is another config to play_horizon
        1 (0.7.0's format), and the other way round */
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
-    CHECK_OK(isdb_policy_update(&a.base, 0, x, 1));
-    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
-    c.play_horizon = 1;
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
-    CHECK_RESULT(isdb_policy_load(&b.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
-    CHECK_OK(isdb_policy_update(&b.base, 0, x, 1));
-    CHECK_OK(isdb_policy_save(&b.base, snap, sizeof snap, &n));
-    CHECK_RESULT(isdb_policy_load(&a.base, snap, n), ISDB_ERR_SNAPSHOT_CONFIG);
-    isdb_policy_uninit(&a.base);
-    isdb_policy_uninit(&b.base);
+    {
+        isdb_adaptive_config horizon_1 = c;
+        horizon_1.play_horizon = 1;
+        check_formats_refuse(&c, &horizon_1, x);
+    }
 }
 
 /* isdb_adaptive_explain: the mean is x.theta of the played estimator and
