@@ -5,8 +5,9 @@
    20 seeds (common random numbers: seed s is one stream of arms and noise
    for every policy). Twenty, not ten: on level-intercept LinUCB's regret
    has a standard error of a third of its mean over 10 seeds, so
-   adaptive / LinUCB read 1.33 on seeds 1-10 and 0.85 on seeds 11-20. The tuned grid is SW-UCB at 7 windows and D-LinUCB at
-   7 discounts gamma = 1 - 1/w, the windows w spaced geometrically from 50
+   adaptive / LinUCB read 1.33 on seeds 1-10 and 0.85 on seeds 11-20.
+   The tuned grid is SW-UCB at 7 windows and D-LinUCB at 7 discounts
+   gamma = 1 - 1/w, the windows w spaced geometrically from 50
    rounds to T, plus LinUCB (the infinite window). The untuned policies are
    LinUCB, BOB (given T), linear Thompson sampling and adaptive. Every
    policy is told the scenario's noise scale (R, sigma) and ridge; nothing
