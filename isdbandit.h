@@ -2586,10 +2586,10 @@ typedef struct isdb_adaptive {
     isdb_real _log_inv_delta, _log_lambda; /* ln(1/delta) and ln lambda, the widths' constants, taken
                                               at init (four logarithms a select took 13% of its time
                                               at d = 2) */
-    /* hold (unused without it) */
-    int normal;                  /* the estimator the play rule picks on the change test's sums
-                                    (hold's comparison); the one played unless holding is the pick on
-                                    the play rule's sums */
+    /* hold (unused without it, but for normal with play_horizon 1) */
+    int normal;                  /* the estimator the play rule picks on the change test's sums:
+                                    hold's comparison, and what plays with play_horizon 1 (not
+                                    updated with play_horizon > 1 and hold 0, where nothing reads it) */
     isdb_real evidence;          /* discounted sum of the clipped (rescaled error)^2 - (normal's error)^2 */
     isdb__ridge hold_ridge;      /* the long-run ridge of every observation, never cut */
     isdb_real *_fit;             /* 3 (n_est - 1): per finite memory q, the discounted (by q's gamma)
@@ -10616,8 +10616,8 @@ ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const 
     }
     /* hold compares with the pick on the test's sums, which follows a
        change of direction within ~memory_i rounds; the play rule's longer
-       sums choose what plays */
-    p->normal = isdb__adaptive_choose(p, p->_sum, p->_sq, p->_gap);
+       sums choose what plays (without hold the first pick is not needed) */
+    if (p->cfg.hold || !p->_play_sum) p->normal = isdb__adaptive_choose(p, p->_sum, p->_sq, p->_gap);
     p->played = holding          ? p->n_est - 1
                 : p->_play_sum ? isdb__adaptive_choose(p, p->_play_sum, p->_play_sq, p->_play_gap)
                                : p->normal;

@@ -775,23 +775,37 @@ static isdb_result make_level_env(uint64_t seed, isdb_linear_env *env) {
     return isdb_linear_env_init(&ec, NULL, env);
 }
 
-/* Runs `rounds` more rounds of env with a and b side by side (b loaded
-   from a's snapshot); 1 if both chose the same arms and played the same
-   memories throughout. */
-static int same_continuation(isdb_adaptive *a, isdb_adaptive *b, isdb_env *env, int d, int K, uint64_t rounds) {
+/* Runs a policy of config c on env for `before` rounds, loads its
+   snapshot into a second one, and runs both side by side for `after`
+   rounds more; 1 if they chose the same arms and played the same memories
+   throughout. *holding: whether the first held at the save. */
+static int same_after_snapshot(const isdb_adaptive_config *c, isdb_env *env, int d, int K, uint64_t before,
+                               uint64_t after, int *holding) {
+    static unsigned char snap[1 << 16];
+    isdb_adaptive a, b;
+    isdb_sim_result res;
+    size_t n;
     uint64_t t;
     int same = 1;
-    for (t = 0; t < rounds; ++t) {
+    CHECK_OK(isdb_adaptive_init(c, NULL, &a));
+    CHECK_OK(isdb_adaptive_init(c, NULL, &b));
+    CHECK_OK(isdb_sim_run(&a.base, env, before, NULL, &res));
+    *holding = isdb_adaptive_holding(&a);
+    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+    CHECK_OK(isdb_policy_load(&b.base, snap, n));
+    for (t = 0; t < after; ++t) {
         int arm, arm_b;
         isdb_real y;
         CHECK_OK(isdb_env_next(env));
-        CHECK_OK(isdb_policy_select(&a->base, env->X, K, &arm));
-        CHECK_OK(isdb_policy_select(&b->base, env->X, K, &arm_b));
-        same &= arm == arm_b && isdb_adaptive_played(a) == isdb_adaptive_played(b);
+        CHECK_OK(isdb_policy_select(&a.base, env->X, K, &arm));
+        CHECK_OK(isdb_policy_select(&b.base, env->X, K, &arm_b));
+        same &= arm == arm_b && isdb_adaptive_played(&a) == isdb_adaptive_played(&b);
         CHECK_OK(isdb_env_reward(env, arm, &y));
-        CHECK_OK(isdb_policy_update(&a->base, arm, env->X + arm * d, y));
-        CHECK_OK(isdb_policy_update(&b->base, arm, env->X + arm * d, y));
+        CHECK_OK(isdb_policy_update(&a.base, arm, env->X + arm * d, y));
+        CHECK_OK(isdb_policy_update(&b.base, arm, env->X + arm * d, y));
     }
+    isdb_policy_uninit(&a.base);
+    isdb_policy_uninit(&b.base);
     return same;
 }
 
@@ -829,14 +843,12 @@ static void check_formats_refuse(const isdb_adaptive_config *one, const isdb_ada
    no-hold formats refuse each other as another config. */
 static void test_hold_level_scale(void) {
     enum { D = 5, K = 20, SEEDS = 16, T = 8000 };
-    static unsigned char snap[1 << 16];
     static const isdb_real x[D] = {1, 0, 0, 0, 0};
     double regret[2] = {0, 0};
     uint64_t cuts[2] = {0, 0};
-    int hold, s, holding_at_end = 0;
-    size_t n;
+    int hold, s, holding_at_end = 0, holding = 0;
     isdb_linear_env env;
-    isdb_adaptive a, b;
+    isdb_adaptive a;
     isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
     isdb_sim_result res;
     CHECK(c.hold == 1);
@@ -864,16 +876,9 @@ static void test_hold_level_scale(void) {
     /* save while holding; continue both side by side */
     c.hold = 1;
     CHECK_OK(make_level_env(300, &env));
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
-    CHECK_OK(isdb_sim_run(&a.base, &env.base, T / 2, NULL, &res));
-    CHECK(isdb_adaptive_holding(&a));
-    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
-    CHECK_OK(isdb_policy_load(&b.base, snap, n));
-    CHECK_MSG(same_continuation(&a, &b, &env.base, D, K, T / 4),
+    CHECK_MSG(same_after_snapshot(&c, &env.base, D, K, T / 2, T / 4, &holding),
               "a run continued from its snapshot chose other arms or memories");
-    isdb_policy_uninit(&a.base);
-    isdb_policy_uninit(&b.base);
+    CHECK_MSG(holding, "not holding at the save");
     isdb_env_uninit(&env.base);
 
     /* formats: a hold snapshot is another config to a no-hold policy, and
@@ -909,17 +914,14 @@ static void turn_theta(uint64_t t, isdb_real *theta, void *user) {
    another config. */
 static void test_play_horizon(void) {
     enum { D = 3, K = 10, SEEDS = 4, T = 50000 };
-    static unsigned char snap[1 << 16];
     static const isdb_real x[D] = {1, 0, 0};
     double regret[2] = {0, 0}, long_share[2] = {0, 0};
-    int h, s;
+    int h, s, holding;
     uint64_t t;
-    size_t n;
     isdb_linear_env env;
     isdb_linear_env_config ec = isdb_linear_env_config_init(D, K);
-    isdb_adaptive a, b;
+    isdb_adaptive a;
     isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
-    isdb_sim_result res_unused;
     ec.noise_sd = 1;
     ec.path = ISDB_PATH_CALLBACK;
     ec.theta_fn = turn_theta;
@@ -956,15 +958,8 @@ static void test_play_horizon(void) {
     c.play_horizon = 0;
     ec.seed = 500;
     CHECK_OK(isdb_linear_env_init(&ec, NULL, &env));
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
-    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
-    CHECK_OK(isdb_sim_run(&a.base, &env.base, T / 4, NULL, &res_unused));
-    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
-    CHECK_OK(isdb_policy_load(&b.base, snap, n));
-    CHECK_MSG(same_continuation(&a, &b, &env.base, D, K, T / 4),
+    CHECK_MSG(same_after_snapshot(&c, &env.base, D, K, T / 4, T / 4, &holding),
               "a run continued from its snapshot chose other arms or memories");
-    isdb_policy_uninit(&a.base);
-    isdb_policy_uninit(&b.base);
     isdb_env_uninit(&env.base);
 
     /* formats: play_horizon 4's snapshot is another config to play_horizon
