@@ -2,8 +2,9 @@
 # Checks of the header that need a compiler or a linker to fail, not a
 # program to run: reserved names, the float build's symbol names, mixed
 # precisions refused at link time, and the messages a wrong build gets.
-# Usage: CC=gcc [ONLY_ALL=1] sh tests/compile_checks.sh BUILD_DIR (make test
-# runs it; make test-full with ONLY_ALL=1).
+# Usage: CC=gcc [ONLY_ALL=1] [IMPL_DOUBLE=o IMPL_FLOAT=o] sh
+# tests/compile_checks.sh BUILD_DIR (make test runs it; make test-full with
+# ONLY_ALL=1).
 # Ends with "N passed, M failed" like every test program.
 CC=${CC:-cc}
 out=${1:-build}/compile_checks
@@ -63,14 +64,21 @@ int main(void) {
     return 0;
 }
 EOF
+# make test passes the implementation objects its tests link (IMPL_DOUBLE,
+# IMPL_FLOAT); run alone, the script builds its own.
 for impl in double float; do
-    if ! $CC -std=c99 -O0 -DISDB_REAL=$impl -I. -c "$out/impl.c" -o "$out/impl_$impl.o" 2> "$out/impl_$impl.log"; then
-        fail "the implementation does not build ($impl)"
-        continue
+    obj=$IMPL_DOUBLE
+    [ $impl = float ] && obj=$IMPL_FLOAT
+    if [ -z "$obj" ]; then
+        obj="$out/impl_$impl.o"
+        if ! $CC -std=c99 -O0 -DISDB_REAL=$impl -I. -c "$out/impl.c" -o "$obj" 2> "$out/impl_$impl.log"; then
+            fail "the implementation does not build ($impl)"
+            continue
+        fi
     fi
     for user in double float; do
         $CC -std=c99 -DISDB_REAL=$user -I. -c "$out/user.c" -o "$out/user_$user.o" || { fail "user.c ($user)"; continue; }
-        if $CC "$out/user_$user.o" "$out/impl_$impl.o" -o "$out/link_${user}_$impl" -lm 2> "$out/link_${user}_$impl.log"; then
+        if $CC "$out/user_$user.o" "$obj" -o "$out/link_${user}_$impl" -lm 2> "$out/link_${user}_$impl.log"; then
             if [ $user = $impl ]; then
                 check "the $impl program does not run" '"$out/link_${user}_$impl"'
             else
