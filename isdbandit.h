@@ -4012,11 +4012,16 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
    OPKB's epoch and block starts, Trace-UCB's support recovery, the
    environments' inits and draws), ISDB__ONCE what runs once per object
    (configs, layouts, heap sizes, inits, resets, snapshots, explain):
-   GCC and clang place both as cold code, and ISDB__COLD_HELPER keeps the
+   GCC and clang place both as cold code, and ISDB__CALL_PRIVATE keeps the
    small steps they repeat (refusals, serializer steps, heap carving) as
    calls. None of them touches select, update, scores or probs; together
    they cut the machine code by a sixth and the compile time by 15 to
    20% (bench/README.md, "Compile time").
+   ISDB__CALL_PRIVATE also keeps as calls the small helpers that run at
+   most once a step (the round's checks, the argmax, a solve for theta,
+   the identity and the symmetrised copy): their inlined copies cost 2.2%
+   of the implementation file's compile (cc1 instructions), the calls a
+   few nanoseconds.
    ISDB__COLD_O1: GCC also compiles the ISDB__COLD code at -O1 (the
    optimize attribute) in an optimised build: 10% less compile time at
    -O2, ISD's offline estimate within a few percent (bench/README.md).
@@ -4027,7 +4032,7 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
    (GCC's optimize("O0"), clang's optnone): 7% fewer instructions for
    GCC (9 to 12% less CPU at best) and 8 to 16% less CPU for clang; it
    runs once per object, in microseconds. The serializer's per-value
-   steps (ISDB__COLD_HELPER) stay optimised: a snapshot's cost is
+   steps (ISDB__CALL_PRIVATE) stay optimised: a snapshot's cost is
    theirs (make test's snapshot-heavy test took 1.7x at O0). GCC
    documents the attribute for debugging rather than production code;
    here it only lowers the level of code that runs once or rarely, and
@@ -4054,14 +4059,14 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #define ISDB__COLD_PRIVATE static __attribute__((unused, cold ISDB__COLD_O1))
 #define ISDB__ONCE __attribute__((cold ISDB__ONCE_O0))
 #define ISDB__ONCE_PRIVATE static __attribute__((unused, cold ISDB__ONCE_O0))
-#define ISDB__COLD_HELPER static __attribute__((unused, noinline))
+#define ISDB__CALL_PRIVATE static __attribute__((unused, noinline))
 #else
 #define ISDB__PRIVATE static
 #define ISDB__COLD
 #define ISDB__COLD_PRIVATE static
 #define ISDB__ONCE
 #define ISDB__ONCE_PRIVATE static
-#define ISDB__COLD_HELPER static
+#define ISDB__CALL_PRIVATE static
 #endif
 
 /* The libm functions and limits of isdb_real. A literal that is not a
@@ -4247,24 +4252,24 @@ ISDB__PRIVATE int isdb__want_ptr(isdb_refusal *why, const void *ptr, const char 
     return isdb__want(why, ptr != NULL, field, "non-NULL");
 }
 /* v in [lo, hi]; open & 1 excludes lo, open & 2 excludes hi. */
-ISDB__COLD_HELPER int isdb__want_real(isdb_refusal *why, isdb_real v, const char *field, isdb_real lo, isdb_real hi,
+ISDB__CALL_PRIVATE int isdb__want_real(isdb_refusal *why, isdb_real v, const char *field, isdb_real lo, isdb_real hi,
                                   int open, const char *range) {
     int ok = ((open & 1) ? v > lo : v >= lo) && ((open & 2) ? v < hi : v <= hi);
     return ok ? 1 : isdb__refuse(why, field, (double)lo, (double)hi, range);
 }
-ISDB__COLD_HELPER int isdb__want_finite(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_finite(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, -ISDB__REAL_MAX, ISDB__REAL_MAX, 0, "finite");
 }
-ISDB__COLD_HELPER int isdb__want_pos(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_pos(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, 0, ISDB__REAL_MAX, 1, "> 0, finite");
 }
-ISDB__COLD_HELPER int isdb__want_nonneg(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_nonneg(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, 0, ISDB__REAL_MAX, 0, ">= 0, finite");
 }
-ISDB__COLD_HELPER int isdb__want_open01(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_open01(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, 0, 1, 3, "(0, 1)");
 }
-ISDB__COLD_HELPER int isdb__want_ridge(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_ridge(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0, ISDB__RIDGE_TEXT);
 }
 /* Scales (noise, bounds on norms, width multipliers, amplitudes) are
@@ -4286,28 +4291,28 @@ ISDB__COLD_HELPER int isdb__want_ridge(isdb_refusal *why, isdb_real v, const cha
 #define ISDB__DELTA_MIN DBL_MIN
 #define ISDB__DELTA_TEXT "[DBL_MIN, 1)"
 #endif
-ISDB__COLD_HELPER int isdb__want_scale(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_scale(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, 0, ISDB__SCALE_MAX, 0, ISDB__SCALE_TEXT);
 }
-ISDB__COLD_HELPER int isdb__want_pos_scale(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_pos_scale(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, 0, ISDB__SCALE_MAX, 1, ISDB__POS_SCALE_TEXT);
 }
-ISDB__COLD_HELPER int isdb__want_bounded(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_bounded(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, -ISDB__SCALE_MAX, ISDB__SCALE_MAX, 0, ISDB__BOUNDED_TEXT);
 }
-ISDB__COLD_HELPER int isdb__want_delta(isdb_refusal *why, isdb_real v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_delta(isdb_refusal *why, isdb_real v, const char *field) {
     return isdb__want_real(why, v, field, ISDB__DELTA_MIN, 1, 2, ISDB__DELTA_TEXT);
 }
 ISDB__PRIVATE int isdb__want_int(isdb_refusal *why, int v, const char *field, int lo, int hi, const char *range) {
     return v >= lo && v <= hi ? 1 : isdb__refuse(why, field, (double)lo, (double)hi, range);
 }
-ISDB__COLD_HELPER int isdb__want_count(isdb_refusal *why, int v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_count(isdb_refusal *why, int v, const char *field) {
     return isdb__want_int(why, v, field, 0, INT_MAX, ">= 0");
 }
-ISDB__COLD_HELPER int isdb__want_flag(isdb_refusal *why, int v, const char *field) {
+ISDB__CALL_PRIVATE int isdb__want_flag(isdb_refusal *why, int v, const char *field) {
     return isdb__want_int(why, v, field, 0, 1, "0 or 1");
 }
-ISDB__COLD_HELPER int isdb__want_u64(isdb_refusal *why, uint64_t v, const char *field, uint64_t lo, uint64_t hi,
+ISDB__CALL_PRIVATE int isdb__want_u64(isdb_refusal *why, uint64_t v, const char *field, uint64_t lo, uint64_t hi,
                                  const char *range) {
     return v >= lo && v <= hi ? 1 : isdb__refuse(why, field, (double)lo, (double)hi, range);
 }
@@ -4327,7 +4332,7 @@ ISDB__PRIVATE isdb_real isdb__floor_whole(isdb_real x) {
 }
 
 /* Index of the largest value, the lowest on ties. */
-ISDB__PRIVATE int isdb__argmax(const isdb_real *v, int n) {
+ISDB__CALL_PRIVATE int isdb__argmax(const isdb_real *v, int n) {
     int k, best = 0;
     for (k = 1; k < n; ++k)
         if (v[k] > v[best]) best = k;
@@ -4335,13 +4340,13 @@ ISDB__PRIVATE int isdb__argmax(const isdb_real *v, int n) {
 }
 
 /* Copies the lower triangle of A into its upper triangle. */
-ISDB__PRIVATE void isdb__symmetrize_lower(int n, isdb_real *A) {
+ISDB__CALL_PRIVATE void isdb__symmetrize_lower(int n, isdb_real *A) {
     int i, j;
     for (i = 0; i < n; ++i)
         for (j = 0; j < i; ++j) A[j * n + i] = A[i * n + j];
 }
 
-ISDB__PRIVATE void isdb__identity(int n, isdb_real *A, isdb_real diag) {
+ISDB__CALL_PRIVATE void isdb__identity(int n, isdb_real *A, isdb_real diag) {
     int i;
     isdb__zero(n * n, A);
     for (i = 0; i < n; ++i) A[i * n + i] = diag;
@@ -6930,7 +6935,7 @@ typedef struct isdb__arena {
     int overflow;
 } isdb__arena;
 
-ISDB__COLD_HELPER void *isdb__take(isdb__arena *a, int count, size_t elem) {
+ISDB__CALL_PRIVATE void *isdb__take(isdb__arena *a, int count, size_t elem) {
     size_t bytes;
     void *ptr;
     if (count < 0 || (size_t)count > (SIZE_MAX - 64) / elem) {
@@ -7082,7 +7087,7 @@ ISDB__PRIVATE isdb_real isdb__bits_real(uint64_t bits) {
 
 /* The raw step: moves `bytes` little-endian bytes between *v and the
    stream. Returns 0 when a read runs past the end. */
-ISDB__COLD_HELPER int isdb__ser_raw(isdb_ser *s, uint64_t *v, int bytes) {
+ISDB__CALL_PRIVATE int isdb__ser_raw(isdb_ser *s, uint64_t *v, int bytes) {
     if (s->failed) return 0;
     switch (s->mode) {
     case ISDB__SER_WRITE:
@@ -7109,7 +7114,7 @@ ISDB__PRIVATE int isdb__ser_storing(const isdb_ser *s) { return s->mode == ISDB_
    measuring or writing, the stream's when checking or reading), so a
    value that decides the layout of what follows can steer the walk in
    every mode. */
-ISDB__COLD_HELPER uint64_t isdb__ser_u64(isdb_ser *s, uint64_t *v) {
+ISDB__CALL_PRIVATE uint64_t isdb__ser_u64(isdb_ser *s, uint64_t *v) {
     uint64_t x = *v;
     if (!isdb__ser_raw(s, &x, 8)) return 0;
     if (isdb__ser_storing(s)) *v = x;
@@ -7117,7 +7122,7 @@ ISDB__COLD_HELPER uint64_t isdb__ser_u64(isdb_ser *s, uint64_t *v) {
 }
 
 /* An int that must lie in [lo, hi] (lo is returned on failure). */
-ISDB__COLD_HELPER int isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
+ISDB__CALL_PRIVATE int isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
     uint64_t x = (uint64_t)(uint32_t)*v;
     int value;
     if (!isdb__ser_raw(s, &x, 4)) return lo;
@@ -7132,7 +7137,7 @@ ISDB__COLD_HELPER int isdb__ser_int(isdb_ser *s, int *v, int lo, int hi) {
 
 /* One double in [lo, hi] (so finite); returns the value moved (0 once
    the walk has failed). */
-ISDB__COLD_HELPER isdb_real isdb__ser_real_in(isdb_ser *s, isdb_real *v, isdb_real lo, isdb_real hi) {
+ISDB__CALL_PRIVATE isdb_real isdb__ser_real_in(isdb_ser *s, isdb_real *v, isdb_real lo, isdb_real hi) {
     uint64_t x = isdb__real_bits(*v);
     isdb_real value;
     if (!isdb__ser_raw(s, &x, (int)sizeof(isdb_real))) return 0;
@@ -7143,22 +7148,22 @@ ISDB__COLD_HELPER isdb_real isdb__ser_real_in(isdb_ser *s, isdb_real *v, isdb_re
 }
 
 /* n reals, each in [lo, hi]. */
-ISDB__COLD_HELPER void isdb__ser_real_range(isdb_ser *s, isdb_real *v, int n, isdb_real lo, isdb_real hi) {
+ISDB__CALL_PRIVATE void isdb__ser_real_range(isdb_ser *s, isdb_real *v, int n, isdb_real lo, isdb_real hi) {
     int i;
     for (i = 0; i < n; ++i) isdb__ser_real_in(s, &v[i], lo, hi);
 }
 
 /* n reals, each of which must be finite. */
-ISDB__COLD_HELPER void isdb__ser_real(isdb_ser *s, isdb_real *v, int n) { isdb__ser_real_range(s, v, n, -ISDB__REAL_MAX, ISDB__REAL_MAX); }
+ISDB__CALL_PRIVATE void isdb__ser_real(isdb_ser *s, isdb_real *v, int n) { isdb__ser_real_range(s, v, n, -ISDB__REAL_MAX, ISDB__REAL_MAX); }
 
 /* A count kept as a double: a whole number in [0, hi]. */
-ISDB__COLD_HELPER void isdb__ser_count(isdb_ser *s, isdb_real *v, isdb_real hi) {
+ISDB__CALL_PRIVATE void isdb__ser_count(isdb_ser *s, isdb_real *v, isdb_real hi) {
     isdb_real value = isdb__ser_real_in(s, v, 0, hi);
     if (s->mode >= ISDB__SER_CHECK && value != isdb__floor(value)) s->failed = 1;
 }
 
 /* A probability vector: n reals in [0, 1] whose sum is 1. */
-ISDB__COLD_HELPER void isdb__ser_simplex(isdb_ser *s, isdb_real *v, int n) {
+ISDB__CALL_PRIVATE void isdb__ser_simplex(isdb_ser *s, isdb_real *v, int n) {
     isdb_real sum = 0;
     int i;
     for (i = 0; i < n; ++i) sum += isdb__ser_real_in(s, &v[i], 0, 1);
@@ -7167,16 +7172,16 @@ ISDB__COLD_HELPER void isdb__ser_simplex(isdb_ser *s, isdb_real *v, int n) {
 
 /* Config values: written, and on reading required to equal the object's
    own (bit for bit). */
-ISDB__COLD_HELPER void isdb__ser_cfg_u64(isdb_ser *s, uint64_t v) {
+ISDB__CALL_PRIVATE void isdb__ser_cfg_u64(isdb_ser *s, uint64_t v) {
     uint64_t x = v;
     if (isdb__ser_raw(s, &x, 8) && s->mode >= ISDB__SER_CHECK && x != v) s->failed = s->config_differs = 1;
 }
 
-ISDB__COLD_HELPER void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, (uint64_t)(int64_t)v); }
+ISDB__CALL_PRIVATE void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, (uint64_t)(int64_t)v); }
 
-ISDB__COLD_HELPER void isdb__ser_cfg_real(isdb_ser *s, isdb_real v) { isdb__ser_cfg_u64(s, isdb__real_bits(v)); }
+ISDB__CALL_PRIVATE void isdb__ser_cfg_real(isdb_ser *s, isdb_real v) { isdb__ser_cfg_u64(s, isdb__real_bits(v)); }
 
-ISDB__COLD_HELPER void isdb__ser_require(isdb_ser *s, int ok) {
+ISDB__CALL_PRIVATE void isdb__ser_require(isdb_ser *s, int ok) {
     if (s->mode >= ISDB__SER_CHECK && !ok) s->failed = 1;
 }
 
@@ -7185,7 +7190,7 @@ ISDB__COLD_HELPER void isdb__ser_require(isdb_ser *s, int ok) {
    at 10^9 a second), so a count read from a snapshot can still grow
    without wrapping. Returns the value moved. */
 #define ISDB__COUNT_MAX ((uint64_t)1 << 62)
-ISDB__COLD_HELPER uint64_t isdb__ser_tally(isdb_ser *s, uint64_t *v, uint64_t hi) {
+ISDB__CALL_PRIVATE uint64_t isdb__ser_tally(isdb_ser *s, uint64_t *v, uint64_t hi) {
     uint64_t x = isdb__ser_u64(s, v);
     isdb__ser_require(s, x <= hi && x <= ISDB__COUNT_MAX);
     return x;
@@ -7194,7 +7199,7 @@ ISDB__COLD_HELPER uint64_t isdb__ser_tally(isdb_ser *s, uint64_t *v, uint64_t hi
 /* The generator: an all-zero xoshiro state stays zero forever (a normal
    draw would never end), and a Box-Muller spare is below 2^60 in
    magnitude (|u| m with u^2 + v^2 >= 2^-106). */
-ISDB__COLD_HELPER void isdb__ser_rng(isdb_ser *s, isdb_rng *rng) {
+ISDB__CALL_PRIVATE void isdb__ser_rng(isdb_ser *s, isdb_rng *rng) {
     uint64_t any = 0;
     int i;
     for (i = 0; i < 4; ++i) any |= isdb__ser_u64(s, &rng->s[i]);
@@ -7242,7 +7247,7 @@ typedef struct isdb__ser_view {
 
 /* Walks n reals in [lo, hi] like isdb__ser_real_range and returns a view
    on them. */
-ISDB__COLD_HELPER isdb__ser_view isdb__ser_view_in(isdb_ser *s, isdb_real *v, int n, isdb_real lo, isdb_real hi) {
+ISDB__CALL_PRIVATE isdb__ser_view isdb__ser_view_in(isdb_ser *s, isdb_real *v, int n, isdb_real lo, isdb_real hi) {
     isdb__ser_view w;
     w.at = s->mode == ISDB__SER_CHECK && !s->failed ? s->in + s->pos : NULL;
     isdb__ser_real_range(s, v, n, lo, hi);
@@ -7250,12 +7255,12 @@ ISDB__COLD_HELPER isdb__ser_view isdb__ser_view_in(isdb_ser *s, isdb_real *v, in
     return w;
 }
 
-ISDB__COLD_HELPER isdb__ser_view isdb__ser_view_real(isdb_ser *s, isdb_real *v, int n) {
+ISDB__CALL_PRIVATE isdb__ser_view isdb__ser_view_real(isdb_ser *s, isdb_real *v, int n) {
     return isdb__ser_view_in(s, v, n, -ISDB__REAL_MAX, ISDB__REAL_MAX);
 }
 
 /* Value k of a view. */
-ISDB__COLD_HELPER isdb_real isdb__sv(isdb__ser_view v, int k) {
+ISDB__CALL_PRIVATE isdb_real isdb__sv(isdb__ser_view v, int k) {
     return isdb__bits_real(isdb__get_le(v.at + (size_t)k * sizeof(isdb_real), (int)sizeof(isdb_real)));
 }
 
@@ -7271,13 +7276,13 @@ ISDB__PRIVATE int isdb__ser_int_at(const unsigned char *at, int k) {
 }
 
 /* Whether checks on these views are to run (all walked, none failed). */
-ISDB__COLD_HELPER int isdb__ser_checking(const isdb_ser *s, isdb__ser_view a, isdb__ser_view b) {
+ISDB__CALL_PRIVATE int isdb__ser_checking(const isdb_ser *s, isdb__ser_view a, isdb__ser_view b) {
     return s->mode == ISDB__SER_CHECK && !s->failed && a.at && b.at;
 }
 
 /* n x n (row stride ld) lower triangular: zero above the diagonal, and a
    diagonal > 0 (positive) or >= 0. */
-ISDB__COLD_HELPER void isdb__ser_check_lower(isdb_ser *s, isdb__ser_view A, int n, int ld, int positive) {
+ISDB__CALL_PRIVATE void isdb__ser_check_lower(isdb_ser *s, isdb__ser_view A, int n, int ld, int positive) {
     int i, j;
     if (!isdb__ser_checking(s, A, A)) return;
     for (i = 0; i < n; ++i) {
@@ -7288,7 +7293,7 @@ ISDB__COLD_HELPER void isdb__ser_check_lower(isdb_ser *s, isdb__ser_view A, int 
 }
 
 /* inv[i] = 1 / L_ii, as the policies keep it, to 16 ulps. */
-ISDB__COLD_HELPER void isdb__ser_check_inv_diag(isdb_ser *s, isdb__ser_view L, isdb__ser_view inv, int n, int ld) {
+ISDB__CALL_PRIVATE void isdb__ser_check_inv_diag(isdb_ser *s, isdb__ser_view L, isdb__ser_view inv, int n, int ld) {
     int i;
     if (!isdb__ser_checking(s, L, inv)) return;
     for (i = 0; i < n; ++i)
@@ -7299,7 +7304,7 @@ ISDB__COLD_HELPER void isdb__ser_check_inv_diag(isdb_ser *s, isdb__ser_view L, i
    symmetric (sym, an exact copy above the diagonal) or as its lower
    triangle (zero above); diagonal in [dmin, dmax]; every 2 x 2 minor
    non-negative (|A_ij| <= sqrt(A_ii A_jj)) to ISDB__SER_TOL. */
-ISDB__COLD_HELPER void isdb__ser_check_gram(isdb_ser *s, isdb__ser_view A, int n, int ld, int sym, isdb_real dmin,
+ISDB__CALL_PRIVATE void isdb__ser_check_gram(isdb_ser *s, isdb__ser_view A, int n, int ld, int sym, isdb_real dmin,
                                         isdb_real dmax) {
     int i, j;
     if (!isdb__ser_checking(s, A, A)) return;
@@ -7324,13 +7329,13 @@ typedef struct isdb__ser_gram {
     int ld;
 } isdb__ser_gram;
 
-ISDB__COLD_HELPER isdb_real isdb__ser_gram_at(const void *ctx, int i, int j) {
+ISDB__CALL_PRIVATE isdb_real isdb__ser_gram_at(const void *ctx, int i, int j) {
     const isdb__ser_gram *g = (const isdb__ser_gram *)ctx;
     return isdb__sv(g->A, i * g->ld + j);
 }
 
 /* (L L^T)_ij and the scale of its rounding, sum_k |L_ik L_jk|. */
-ISDB__COLD_HELPER isdb_real isdb__ser_llt(isdb__ser_view L, int ld, int i, int j, isdb_real *scale) {
+ISDB__CALL_PRIVATE isdb_real isdb__ser_llt(isdb__ser_view L, int ld, int i, int j, isdb_real *scale) {
     isdb_real v = 0, a = 0;
     int k;
     for (k = 0; k <= j; ++k) {
@@ -7347,7 +7352,7 @@ ISDB__COLD_HELPER isdb_real isdb__ser_llt(isdb__ser_view L, int ld, int i, int j
    steps leave out the ridge's top-up until the next rebuild; pad 0
    elsewhere), each entry to ISDB__SER_TOL of sqrt((L L^T)_ii (L L^T)_jj)
    + sqrt(G_ii G_jj). */
-ISDB__COLD_HELPER void isdb__ser_check_factor(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb__gram_fn G,
+ISDB__CALL_PRIVATE void isdb__ser_check_factor(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb__gram_fn G,
                                           const void *ctx, isdb_real pad) {
     int i, j;
     if (!isdb__ser_checking(s, L, L)) return;
@@ -7368,7 +7373,7 @@ ISDB__COLD_HELPER void isdb__ser_check_factor(isdb_ser *s, isdb__ser_view L, int
 /* op(L) x = b to rounding, op(L) = L, or L^T when trans (L lower, n x n,
    stride ld), give or take `slack` (what underflow can lose where L has
    no ridge). */
-ISDB__COLD_HELPER void isdb__ser_check_solve(isdb_ser *s, isdb__ser_view L, int n, int ld, int trans, isdb__ser_view x,
+ISDB__CALL_PRIVATE void isdb__ser_check_solve(isdb_ser *s, isdb__ser_view L, int n, int ld, int trans, isdb__ser_view x,
                                          isdb__ser_view b, isdb_real slack) {
     int i, k;
     if (!isdb__ser_checking(s, L, x) || !b.at) return;
@@ -7398,7 +7403,7 @@ ISDB__COLD_HELPER void isdb__ser_check_solve(isdb_ser *s, isdb__ser_view L, int 
 #else
 #define ISDB__SER_INV_CAP 1.6069380442589903e+60 /* 2^200 */
 #endif
-ISDB__COLD_HELPER void isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real lo,
+ISDB__CALL_PRIVATE void isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real lo,
                                            isdb_real *work) {
     isdb_real sum = 0, top = 0, bound = ISDB__SER_INV_CAP;
     int i, j, k;
@@ -7423,7 +7428,7 @@ ISDB__COLD_HELPER void isdb__ser_check_inverse(isdb_ser *s, isdb__ser_view L, in
 /* A kept log-determinant: logdet = 2 sum ln L_ii to sqrt(ISDB__SER_TOL) of
    the size of its terms plus n (it sums a logarithm per update, up and
    down when discounted or windowed, between rebuilds). */
-ISDB__COLD_HELPER void isdb__ser_check_logdet(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real logdet) {
+ISDB__CALL_PRIVATE void isdb__ser_check_logdet(isdb_ser *s, isdb__ser_view L, int n, int ld, isdb_real logdet) {
     isdb_real sum = 0, size = isdb__fabs(logdet) + (isdb_real)n;
     int i;
     if (!isdb__ser_checking(s, L, L)) return;
@@ -7482,7 +7487,7 @@ ISDB__COLD_PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy
 
 /* Sizes every policy checks: d as isdb__dim_ok, max_arms >= 1, and an
    n_arms x d matrix indexable by int. */
-ISDB__COLD_HELPER int isdb__want_sizes(isdb_refusal *why, int d, int max_arms, const char *arms_field) {
+ISDB__CALL_PRIVATE int isdb__want_sizes(isdb_refusal *why, int d, int max_arms, const char *arms_field) {
     return (isdb__dim_ok(d) || isdb__refuse(why, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]")) &&
            isdb__want_int(why, max_arms, arms_field, 1, INT_MAX / d, "[1, INT_MAX / d]");
 }
@@ -7520,14 +7525,14 @@ ISDB__PRIVATE isdb_result isdb__want_input(isdb_refusal *why, const isdb_real *v
 }
 /* A config's array of n inputs (a config check: 1 or 0); NULL is valid
    if nullable. */
-ISDB__COLD_HELPER int isdb__want_inputs(isdb_refusal *why, const isdb_real *v, int n, const char *field, int nullable) {
+ISDB__CALL_PRIVATE int isdb__want_inputs(isdb_refusal *why, const isdb_real *v, int n, const char *field, int nullable) {
     if (v ? isdb__check_input(v, n) == ISDB_OK : nullable) return 1;
     return isdb__refuse(why, field, -(double)ISDB_INPUT_MAX, (double)ISDB_INPUT_MAX,
                         nullable ? "NULL, or " ISDB__INPUT_TEXT : "non-NULL, " ISDB__INPUT_TEXT);
 }
 
 /* Checks shared by select, scores and probs; out_name names their output. */
-ISDB__PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out,
+ISDB__CALL_PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out,
                                             const char *out_name, isdb_refusal *why) {
     if (!(isdb__want_start(why) && isdb__want(why, p && p->vt, "pol", "an initialised policy") &&
           isdb__want_ptr(why, out, out_name) &&
@@ -7942,7 +7947,7 @@ ISDB__ONCE_PRIVATE isdb_result isdb__ridge_explain(isdb__ridge *r, const isdb_re
 }
 
 /* theta = V^-1 b = L^-T z. */
-ISDB__PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
+ISDB__CALL_PRIVATE void isdb__ridge_theta(const isdb__ridge *r, isdb_real *theta) {
     isdb__tri_solve(r->d, r->L, r->inv_diag, 1, r->z, theta);
 }
 
