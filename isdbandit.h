@@ -2595,6 +2595,9 @@ typedef struct isdb_adaptive {
     isdb_real *_fit;             /* 3 (n_est - 1): per finite memory q, the discounted (by q's gamma)
                                     sums of s^2 and s y, s = x.theta_long, then the squared errors of
                                     c_q s, c_q = max(0, sum s y / sum s^2) */
+    int upper_dirty;             /* updates left whose rank-one steps write the factors' upper
+                                    triangles' zeros (2 after a reset, a load, a cut or a failed
+                                    refactorisation; isdb__adaptive_learn) */
 } isdb_adaptive;
 
 ISDB_API isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms);
@@ -9919,6 +9922,7 @@ ISDB__COLD_PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
         }
         p->_err[k] = p->_err[i];
     }
+    p->upper_dirty = 2; /* a failed refactorisation may have left part of V in L_next */
     ++p->changes;
 }
 
@@ -10393,7 +10397,7 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__adaptive_rows4_avx2(int d, int k, int i, con
    (isdb__adaptive_rows4_avx2). Each value takes the operations of the
    two-column pass in the same order. */
 ISDB__PRIVATE void isdb__adaptive_cols4(int d, int m, isdb__ridge *const *ridges, const isdb_real *root, int k,
-                                        isdb_real *yk, isdb_real *prod_c) {
+                                        isdb_real *yk, isdb_real *prod_c, int zero_upper) {
     isdb_real c[4][ISDB_ADAPTIVE_MAX_ESTIMATORS + 1], s[4][ISDB_ADAPTIVE_MAX_ESTIMATORS + 1];
     int t, i, e;
     for (t = 0; t < 4; ++t) {
@@ -10411,8 +10415,9 @@ ISDB__PRIVATE void isdb__adaptive_cols4(int d, int m, isdb__ridge *const *ridges
     for (e = 0; e < m; ++e) {
         isdb__ridge *r = ridges[e];
         const isdb_real cs[4] = {c[0][e], c[1][e], c[2][e], c[3][e]}, sn[4] = {s[0][e], s[1][e], s[2][e], s[3][e]};
-        for (t = 0; t < 4; ++t)
-            for (i = k + t + 1; i < d; ++i) r->L_next[(k + t) * d + i] = 0;
+        if (zero_upper)
+            for (t = 0; t < 4; ++t)
+                for (i = k + t + 1; i < d; ++i) r->L_next[(k + t) * d + i] = 0;
         isdb__adaptive_rows4_avx2(d, k, k + 4, r->L, r->L_next, r->work, cs, sn, root[e]);
     }
 }
@@ -10433,9 +10438,10 @@ ISDB__PRIVATE void isdb__adaptive_cols4(int d, int m, isdb__ridge *const *ridges
      vectors (the rows' entries gathered into one vector per column and
      back).
    Each ridge's work holds x on entry. prod_c[e]: the product of
-   estimator e's cosines. */
+   estimator e's cosines. The upper part of L_next is zeroed only with
+   zero_upper (otherwise it is zero already: isdb__adaptive_learn). */
 ISDB__PRIVATE void isdb__adaptive_sweep(int d, int m, isdb__ridge *const *ridges, const isdb_real *root, isdb_real y,
-                                        isdb_real *prod_c) {
+                                        isdb_real *prod_c, int zero_upper) {
     /* m: the estimators and hold's long-run ridge */
     isdb_real c0[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1], s0[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1];
     isdb_real yk[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1], c1[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1];
@@ -10452,7 +10458,7 @@ ISDB__PRIVATE void isdb__adaptive_sweep(int d, int m, isdb__ridge *const *ridges
     k = 0;
 #ifdef ISDB__TRANSPOSE4_AVX2
     if (avx2 && d >= 16) /* below, the two-column passes were faster (d = 10: 1.07x) */
-        for (; k + 4 <= d; k += 4) isdb__adaptive_cols4(d, m, ridges, root, k, yk, prod_c);
+        for (; k + 4 <= d; k += 4) isdb__adaptive_cols4(d, m, ridges, root, k, yk, prod_c, zero_upper);
 #endif
     for (; k < d; k += 2) {
         const int pair = k + 1 < d;
@@ -10471,8 +10477,10 @@ ISDB__PRIVATE void isdb__adaptive_sweep(int d, int m, isdb__ridge *const *ridges
             const isdb_real *ISDB__RESTRICT src = ridges[e]->L;
             isdb_real *ISDB__RESTRICT dst = ridges[e]->L_next, *ISDB__RESTRICT w = ridges[e]->work;
             const isdb_real ca = c0[e], sa = s0[e], cb = c1[e], sb = s1[e], re = root[e];
-            for (i = k + 1; i < d; ++i) dst[k * d + i] = 0;
-            for (i = k + 2; i < d; ++i) dst[(k + 1) * d + i] = 0;
+            if (zero_upper) {
+                for (i = k + 1; i < d; ++i) dst[k * d + i] = 0;
+                for (i = k + 2; i < d; ++i) dst[(k + 1) * d + i] = 0;
+            }
             i = k + 2;
 #if defined(ISDB__AVX2) && !ISDB_REAL_IS_FLOAT
             if (avx2) i = isdb__adaptive_rows_avx2(d, k, i, src, dst, w, ca, sa, cb, sb, re);
@@ -10603,6 +10611,7 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
                 r->logdet = isdb_chol_logdet(d, r->L);
                 continue;
             }
+            p->upper_dirty = 2; /* L_next holds part of V */
         }
         if (g < 1) r->logdet += (isdb_real)d * e->log_gamma;
         root[m] = g < 1 ? isdb__sqrt(g) : 1;
@@ -10624,6 +10633,7 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
         if (r->refresh > 0 && ++r->since_refresh >= r->refresh) {
             r->since_refresh = 0;
             refactored = isdb__ridge_refactor(r);
+            if (!refactored) p->upper_dirty = 2;
         }
         if (refactored) {
             isdb__ridge_commit(r);
@@ -10635,7 +10645,8 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
         }
 #endif
     }
-    isdb__adaptive_sweep(d, m, swept, root, y, prod_c);
+    isdb__adaptive_sweep(d, m, swept, root, y, prod_c, p->upper_dirty > 0);
+    if (p->upper_dirty > 0) --p->upper_dirty;
     for (k = 0; k < m; ++k) {
         isdb__ridge *r = swept[k];
         isdb_real *tmp = r->L;
@@ -10747,6 +10758,9 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__adaptive_pairs_serialize(s, n, p->_sum, p->_sq, p->_gap);
     if (p->_fit) isdb__adaptive_hold_serialize(p, s);
     if (p->_play_sum) isdb__adaptive_pairs_serialize(s, n, p->_play_sum, p->_play_sq, p->_play_gap);
+    /* a loaded factor's upper zeros may be -0, and L_next is not in the
+       snapshot (under ISD it may be laid out for another dimension) */
+    if (isdb__ser_storing(s)) p->upper_dirty = 2;
 }
 
 ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
@@ -10775,6 +10789,7 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
     p->seen_next = 0;
     p->normal = n - 1;
     p->evidence = 0;
+    p->upper_dirty = 2;
     if (p->_fit) {
         isdb__ridge_reset(&p->hold_ridge);
         isdb__zero(3 * (n - 1), p->_fit);
