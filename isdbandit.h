@@ -717,7 +717,15 @@
          the step with play_horizon 1 at d = 2, 10, 50 (K = 10, fresh
          Gaussian contexts, CPU time, the two interleaved, best of 5
          passes, three runs, 2026-11-27; the two play different arms, so
-         the last is noise).
+         the last is noise). With all three on, a second pass of exact
+         changes (hold's rank-one step with the estimators', no libm
+         fmin calls, the factors' upper zeros written only after a
+         reset, load, cut or failed refactorisation; 2026-11-27, CPU
+         time, interleaved, best of 25 passes): 6.7x, 6.8x, 6.9x
+         LinUCB's at d = 2, 10, 50 (0.84x, 0.87x, 0.92x the step
+         before); the 4x target fails, and the inexact options measured
+         (sparser ladders, neighbour-only pairs, lazily refactorised long
+         memories) miss it or the regret claims (bench/README.md).
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W;
          with hold one more ridge, 3 d^2 + O(d), and 3 (n - 1); with
