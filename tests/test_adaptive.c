@@ -11,7 +11,9 @@
    - hold: a drift of the rewards' scale alone neither cuts nor costs
      regret as 0.6.0 did;
    - play_horizon: on a slow turn the play rule's longer evidence plays
-     shorter memories and loses less than 0.7.0's rule. */
+     shorter memories and loses less than 0.7.0's rule;
+   - the factors' upper zeros stay +0 through cuts and after loading a
+     snapshot whose zeros are -0. */
 #include "../isdbandit.h"
 #include "test.h"
 
@@ -379,6 +381,75 @@ static void test_snapshot_across_cuts(void) {
     isdb_policy_reset(&a.base);
     CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
     CHECK(n == n_fresh && memcmp(snap, fresh, n) == 0);
+    isdb_policy_uninit(&a.base);
+    isdb_policy_uninit(&b.base);
+    isdb_env_uninit(&env.base);
+}
+
+/* Whether every entry above the diagonal of the factors (L and L_next of
+   each estimator and of hold's ridge) is +0, bit for bit: the rank-one
+   steps write those zeros only for two updates after a reset, a load, a
+   cut or a failed refactorisation, and a snapshot stores L whole. */
+static int upper_zeros(const isdb_adaptive *p) {
+    static const isdb_real zero = 0;
+    int k, i, j, ok = 1;
+    for (k = 0; k <= p->n_est; ++k) {
+        const isdb__ridge *r = k < p->n_est ? &p->_est[k].ridge : &p->hold_ridge;
+        for (i = 0; i < r->d; ++i)
+            for (j = i + 1; j < r->d; ++j)
+                ok &= memcmp(&r->L[i * r->d + j], &zero, sizeof zero) == 0 &&
+                      memcmp(&r->L_next[i * r->d + j], &zero, sizeof zero) == 0;
+    }
+    return ok;
+}
+
+/* The upper zeros stay +0 through cuts and refactorisations, and a
+   snapshot whose upper zeros are -0 (the load's checks take == 0) loads
+   into a policy that has been learning and leaves +0 two updates later,
+   as the steps that always wrote them left it. */
+static void test_upper_zeros(void) {
+    enum { D = 4, K = 6 };
+    static unsigned char snap[1 << 16];
+    isdb_linear_env env;
+    isdb_adaptive a, b;
+    isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
+    const isdb_real minus_zero = -(isdb_real)0;
+    size_t n;
+    uint64_t t;
+    int k, i, j, ok = 1;
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
+    CHECK_OK(make_env(D, K, 31, 700, 0.3, &env));
+    for (t = 0; t < 1500; ++t) {
+        int arm;
+        isdb_real y;
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&a.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        CHECK_OK(isdb_policy_update(&a.base, arm, env.base.X + arm * D, y));
+        if (t < 10) CHECK_OK(isdb_policy_update(&b.base, arm, env.base.X + arm * D, y));
+        ok &= upper_zeros(&a);
+    }
+    CHECK(ok);
+    CHECK(isdb_adaptive_changes(&a) > 0);
+    CHECK(a.upper_dirty == 0 && b.upper_dirty == 0);
+    for (k = 0; k <= a.n_est; ++k) {
+        isdb__ridge *r = k < a.n_est ? &a._est[k].ridge : &a.hold_ridge;
+        for (i = 0; i < D; ++i)
+            for (j = i + 1; j < D; ++j) r->L[i * D + j] = minus_zero;
+    }
+    CHECK(!upper_zeros(&a));
+    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+    CHECK_OK(isdb_policy_load(&b.base, snap, n));
+    for (t = 0; t < 2; ++t) {
+        int arm;
+        isdb_real y;
+        CHECK_OK(isdb_env_next(&env.base));
+        CHECK_OK(isdb_policy_select(&b.base, env.base.X, K, &arm));
+        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+        CHECK_OK(isdb_policy_update(&b.base, arm, env.base.X + arm * D, y));
+    }
+    CHECK(upper_zeros(&b));
     isdb_policy_uninit(&a.base);
     isdb_policy_uninit(&b.base);
     isdb_env_uninit(&env.base);
@@ -1016,6 +1087,7 @@ int main(void) {
     test_estimators_match_references();
     test_cut_copies_estimate();
     test_snapshot_across_cuts();
+    test_upper_zeros();
     test_directional_cut();
     test_fixed_arms_play_longest();
     test_change_test();
