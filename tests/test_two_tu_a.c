@@ -1,5 +1,9 @@
 /* Two translation units linked together: this one holds the
-   implementation, test_two_tu_b.c only includes the header. */
+   implementation (of the two policies they use; test_static links the
+   whole library with test_two_tu_b.c), test_two_tu_b.c only includes the
+   header. */
+#define ISDB_ONLY_LINUCB
+#define ISDB_ONLY_SWUCB
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
