@@ -96,11 +96,12 @@ TEST_OPT = -O1
 # clang's warnings do not depend on the optimiser: it builds the test code
 # at -O0, in half the time.
 TEST_OPT_CLANG = -O0
-# The C++ test compiles the whole header as C++: at -O1 in make test (4.8
-# s of CPU against -O2's 6.9; the C builds test the library at -O2), at
-# -O2 in make test-full, each in its own folder.
-CXX_OPT = $(if $(filter 1,$(FULL)),$(OPT),$(TEST_OPT) $(FP))
-CXX_DIR = $(if $(filter 1,$(FULL)),cxx,cxx-o1)
+# The C++ test compiles the whole header as C++: at -O0 in make test (1.7
+# s of CPU against -O1's 3.6 and -O2's 6.9: it checks the C++ front end's
+# warnings and a short run; the C builds test the library at -O2), at -O2
+# in make test-full, each in its own folder.
+CXX_OPT = $(if $(filter 1,$(FULL)),$(OPT),-O0 $(FP))
+CXX_DIR = $(if $(filter 1,$(FULL)),cxx,cxx-o0)
 HASH := \#
 WHITE_NAMES := $(notdir $(basename $(shell grep -l '^$(HASH)define ISDB_IMPLEMENTATION' $(TEST_SRC))))
 BLACK_NAMES := $(filter-out $(WHITE_NAMES),$(TEST_NAMES))
