@@ -90,11 +90,11 @@ TEST_NAMES = $(notdir $(TEST_SRC:.c=))
 # once per compiler and standard (tests/impl.c, at the variant's -O2); the
 # test code itself is built at -O1 (TEST_OPT), which keeps the flow
 # warnings and builds in 60% of -O2's time. White-box tests, which reach
-# private helpers, define ISDB_IMPLEMENTATION themselves and are compiled
-# whole, at -O0 (four times faster to build).
+# private helpers, define ISDB_IMPLEMENTATION themselves (with the
+# policies they reach) and are compiled at -O0 (four times faster to build).
 TEST_OPT = -O1
-# clang's warnings do not depend on the optimiser: it builds the test code
-# at -O0, in half the time.
+# clang's warnings come from its front end, not the optimiser: it builds
+# the test code at -O0, in half the time.
 TEST_OPT_CLANG = -O0
 # The C++ test compiles the whole header as C++: at -O0 in make test (1.7
 # s of CPU against -O1's 3.6 and -O2's 6.9: it checks the C++ front end's

@@ -75,12 +75,12 @@
                            calls a policy left out fails to link.
       ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
                            list), unless a policy compiled needs it.
-      Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core, load
-      0.6-0.7, 2026-11-27, 0.8.0 (`make bench-compile`, median of 3
-      rounds, two runs; bench/README.md, "Compile time"): the
-      implementation file 5.0-5.2 s, ISDB_ONLY_ISD (with what it needs)
-      3.3-3.4 s, ISDB_ONLY_LINUCB 1.1 s; a plain #include 0.07 s. Keep
-      the implementation in a file of its own.
+      Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core,
+      2026-11-27, 0.8.1 (median of 3 to 7 rounds, four runs;
+      bench/README.md, "Compile time"): the implementation file 4.8-5.0
+      s (7.4 and 7.7 in two runs with the host busy), ISDB_ONLY_ISD
+      (with what it needs) 3.4 s, ISDB_ONLY_LINUCB 1.1 s; a plain
+      #include 0.07 s. Keep the implementation in a file of its own.
       ISDB_NO_COLD_O1      GCC builds what runs rarely at -O1 and what runs
                            once per object at -O0 (clang: optnone), 15%
                            less compile time; this keeps the file's level.
@@ -1507,6 +1507,11 @@
              (same bits). The selects' scratch arrays hold sixteen arms
              only where the sixteen-arm kernel exists (smaller frames
              elsewhere).
+      0.8.1  The adaptive step takes the same bits in 0.84-0.92x the
+             time (hold's ridge steps with the estimators, no copies of
+             x, the factors' upper zeros written only after a reset, a
+             load, a cut or a failed refactorisation). Small per-step
+             helpers stay calls (2.2% less compile time, same bits).
 */
 
 #ifndef ISDBANDIT_H
@@ -1517,8 +1522,8 @@
 
 #define ISDB_VERSION_MAJOR 0
 #define ISDB_VERSION_MINOR 8
-#define ISDB_VERSION_PATCH 0
-#define ISDB_VERSION_STRING "0.8.0"
+#define ISDB_VERSION_PATCH 1
+#define ISDB_VERSION_STRING "0.8.1"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -4023,16 +4028,16 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
    OPKB's epoch and block starts, Trace-UCB's support recovery, the
    environments' inits and draws), ISDB__ONCE what runs once per object
    (configs, layouts, heap sizes, inits, resets, snapshots, explain):
-   GCC and clang place both as cold code, and ISDB__CALL_PRIVATE keeps the
-   small steps they repeat (refusals, serializer steps, heap carving) as
-   calls. None of them touches select, update, scores or probs; together
-   they cut the machine code by a sixth and the compile time by 15 to
-   20% (bench/README.md, "Compile time").
-   ISDB__CALL_PRIVATE also keeps as calls the small helpers that run at
-   most once a step (the round's checks, the argmax, a solve for theta,
-   the identity and the symmetrised copy): their inlined copies cost 2.2%
-   of the implementation file's compile (cc1 instructions), the calls a
-   few nanoseconds.
+   GCC and clang place both as cold code. Neither touches select,
+   update, scores or probs; together they cut the machine code by a
+   sixth and the compile time by 15 to 20% (bench/README.md, "Compile
+   time").
+   ISDB__CALL_PRIVATE keeps small functions as calls: the steps the cold
+   code repeats (refusals, serializer steps, heap carving), and helpers
+   that run at most once a step (the round's checks, the argmax, a solve
+   for theta, the identity, the symmetrised copy), whose inlined copies
+   cost 2.2% of the implementation file's compile instructions for a
+   call's few nanoseconds.
    ISDB__COLD_O1: GCC also compiles the ISDB__COLD code at -O1 (the
    optimize attribute) in an optimised build: 10% less compile time at
    -O2, ISD's offline estimate within a few percent (bench/README.md).

@@ -386,6 +386,15 @@ static void test_snapshot_across_cuts(void) {
     isdb_env_uninit(&env.base);
 }
 
+/* Plays one round of env; 0 if anything failed. */
+static int play_round(isdb_adaptive *p, isdb_env *env) {
+    int arm;
+    isdb_real y;
+    return isdb_env_next(env) == ISDB_OK && isdb_policy_select(&p->base, env->X, env->n_arms, &arm) == ISDB_OK &&
+           isdb_env_reward(env, arm, &y) == ISDB_OK &&
+           isdb_policy_update(&p->base, arm, env->X + arm * env->d, y) == ISDB_OK;
+}
+
 /* Whether every entry above the diagonal of the factors (L and L_next of
    each estimator and of hold's ridge) is +0, bit for bit: the rank-one
    steps write those zeros only for two updates after a reset, a load, a
@@ -441,14 +450,7 @@ static void test_upper_zeros(void) {
     CHECK(!upper_zeros(&a));
     CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
     CHECK_OK(isdb_policy_load(&b.base, snap, n));
-    for (t = 0; t < 2; ++t) {
-        int arm;
-        isdb_real y;
-        CHECK_OK(isdb_env_next(&env.base));
-        CHECK_OK(isdb_policy_select(&b.base, env.base.X, K, &arm));
-        CHECK_OK(isdb_env_reward(&env.base, arm, &y));
-        CHECK_OK(isdb_policy_update(&b.base, arm, env.base.X + arm * D, y));
-    }
+    CHECK(play_round(&b, &env.base) && play_round(&b, &env.base));
     CHECK(upper_zeros(&b));
     isdb_policy_uninit(&a.base);
     isdb_policy_uninit(&b.base);
@@ -514,15 +516,6 @@ static void test_config(void) {
     c.min_memory = 2;
     c.max_memory = INT_MAX;
     CHECK_OK(isdb_adaptive_heap_size(&c, &bytes));
-}
-
-/* Plays one round of env; 0 if anything failed. */
-static int play_round(isdb_adaptive *p, isdb_env *env) {
-    int arm;
-    isdb_real y;
-    return isdb_env_next(env) == ISDB_OK && isdb_policy_select(&p->base, env->X, env->n_arms, &arm) == ISDB_OK &&
-           isdb_env_reward(env, arm, &y) == ISDB_OK &&
-           isdb_policy_update(&p->base, arm, env->X + arm * env->d, y) == ISDB_OK;
 }
 
 /* The getters against runs whose answers are known. Every round, the
