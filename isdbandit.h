@@ -9725,6 +9725,10 @@ ISDB__PRIVATE isdb_real isdb__adaptive_noise2(const isdb_adaptive *p) {
     return m / p->_err[n];
 }
 
+/* min(a, cap) for a cap > 0: fmin's value (a NaN gives cap) without the
+   call to libm that isdb__fmin is (2% of the step at d = 2, K = 10). */
+ISDB__PRIVATE isdb_real isdb__adaptive_cap(isdb_real a, isdb_real cap) { return a < cap ? a : cap; }
+
 /* Pair (i, j), i < j, beats the longer memory j at level z when the
    discounted sum S of delta = (y - pred_j)^2 - (y - pred_i)^2, how much
    better the shorter memory i predicted each observation, exceeds z times
@@ -9732,13 +9736,12 @@ ISDB__PRIVATE isdb_real isdb__adaptive_noise2(const isdb_adaptive *p) {
    own sum of squares and what the noise alone gives them, 4 noise2
    (pred_i - pred_j)^2 summed: a run of near-equal deltas (low-mean
    Bernoulli rewards that stay 0 for a while) does not look significant
-   by its own small spread. */
-ISDB__PRIVATE int isdb__adaptive_beats_in(const isdb_adaptive *p, const isdb_real *sum, const isdb_real *sq,
-                                         const isdb_real *gap, int i, int j, isdb_real z, isdb_real noise2) {
-    int ij = i * p->n_est + j;
-    isdb_real S = sum[ij], Q = sq[ij], floor = 4 * noise2 * gap[ij];
+   by its own small spread. The pair's sums are S, Q and G (the gaps'
+   squares summed); zz is z^2 and floor4 4 noise2, taken once a round. */
+ISDB__PRIVATE int isdb__adaptive_beats(isdb_real S, isdb_real Q, isdb_real G, isdb_real zz, isdb_real floor4) {
+    const isdb_real floor = floor4 * G;
     if (floor > Q) Q = floor;
-    return p->_est[j].count > p->_est[i].memory && S > 0 && S * S > z * z * Q;
+    return S > 0 && S * S > zz * Q;
 }
 
 /* Folds the new observation's prediction errors into the test's sums;
@@ -9758,16 +9761,13 @@ ISDB__PRIVATE int isdb__adaptive_test(isdb_adaptive *p, isdb_real y) {
     isdb_real *ISDB__RESTRICT S = p->_sum, *ISDB__RESTRICT Q = p->_sq, *ISDB__RESTRICT G = p->_gap;
     isdb_real *ISDB__RESTRICT PS = p->_play_sum, *ISDB__RESTRICT PQ = p->_play_sq, *ISDB__RESTRICT PG = p->_play_gap;
     for (i = 0; i < n; ++i) {
-        isdb_real e = y - pred[i], a;
-        err2[i] = e * e < ISDB__SQRT_HUGE ? e * e : ISDB__SQRT_HUGE;
-        a = g_long * p->_err[i] + err2[i];
-        p->_err[i] = a < cap ? a : cap;
+        const isdb_real e = y - pred[i];
+        err2[i] = isdb__adaptive_cap(e * e, ISDB__SQRT_HUGE);
+        p->_err[i] = isdb__adaptive_cap(g_long * p->_err[i] + err2[i], cap);
     }
     p->_err[n] = g_long * p->_err[n] + 1;
     noise2 = isdb__adaptive_noise2(p);
-    /* isdb__adaptive_beats_in's test at the cut threshold, pair by pair
-       as the sums are formed, its constants taken once (z * z * Q and 4
-       noise2 G group as (z z) Q and (4 noise2) G there too) */
+    /* the test at the cut threshold, pair by pair as the sums are formed */
     zz = p->cfg.threshold * p->cfg.threshold;
     floor4 = 4 * noise2;
     for (i = 0; i + 1 < n; ++i) {
@@ -9777,21 +9777,15 @@ ISDB__PRIVATE int isdb__adaptive_test(isdb_adaptive *p, isdb_real y) {
         for (j = i + 1; j < n; ++j) {
             const int ij = i * n + j;
             const isdb_real delta = err2[j] - e_i, dd = delta * delta, gap = p_i - pred[j], gap2 = gap * gap;
-            isdb_real q = gg * Q[ij] + dd, w = gg * G[ij] + gap2, s = g * S[ij] + delta, f;
-            q = q < cap ? q : cap;
-            w = w < cap ? w : cap;
-            S[ij] = s;
-            Q[ij] = q;
-            G[ij] = w;
+            S[ij] = g * S[ij] + delta;
+            Q[ij] = isdb__adaptive_cap(gg * Q[ij] + dd, cap);
+            G[ij] = isdb__adaptive_cap(gg * G[ij] + gap2, cap);
             if (PS) {
-                const isdb_real pq = hh * PQ[ij] + dd, pw = hh * PG[ij] + gap2;
                 PS[ij] = h * PS[ij] + delta;
-                PQ[ij] = pq < cap ? pq : cap;
-                PG[ij] = pw < cap ? pw : cap;
+                PQ[ij] = isdb__adaptive_cap(hh * PQ[ij] + dd, cap);
+                PG[ij] = isdb__adaptive_cap(hh * PG[ij] + gap2, cap);
             }
-            f = floor4 * w;
-            if (f > q) q = f;
-            if (p->_est[j].count > memory_i && s > 0 && s * s > zz * q) found = i;
+            if (p->_est[j].count > memory_i && isdb__adaptive_beats(S[ij], Q[ij], G[ij], zz, floor4)) found = i;
         }
     }
     return found;
@@ -9920,7 +9914,9 @@ ISDB__PRIVATE int isdb__adaptive_recurring(const isdb_adaptive *p) {
    (DIRECTION, isdb__adaptive_cut_along, falling back to FULL), and the
    sums of the pairs that involve one start again. */
 ISDB__COLD_PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
-    int n = p->n_est, k, a;
+    /* the test's pair sums, then the play rule's where it keeps its own */
+    isdb_real *const sums[6] = {p->_sum, p->_sq, p->_gap, p->_play_sum, p->_play_sq, p->_play_gap};
+    int n = p->n_est, n_sums = p->_play_sum ? 6 : 3, k, a, t;
     for (k = i + 1; k < n; ++k) {
         int along = p->cfg.cut == ISDB_ADAPTIVE_CUT_DIRECTION || isdb__adaptive_recurring(p);
         if (!along || !isdb__adaptive_cut_along(p, i, k)) {
@@ -9929,16 +9925,8 @@ ISDB__COLD_PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
             if (p->_est[k].W) isdb__copy(p->cfg.d * p->cfg.d, p->_est[i].W, p->_est[k].W);
             p->_est[k].count = isdb__min_int(p->_est[i].count, p->_est[i].memory);
         }
-        for (a = 0; a < k; ++a) {
-            p->_sum[a * n + k] = a < i ? p->_sum[a * n + i] : 0;
-            p->_sq[a * n + k] = a < i ? p->_sq[a * n + i] : 0;
-            p->_gap[a * n + k] = a < i ? p->_gap[a * n + i] : 0;
-            if (p->_play_sum) {
-                p->_play_sum[a * n + k] = a < i ? p->_play_sum[a * n + i] : 0;
-                p->_play_sq[a * n + k] = a < i ? p->_play_sq[a * n + i] : 0;
-                p->_play_gap[a * n + k] = a < i ? p->_play_gap[a * n + i] : 0;
-            }
-        }
+        for (a = 0; a < k; ++a)
+            for (t = 0; t < n_sums; ++t) sums[t][a * n + k] = a < i ? sums[t][a * n + i] : 0;
         p->_err[k] = p->_err[i];
     }
     p->upper_dirty = 2; /* a failed refactorisation may have left part of V in L_next */
@@ -9954,12 +9942,14 @@ ISDB__COLD_PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
    policy). */
 ISDB__PRIVATE int isdb__adaptive_choose(const isdb_adaptive *p, const isdb_real *sum, const isdb_real *sq,
                                         const isdb_real *gap) {
-    int i, j;
-    isdb_real noise2 = isdb__adaptive_noise2(p);
-    if (isdb__adaptive_recurring(p)) return p->n_est - 1;
-    for (j = p->n_est - 1; j > 0; --j) {
+    int i, j, n = p->n_est;
+    const isdb_real zz = p->cfg.play_threshold * p->cfg.play_threshold, floor4 = 4 * isdb__adaptive_noise2(p);
+    if (isdb__adaptive_recurring(p)) return n - 1;
+    for (j = n - 1; j > 0; --j) {
         for (i = 0; i < j; ++i)
-            if (isdb__adaptive_beats_in(p, sum, sq, gap, i, j, p->cfg.play_threshold, noise2)) break;
+            if (p->_est[j].count > p->_est[i].memory &&
+                isdb__adaptive_beats(sum[i * n + j], sq[i * n + j], gap[i * n + j], zz, floor4))
+                break;
         if (i == j) break;
     }
     return j;
@@ -9986,10 +9976,6 @@ ISDB__PRIVATE int isdb__adaptive_holding(const isdb_adaptive *p) {
     return p->cfg.hold && !isdb__adaptive_recurring(p) &&
            p->evidence < -ISDB__ADAPTIVE_HOLD_MARGIN * isdb__adaptive_noise2(p);
 }
-
-/* min(a, cap) for a cap > 0: fmin's value (a NaN gives cap) without the
-   call to libm that isdb__fmin is (2% of the step at d = 2, K = 10). */
-ISDB__PRIVATE isdb_real isdb__adaptive_cap(isdb_real a, isdb_real cap) { return a < cap ? a : cap; }
 
 /* hold's evidence from (x, y), before the estimators learn it. A
    positive rescaling of theta ranks no arm differently, so while c
@@ -10585,6 +10571,21 @@ ISDB__PRIVATE void isdb__adaptive_grams(int d, isdb_real *ISDB__RESTRICT V, isdb
    others together (isdb__adaptive_sweep); ln gamma, the same at every
    step, is the estimator's log_gamma, taken once at layout (d is not:
    ISD runs the learner in a lower dimension than its layout's). */
+/* A ridge's periodic refactorisation from its exact Gram sum, when due:
+   1 if it replaced the factor (no rank-one step this round); a failed
+   one leaves part of V in L_next, whose upper zeros the next steps write. */
+ISDB__PRIVATE int isdb__adaptive_refreshed(isdb_adaptive *p, isdb__ridge *r) {
+    if (r->refresh <= 0 || ++r->since_refresh < r->refresh) return 0;
+    r->since_refresh = 0;
+    if (isdb__ridge_refactor(r)) {
+        isdb__ridge_commit(r);
+        r->logdet = isdb_chol_logdet(r->d, r->L);
+        return 1;
+    }
+    p->upper_dirty = 2;
+    return 0;
+}
+
 ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, isdb_real y) {
     isdb__ridge *swept[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1]; /* and hold's */
     isdb_real root[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1], prod_c[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1];
@@ -10623,41 +10624,23 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
         }
 #endif
         if (e->count < INT_MAX) ++e->count;
-        if (r->refresh > 0 && ++r->since_refresh >= r->refresh) {
-            r->since_refresh = 0;
-            if (isdb__ridge_refactor(r)) {
-                isdb__ridge_commit(r);
-                r->logdet = isdb_chol_logdet(d, r->L);
-                continue;
-            }
-            p->upper_dirty = 2; /* L_next holds part of V */
-        }
+        if (isdb__adaptive_refreshed(p, r)) continue;
         if (g < 1) r->logdet += (isdb_real)d * e->log_gamma;
         root[m] = g < 1 ? isdb__sqrt(g) : 1;
         isdb__copy(d, x, r->work);
         swept[m++] = r;
     }
     if (p->cfg.hold) {
-        /* hold's long-run ridge: isdb__ridge_add's operations (gamma 1: a
-           scaling by 1 and a zero pad leave every value as it is), its
+        /* hold's long-run ridge: isdb__ridge_add's values (gamma 1), its
            rank-one step beside the estimators' (alone it took 5% of the
            step at d = 10 and 50, K = 10) */
         isdb__ridge *r = &p->hold_ridge;
 #if ISDB_REAL_IS_FLOAT
         isdb__ridge_add(r, x, y);
 #else
-        int refactored = 0;
-        isdb__discount_gram(d, r->V, r->V, x, 1, 1, (1 - 1) * r->lambda);
-        for (i = 0; i < d; ++i) r->b[i] = 1 * r->b[i] + y * x[i];
-        if (r->refresh > 0 && ++r->since_refresh >= r->refresh) {
-            r->since_refresh = 0;
-            refactored = isdb__ridge_refactor(r);
-            if (!refactored) p->upper_dirty = 2;
-        }
-        if (refactored) {
-            isdb__ridge_commit(r);
-            r->logdet = isdb_chol_logdet(d, r->L);
-        } else {
+        isdb__discount_gram(d, r->V, r->V, x, 1, 1, 0);
+        for (i = 0; i < d; ++i) r->b[i] += y * x[i];
+        if (!isdb__adaptive_refreshed(p, r)) {
             root[m] = 1;
             isdb__copy(d, x, r->work);
             swept[m++] = r;
