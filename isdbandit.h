@@ -72,7 +72,10 @@
                            (isdb_isd_env with ISD, isdb_kernel_env with OPKB,
                            isdb_context_env with OAM, isdb_active_env with
                            Trace-UCB). The declarations stay: a program that
-                           calls a policy left out fails to link.
+                           calls a policy left out fails to link. With
+                           ISDB_STATIC they go too (GCC warns of a static
+                           declaration never defined): such a call fails to
+                           compile.
       ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
                            list), unless a policy compiled needs it.
       Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core,
@@ -1538,6 +1541,90 @@
 #endif
 #endif
 
+/* The policies compiled (COMPILE-TIME OPTIONS): every one, those named by
+   ISDB_ONLY_<POLICY>, less those named by ISDB_NO_<POLICY>; then what
+   they need. ISDB__HAS_<X> is 1 or 0. */
+#if defined(ISDB_ONLY_LINUCB) || defined(ISDB_ONLY_SWUCB) || defined(ISDB_ONLY_DLINUCB) || \
+    defined(ISDB_ONLY_LINTS) || defined(ISDB_ONLY_BOB) || defined(ISDB_ONLY_ADAPTIVE) || defined(ISDB_ONLY_ISD) || \
+    defined(ISDB_ONLY_OPKB) || defined(ISDB_ONLY_OAM) || defined(ISDB_ONLY_TRACEUCB)
+#define ISDB__ONLY 1
+#else
+#define ISDB__ONLY 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_LINUCB)) && !defined(ISDB_NO_LINUCB)
+#define ISDB__WANT_LINUCB 1
+#else
+#define ISDB__WANT_LINUCB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_SWUCB)) && !defined(ISDB_NO_SWUCB)
+#define ISDB__WANT_SWUCB 1
+#else
+#define ISDB__WANT_SWUCB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_DLINUCB)) && !defined(ISDB_NO_DLINUCB)
+#define ISDB__WANT_DLINUCB 1
+#else
+#define ISDB__WANT_DLINUCB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_LINTS)) && !defined(ISDB_NO_LINTS)
+#define ISDB__WANT_LINTS 1
+#else
+#define ISDB__WANT_LINTS 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_BOB)) && !defined(ISDB_NO_BOB)
+#define ISDB__WANT_BOB 1
+#else
+#define ISDB__WANT_BOB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_ADAPTIVE)) && !defined(ISDB_NO_ADAPTIVE)
+#define ISDB__WANT_ADAPTIVE 1
+#else
+#define ISDB__WANT_ADAPTIVE 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_ISD)) && !defined(ISDB_NO_ISD)
+#define ISDB__WANT_ISD 1
+#else
+#define ISDB__WANT_ISD 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_OPKB)) && !defined(ISDB_NO_OPKB)
+#define ISDB__WANT_OPKB 1
+#else
+#define ISDB__WANT_OPKB 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_OAM)) && !defined(ISDB_NO_OAM)
+#define ISDB__WANT_OAM 1
+#else
+#define ISDB__WANT_OAM 0
+#endif
+#if (!ISDB__ONLY || defined(ISDB_ONLY_TRACEUCB)) && !defined(ISDB_NO_TRACEUCB)
+#define ISDB__WANT_TRACEUCB 1
+#else
+#define ISDB__WANT_TRACEUCB 0
+#endif
+/* ISD runs an adaptive learner, adaptive D-LinUCB's discounted sums and
+   BOB SW-UCB learners. */
+#define ISDB__HAS_ISD ISDB__WANT_ISD
+#define ISDB__HAS_ADAPTIVE (ISDB__WANT_ADAPTIVE || ISDB__HAS_ISD)
+#define ISDB__HAS_DLINUCB (ISDB__WANT_DLINUCB || ISDB__HAS_ADAPTIVE)
+#define ISDB__HAS_BOB ISDB__WANT_BOB
+#define ISDB__HAS_SWUCB (ISDB__WANT_SWUCB || ISDB__HAS_BOB)
+#define ISDB__HAS_LINUCB ISDB__WANT_LINUCB
+#define ISDB__HAS_LINTS ISDB__WANT_LINTS
+#define ISDB__HAS_OPKB ISDB__WANT_OPKB
+#define ISDB__HAS_OAM ISDB__WANT_OAM
+#define ISDB__HAS_TRACEUCB ISDB__WANT_TRACEUCB
+/* Joint block diagonalization is ISD's offline step. */
+#define ISDB__HAS_JBD ISDB__HAS_ISD
+/* The ridge core of LinUCB, SW-UCB, D-LinUCB and LinTS. */
+#define ISDB__HAS_RIDGE (ISDB__HAS_LINUCB || ISDB__HAS_SWUCB || ISDB__HAS_DLINUCB || ISDB__HAS_LINTS)
+/* With ISDB_STATIC the policies left out are not declared either: a static
+   declaration without its definition draws -Wunused-function from GCC. */
+#ifdef ISDB_STATIC
+#define ISDB__DECLARE_ALL 0
+#else
+#define ISDB__DECLARE_ALL 1
+#endif
+
 /* The floating-point type of every number the library takes and keeps:
    double unless ISDB_REAL is defined as float before the include (see
    PRECISION above). ISDB_REAL_IS_FLOAT tells which, for #if. */
@@ -1971,6 +2058,7 @@ ISDB_API isdb_result isdb_polar(int n, const isdb_real *A, isdb_real *Q, isdb_re
 ISDB_API size_t isdb_polar_work_size(int n);
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
+#if ISDB__DECLARE_ALL || ISDB__HAS_JBD
 /* ---------------------------------------------------------------------------
    Joint block diagonalization (JBD). Given m symmetric p x p matrices
    C_1..C_m (stored one after the other, m p^2 doubles), find an orthogonal
@@ -2091,6 +2179,7 @@ ISDB_API isdb_result isdb_jbd(int p, int m, const double *C, const isdb_jbd_opti
    permuted) and threshold tau in (0, 1]: sizes and *n_blocks as above. */
 ISDB_API isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, isdb_jbd_scale scale, double *U,
                                      int *sizes, int *n_blocks, double *work);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_JBD */
 
 #endif /* !ISDB_REAL_IS_FLOAT */
 
@@ -2236,6 +2325,7 @@ typedef struct isdb__ridge {
     isdb_real logdet;    /* ln det V */
 } isdb__ridge;
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_LINUCB
 /* ---------------------------------------------------------------------------
    LinUCB / OFUL
    ------------------------------------------------------------------------ */
@@ -2277,7 +2367,9 @@ ISDB_API isdb_real isdb_linucb_beta(const isdb_linucb *pol);
 /* For features x: *mean = x.theta and *bonus = beta ||x||_{V^-1}, the two
    parts of the score. Either output may be NULL. */
 ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_LINUCB */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_SWUCB
 /* ---------------------------------------------------------------------------
    SW-UCB (sliding-window LinUCB)
    ------------------------------------------------------------------------ */
@@ -2329,7 +2421,9 @@ typedef enum isdb_window_rule {
     ISDB__WINDOW_FORCE_INT = 0x7fffffff
 } isdb_window_rule;
 ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_SWUCB */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_DLINUCB
 /* ---------------------------------------------------------------------------
    D-LinUCB (discounted LinUCB)
    ------------------------------------------------------------------------ */
@@ -2383,7 +2477,9 @@ ISDB_API isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x,
 /* gamma = 1 - (B_T / (d T))^(2/3), the tuning of Russac et al.; needs
    0 < B_T < d T. */
 ISDB_API isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T, isdb_real *gamma);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_DLINUCB */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_LINTS
 /* ---------------------------------------------------------------------------
    Linear Thompson sampling
    ------------------------------------------------------------------------ */
@@ -2426,7 +2522,9 @@ ISDB_API const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol);
 ISDB_API void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta);
 /* The theta~ drawn by the last select (zeros before the first). */
 ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_LINTS */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_BOB
 /* ---------------------------------------------------------------------------
    BOB (bandit over bandit: EXP3 over the window of a restarted SW-UCB)
    ------------------------------------------------------------------------ */
@@ -2505,7 +2603,9 @@ ISDB_API void isdb_bob_master_probs(const isdb_bob *pol, isdb_real *p);
 ISDB_API void isdb_bob_log_weights(const isdb_bob *pol, isdb_real *logw);
 /* The current block's SW-UCB, for its getters (theta, beta). */
 ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_BOB */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_ADAPTIVE
 /* ---------------------------------------------------------------------------
    Adaptive (the drift-agnostic default: windows learned from the data)
    ------------------------------------------------------------------------ */
@@ -2664,8 +2764,10 @@ ISDB_API uint64_t isdb_adaptive_changes(const isdb_adaptive *pol);
 /* 1 while hold applies (no cut, the longest estimator played: only the
    rewards' scale is seen to move), else 0. */
 ISDB_API int isdb_adaptive_holding(const isdb_adaptive *pol);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_ADAPTIVE */
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
+#if ISDB__DECLARE_ALL || ISDB__HAS_ISD
 /* ---------------------------------------------------------------------------
    ISD-linUCB, part 1: invariance detection (the offline phase).
    isdb_isd_estimate fits the invariant subspace decomposition of Lazzaretto,
@@ -3041,7 +3143,9 @@ ISDB_API isdb_result isdb_isd_explain(isdb_isd *pol, const double *x, double *me
    scheduled recompute does. On failure the decomposition and the learner
    are unchanged (the failure is counted in the info). */
 ISDB_API isdb_result isdb_isd_recompute(isdb_isd *pol);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_ISD */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_OPKB
 /* ---------------------------------------------------------------------------
    Kernels on a fixed arm set, the log-det optimisation problem of OPKB
    and the OPKB / ADA-OPKB policy (Hong, Li, Tewari, AISTATS 2023)
@@ -3240,7 +3344,9 @@ ISDB_API void isdb_opkb_gaps(const isdb_opkb *pol, double *out);
 /* Reports of the solves: pi(X) at init, the last OP, the last pi(A). */
 ISDB_API void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
                                       isdb_opkb_solve_info *set);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_OPKB */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_OAM
 /* ---------------------------------------------------------------------------
    OAM: optimal allocation matching (Hao, Lattimore, Szepesvari, AISTATS 2020)
    ------------------------------------------------------------------------ */
@@ -3426,7 +3532,9 @@ ISDB_API void isdb_oam_theta(const isdb_oam *pol, double *theta);
 /* N_x: pulls of feature vector x (d) so far, pooled over contexts; 0 for a
    vector of no registered set. */
 ISDB_API uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_OAM */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB
 /* ---------------------------------------------------------------------------
    Trace-UCB: active learning of m linear models from one context stream
    ------------------------------------------------------------------------ */
@@ -3561,6 +3669,7 @@ ISDB_API isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *suppor
 ISDB_API isdb_result isdb_traceucb_static_allocation(int m, int d, int n, const double *noise_var,
                                                      const double *weights, isdb_traceucb_objective objective,
                                                      int *k);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB */
 
 #else
 /* A float build keeps these names only to say, at the first use, that
@@ -3708,6 +3817,7 @@ ISDB_API isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_
                                   isdb_sim_result *res);
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
+#if ISDB__DECLARE_ALL || ISDB__HAS_ISD
 /* ---------------------------------------------------------------------------
    The invariant subspace environment (the data-generating process of the
    ISD-linUCB experiments). A basis U (d x d, columns) is split into
@@ -3792,7 +3902,9 @@ ISDB_API isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_
 /* The columns of U spanning the invariant subspace (d x p_inv, in block
    order): the oracle input of isdb_isd_config. */
 ISDB_API void isdb_isd_env_invariant_basis(const isdb_isd_env *env, double *U_inv);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_ISD */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_OPKB
 /* Fixed-arm kernel environments (Hong, Li, Tewari, AISTATS 2023, sec. 6 and
    App. J). The arms (given, or drawn uniformly on the unit sphere from the
    seed) are the same every round. The expected reward of arm x at round t:
@@ -3849,7 +3961,9 @@ ISDB_API isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, con
                                           isdb_kernel_env *env);
 /* The phase (COSINE) or the sign s(t) (GP_SWITCH) at round t. */
 ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_OPKB */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_OAM
 /* Finitely many contexts (Hao et al. section 2): each round context m is
    drawn with probability probs[m] and its fixed action set (n_arms x d) is
    shown; rewards are x.theta plus Gaussian noise. `context` holds the
@@ -3874,7 +3988,9 @@ ISDB_API isdb_context_env_config isdb_context_env_config_init(int d, int n_arms,
 ISDB_API isdb_result isdb_context_env_config_check(const isdb_context_env_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
                                            isdb_context_env *env);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_OAM */
 
+#if ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB
 /* Active learning of m linear models (the setting of Trace-UCB): each
    round one context x ~ N(0, Sigma) is drawn and shown as every row of X
    (so n_arms = m and any row is the context); means[i] = x . beta_i, and
@@ -3901,6 +4017,7 @@ ISDB_API isdb_active_env_config isdb_active_env_config_init(int d, int m);
 ISDB_API isdb_result isdb_active_env_config_check(const isdb_active_env_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_active_env *env);
+#endif /* ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */
 
 #endif /* ISDB_NO_SIM */
@@ -3917,83 +4034,6 @@ ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, con
 #ifdef ISDB_IMPLEMENTATION
 #ifndef ISDB__IMPL_DONE
 #define ISDB__IMPL_DONE
-
-/* The policies compiled (COMPILE-TIME OPTIONS): every one, those named by
-   ISDB_ONLY_<POLICY>, less those named by ISDB_NO_<POLICY>; then what
-   they need. ISDB__HAS_<X> is 1 or 0. */
-#if defined(ISDB_ONLY_LINUCB) || defined(ISDB_ONLY_SWUCB) || defined(ISDB_ONLY_DLINUCB) || \
-    defined(ISDB_ONLY_LINTS) || defined(ISDB_ONLY_BOB) || defined(ISDB_ONLY_ADAPTIVE) || defined(ISDB_ONLY_ISD) || \
-    defined(ISDB_ONLY_OPKB) || defined(ISDB_ONLY_OAM) || defined(ISDB_ONLY_TRACEUCB)
-#define ISDB__ONLY 1
-#else
-#define ISDB__ONLY 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_LINUCB)) && !defined(ISDB_NO_LINUCB)
-#define ISDB__WANT_LINUCB 1
-#else
-#define ISDB__WANT_LINUCB 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_SWUCB)) && !defined(ISDB_NO_SWUCB)
-#define ISDB__WANT_SWUCB 1
-#else
-#define ISDB__WANT_SWUCB 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_DLINUCB)) && !defined(ISDB_NO_DLINUCB)
-#define ISDB__WANT_DLINUCB 1
-#else
-#define ISDB__WANT_DLINUCB 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_LINTS)) && !defined(ISDB_NO_LINTS)
-#define ISDB__WANT_LINTS 1
-#else
-#define ISDB__WANT_LINTS 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_BOB)) && !defined(ISDB_NO_BOB)
-#define ISDB__WANT_BOB 1
-#else
-#define ISDB__WANT_BOB 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_ADAPTIVE)) && !defined(ISDB_NO_ADAPTIVE)
-#define ISDB__WANT_ADAPTIVE 1
-#else
-#define ISDB__WANT_ADAPTIVE 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_ISD)) && !defined(ISDB_NO_ISD)
-#define ISDB__WANT_ISD 1
-#else
-#define ISDB__WANT_ISD 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_OPKB)) && !defined(ISDB_NO_OPKB)
-#define ISDB__WANT_OPKB 1
-#else
-#define ISDB__WANT_OPKB 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_OAM)) && !defined(ISDB_NO_OAM)
-#define ISDB__WANT_OAM 1
-#else
-#define ISDB__WANT_OAM 0
-#endif
-#if (!ISDB__ONLY || defined(ISDB_ONLY_TRACEUCB)) && !defined(ISDB_NO_TRACEUCB)
-#define ISDB__WANT_TRACEUCB 1
-#else
-#define ISDB__WANT_TRACEUCB 0
-#endif
-/* ISD runs an adaptive learner, adaptive D-LinUCB's discounted sums and
-   BOB SW-UCB learners. */
-#define ISDB__HAS_ISD ISDB__WANT_ISD
-#define ISDB__HAS_ADAPTIVE (ISDB__WANT_ADAPTIVE || ISDB__HAS_ISD)
-#define ISDB__HAS_DLINUCB (ISDB__WANT_DLINUCB || ISDB__HAS_ADAPTIVE)
-#define ISDB__HAS_BOB ISDB__WANT_BOB
-#define ISDB__HAS_SWUCB (ISDB__WANT_SWUCB || ISDB__HAS_BOB)
-#define ISDB__HAS_LINUCB ISDB__WANT_LINUCB
-#define ISDB__HAS_LINTS ISDB__WANT_LINTS
-#define ISDB__HAS_OPKB ISDB__WANT_OPKB
-#define ISDB__HAS_OAM ISDB__WANT_OAM
-#define ISDB__HAS_TRACEUCB ISDB__WANT_TRACEUCB
-/* Joint block diagonalization is ISD's offline step. */
-#define ISDB__HAS_JBD ISDB__HAS_ISD
-/* The ridge core of LinUCB, SW-UCB, D-LinUCB and LinTS. */
-#define ISDB__HAS_RIDGE (ISDB__HAS_LINUCB || ISDB__HAS_SWUCB || ISDB__HAS_DLINUCB || ISDB__HAS_LINTS)
 
 #include <float.h>
 #include <limits.h>
@@ -7164,9 +7204,17 @@ ISDB__CALL_PRIVATE isdb_real isdb__ser_real_in(isdb_ser *s, isdb_real *v, isdb_r
     return value;
 }
 
-/* n reals, each in [lo, hi]. */
+/* n reals, each in [lo, hi]. Sizing and writing check nothing, so they
+   take the run in one loop (a save twice as fast as value by value). */
 ISDB__CALL_PRIVATE void isdb__ser_real_range(isdb_ser *s, isdb_real *v, int n, isdb_real lo, isdb_real hi) {
     int i;
+    if (s->mode == ISDB__SER_SIZE || s->mode == ISDB__SER_WRITE) {
+        if (s->mode == ISDB__SER_WRITE)
+            for (i = 0; i < n; ++i)
+                isdb__put_le(s->out + s->pos + (size_t)i * sizeof(isdb_real), isdb__real_bits(v[i]), (int)sizeof(isdb_real));
+        s->pos += (size_t)n * sizeof(isdb_real);
+        return;
+    }
     for (i = 0; i < n; ++i) isdb__ser_real_in(s, &v[i], lo, hi);
 }
 

@@ -1,8 +1,9 @@
-/* ISDB_STATIC: a private copy of the library in this translation unit,
-   linked beside an extern copy (tests/impl.c, the gcc-c99 tests' impl.o)
-   that test_two_tu_b.c uses: no symbol may clash. Also the compile-time
-   options: a custom ISDB_MALLOC/ISDB_FREE pair, ISDB_ASSERT and
-   ISDB_NO_SIM. */
+/* ISDB_STATIC with the other compile-time options: ISDB_ONLY_DLINUCB
+   (the policies left out are not declared either, so -Wall finds no
+   static declaration without a definition), a custom ISDB_MALLOC/ISDB_FREE
+   pair, ISDB_ASSERT and ISDB_NO_SIM. The private copy is linked beside an
+   extern one (tests/impl.c, the gcc-c99 tests' impl.o) that
+   test_two_tu_b.c uses, as test_static_all.c's whole copy is. */
 #include <stdlib.h>
 
 static long static_allocs;
@@ -12,6 +13,7 @@ static void *counted_malloc(size_t n) {
 }
 
 #define ISDB_STATIC
+#define ISDB_ONLY_DLINUCB
 #define ISDB_NO_SIM
 #define ISDB_MALLOC(n) counted_malloc(n)
 #define ISDB_FREE(p) free(p)

@@ -2,12 +2,16 @@
    at -Os by make test (where gcc 12 warned -Wmaybe-uninitialized about
    the ISD fit before it was fixed): the optimiser's flow analysis must
    find nothing to warn about however much of the private copy of the
-   library it inlines. Each policy runs 50 rounds. */
+   library it inlines. Each policy runs 50 rounds. The private copy is
+   linked beside an extern one (tests/impl.c, the gcc-c99 tests' impl.o)
+   that test_two_tu_b.c uses: no symbol may clash. */
 #define ISDB_STATIC
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 #include "test.h"
 #include "cases.h"
+
+int two_tu_run_b(void);
 
 int main(void) {
     static storage mem;
@@ -26,5 +30,6 @@ int main(void) {
         }
         isdb_policy_uninit(p);
     }
+    CHECK(two_tu_run_b() == 1);
     return test_report();
 }
