@@ -98,8 +98,9 @@ done
 # 4. One-policy builds (ISDB_ONLY_<POLICY>): each implementation file
 # links a program that uses its policy and what that policy needs (ISD:
 # adaptive, adaptive: D-LinUCB, BOB: SW-UCB), and leaves the others out,
-# so a program using one of them no longer links. The LinUCB-only build
-# also plays a few rounds, in both precisions.
+# so a program using one of them no longer links; with ISDB_STATIC it is
+# warning-free. The LinUCB-only build also plays a few rounds, in both
+# precisions.
 only_dep() {
     case $1 in
     isd) echo adaptive ;; adaptive) echo dlinucb ;; bob) echo swucb ;; *) echo "" ;;
@@ -119,6 +120,10 @@ for pol in $only_list; do
         fail "ISDB_ONLY_$POL does not build: $(head -c 300 "$out/only_$pol.log")"
         continue
     fi
+    # With ISDB_STATIC the policies left out are not declared: no static
+    # declaration without a definition for gcc -Wall to report.
+    check "ISDB_STATIC with ISDB_ONLY_$POL draws warnings (see $out/static_only_$pol.log)" \
+        '$CC -std=c99 -Wall -Wextra -Werror -DISDB_STATIC -DISDB_ONLY_$POL $no -I. -fsyntax-only "$out/impl.c" 2> "$out/static_only_$pol.log"'
     dep=$(only_dep $pol)
     other=$(only_other $pol)
     {
