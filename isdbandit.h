@@ -1516,6 +1516,11 @@
              x, the factors' upper zeros written only after a reset, a
              load, a cut or a failed refactorisation). Small per-step
              helpers stay calls (2.2% less compile time, same bits).
+      0.8.2  With ISDB_STATIC the policies that ISDB_ONLY_<POLICY> or
+             ISDB_NO_<POLICY> leave out are not declared either (GCC's
+             -Wall reported each static declaration without its
+             definition). A save writes each run of reals in one loop:
+             the same bytes in about 0.7x the time.
 */
 
 #ifndef ISDBANDIT_H
@@ -1526,8 +1531,8 @@
 
 #define ISDB_VERSION_MAJOR 0
 #define ISDB_VERSION_MINOR 8
-#define ISDB_VERSION_PATCH 1
-#define ISDB_VERSION_STRING "0.8.1"
+#define ISDB_VERSION_PATCH 2
+#define ISDB_VERSION_STRING "0.8.2"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
