@@ -79,12 +79,12 @@
       ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
                            list), unless a policy compiled needs it.
       Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core,
-      2026-11-27, 0.8.1 (median of 3 to 7 rounds, five runs;
-      bench/README.md, "Compile time"): the implementation file 4.8-5.6
-      s (7.4 and 7.7 in two runs with the host busy), ISDB_ONLY_ISD
-      (with what it needs) 3.1-3.4 s, ISDB_ONLY_LINUCB 1.0-1.1 s; a
-      plain #include 0.07 s. Keep the implementation in a file of its
-      own.
+      2026-11-27, 0.8.1 and 0.8.2 (the same code; median of 3 to 7
+      rounds, nine runs; bench/README.md, "Compile time"): the
+      implementation file 4.7-5.6 s (6.3, 7.4 and 7.7 in three runs
+      with the host busy), ISDB_ONLY_ISD (with what it needs) 3.1-3.4
+      s, ISDB_ONLY_LINUCB 1.0-1.1 s; a plain #include 0.07 s. Keep the
+      implementation in a file of its own.
       ISDB_NO_COLD_O1      GCC builds what runs rarely at -O1 and what runs
                            once per object at -O0 (clang: optnone), 15%
                            less compile time; this keeps the file's level.
