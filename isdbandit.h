@@ -12022,11 +12022,13 @@ ISDB__ONCE_PRIVATE void isdb__isd_ada_layout(const isdb_isd_config *c, isdb_adap
     isdb__adaptive_layout(&ac, a, heap);
 }
 
-/* Runs an ADAPTIVE learner in dimension q (its buffers are for d). */
+/* Runs an ADAPTIVE learner in dimension q (its buffers are for d): every
+   ridge it keeps, hold's too (laid out only with hold). */
 ISDB__PRIVATE void isdb__isd_ada_dim(isdb_adaptive *a, int q) {
     int k;
     a->cfg.d = q;
     for (k = 0; k < a->n_est; ++k) a->_est[k].ridge.d = q;
+    a->hold_ridge.d = q;
 }
 
 ISDB__COLD_PRIVATE void isdb__isd_fit_copy(int d, const isdb__isd_fit *src, isdb__isd_fit *dst) {
