@@ -295,8 +295,7 @@ $(BUILD)/gcc-c99/two_tu: tests/test_two_tu_a.c tests/test_two_tu_b.c $(TEST_DEPS
 	$(Q)$(CC) -std=c99 $(WARN) -O0 $(FP) tests/test_two_tu_a.c tests/test_two_tu_b.c -o $@ $(LIBS)
 
 # The extern copy beside test_static.c's private one (D-LinUCB only) is
-# the gcc-c99 tests' impl.o (built anyway; a third whole-library compile
-# saved).
+# the gcc-c99 tests' impl.o, built anyway.
 $(BUILD)/gcc-c99/static: tests/test_static.c tests/test_two_tu_b.c $(BUILD)/gcc-c99/impl.o $(TEST_DEPS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c99 $(WARN) -O0 $(FP) tests/test_static.c tests/test_two_tu_b.c $(BUILD)/gcc-c99/impl.o -o $@ $(LIBS)

@@ -1,7 +1,7 @@
 /* Two translation units linked together: this one holds the
-   implementation (of the two policies they use; test_static links the
-   whole library with test_two_tu_b.c), test_two_tu_b.c only includes the
-   header. */
+   implementation (of the two policies they use; test_static_all links
+   the whole library's private copy with test_two_tu_b.c),
+   test_two_tu_b.c only includes the header. */
 #define ISDB_ONLY_LINUCB
 #define ISDB_ONLY_SWUCB
 #define ISDB_IMPLEMENTATION
