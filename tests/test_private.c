@@ -185,7 +185,85 @@ static void test_rotation_var(void) {
            actual / estimate);
 }
 
+/* A load's check that a stored factor L matches its Gram sum G, entry by
+   entry, as isdb__ser_check_factor's contract states it (the library
+   takes the columns in blocks and keeps their diagonal terms). */
+static int ref_factor_ok(const double *L, const double *G, int n) {
+    int i, j, k;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j <= i; ++j) {
+            double pii = 0, pjj = 0, e = 0, scale = 0, tol, pi, pj, gi, gj;
+            for (k = 0; k <= i; ++k) pii += L[i * n + k] * L[i * n + k];
+            for (k = 0; k <= j; ++k) pjj += L[j * n + k] * L[j * n + k];
+            for (k = 0; k <= j; ++k) {
+                e += L[i * n + k] * L[j * n + k];
+                scale += fabs(L[i * n + k] * L[j * n + k]);
+            }
+            e -= G[i * n + j];
+            pi = sqrt(pii), pj = sqrt(pjj), gi = sqrt(fabs(G[i * n + i])), gj = sqrt(fabs(G[j * n + j]));
+            tol = ISDB__SER_TOL * (pi * pj + gi * gj + scale) + ISDB__SER_UNDER * (pi + pj + gi + gj) + ISDB__REAL_MIN;
+            if (!(isdb__finite(tol) && (i == j ? e >= -tol && e <= tol : fabs(e) <= tol))) return 0;
+        }
+    return 1;
+}
+
+/* isdb__ser_check_factor against that reference on factors of n = 1 to
+   40 (up to three blocks of columns), half with one entry of L or G
+   moved by 2^-k; and a move past the first block is refused. */
+static void test_check_factor(void) {
+    enum { N = 40 };
+    static double G[N * N], L[N * N], X[N * N];
+    static unsigned char bufL[N * N * 8], bufG[N * N * 8];
+    isdb_rng rng;
+    int trial, i, j, k, agree = 1, refused = 0;
+    isdb_rng_seed(&rng, 5);
+    for (trial = 0; trial < 600; ++trial) {
+        int n = trial < 598 ? 1 + (int)isdb_rng_below(&rng, N) : N;
+        isdb_ser s;
+        isdb__ser_gram g;
+        isdb__ser_view Lv;
+        for (i = 0; i < n * n; ++i) X[i] = isdb_rng_normal(&rng);
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < n; ++j) {
+                double v = i == j ? 1.0 : 0.0;
+                for (k = 0; k < n; ++k) v += X[k * n + i] * X[k * n + j];
+                G[i * n + j] = v;
+            }
+        memcpy(L, G, sizeof(double) * (size_t)(n * n));
+        CHECK_OK(isdb_chol(n, L));
+        for (i = 0; i < n; ++i)
+            for (j = i + 1; j < n; ++j) L[i * n + j] = 0;
+        if (trial >= 598) {
+            /* past the first block: an off-diagonal entry, then a diagonal one */
+            L[(N - 2) * n + (trial == 598 ? N - 5 : N - 2)] *= 1.001;
+        } else if (trial % 2) {
+            int a = (int)isdb_rng_below(&rng, (uint64_t)n), b = (int)isdb_rng_below(&rng, (uint64_t)(a + 1));
+            double move = 1 + ldexp(1.0, -(int)isdb_rng_below(&rng, 52));
+            if (trial % 4 == 1)
+                L[a * n + b] *= move;
+            else
+                G[a * n + b] *= move;
+        }
+        for (i = 0; i < n * n; ++i) {
+            isdb__put_le(bufL + 8 * i, isdb__real_bits(L[i]), 8);
+            isdb__put_le(bufG + 8 * i, isdb__real_bits(G[i]), 8);
+        }
+        Lv.at = bufL;
+        g.A.at = bufG;
+        g.ld = n;
+        memset(&s, 0, sizeof s);
+        s.mode = ISDB__SER_CHECK;
+        isdb__ser_check_factor(&s, Lv, n, n, isdb__ser_gram_at, &g, 0.0);
+        agree &= s.failed == !ref_factor_ok(L, G, n);
+        refused += s.failed;
+        if (trial >= 598) CHECK_MSG(s.failed, "a moved entry of a %d x %d factor passed", n, n);
+    }
+    CHECK(agree);
+    CHECK(refused > 30 && refused < 300); /* both verdicts occur */
+}
+
 int main(void) {
+    test_check_factor();
     test_rotation_var();
     test_f_quantile();
     test_chol_slide();
