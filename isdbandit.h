@@ -106,9 +106,11 @@
       if (isdb_linucb_init(&cfg, NULL, &pol) != ISDB_OK) ...
       for (t = 0; t < T; ++t) {
           int arm;
-          isdb_policy_select(&pol.base, X, n_arms, &arm);   X: n_arms x d
+          isdb_result r = isdb_policy_select(&pol.base, X, n_arms, &arm);
+          if (r < 0) stop(isdb_result_string(r));   X: n_arms x d; < 0: an error
           reward = play(arm);
-          isdb_policy_update(&pol.base, arm, X + arm * d, reward);
+          r = isdb_policy_update(&pol.base, arm, X + arm * d, reward);
+          if (r < 0) stop(isdb_result_string(r));
       }
       isdb_policy_uninit(&pol.base);
 
