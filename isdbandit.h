@@ -136,10 +136,11 @@
                   size_t (32-bit targets, huge windows or arm counts:
                   heap_size refuses it), running out of memory, and what
                   only the data decide at init (ISD's offline fit, OPKB's
-                  kernel matrix). isdb_policy_check_select names what
-                  select, scores and probs refuse ("pol", "X", "n_arms"),
-                  isdb_policy_check_update what update refuses ("arm",
-                  "x", "reward"); isdb_init_check names "pol" or "heap"
+                  kernel matrix). isdb_policy_check_select, given
+                  select's own arguments, names what select refuses
+                  ("pol", "arm", "n_arms", "X"; scores and probs the same,
+                  "out" for "arm"), isdb_policy_check_update what update
+                  refuses ("arm", "x", "reward"); isdb_init_check names "pol" or "heap"
                   (non-NULL, 8-byte aligned). Every config an init
                   accepts gives finite scores and estimates for inputs
                   within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's
@@ -2254,12 +2255,15 @@ struct isdb_policy {
     int _owns_heap;
 };
 
-/* The argument checks of isdb_policy_select (and scores, probs: the same
-   checks; "out" for their output) and of isdb_policy_update, alone: the
-   code the call would return before running the policy, and in why (may
-   be NULL) the argument refused ("pol", "X", "n_arms", "arm", "x",
-   "reward"). ISDB_OK means the call will run the policy. */
-ISDB_API isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why);
+/* The argument checks of isdb_policy_select and of isdb_policy_update,
+   alone: each takes the call's own arguments (check_select reads no *arm,
+   only refuses arm == NULL as select does) and returns the code the call
+   would return before running the policy, with in why (may be NULL) the
+   argument refused ("pol", "arm", "n_arms", "X"; "pol", "arm", "x",
+   "reward"). ISDB_OK means the call will run the policy. scores and probs
+   make select's checks, naming their output "out". */
+ISDB_API isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, const int *arm,
+                                              isdb_refusal *why);
 ISDB_API isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
                                               isdb_refusal *why);
 /* The checks every init_preallocated makes after the config's: pol
@@ -7646,9 +7650,9 @@ ISDB__PRIVATE isdb_result isdb__check_update(const isdb_policy *p, int arm, cons
     return isdb__want(why, p->t < ISDB__COUNT_MAX, "pol", "t < 2^62") ? ISDB_OK : ISDB_ERR_BAD_STATE;
 }
 
-isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why) {
-    int arm = 0; /* only its address is checked */
-    return isdb__check_round(p, X, n_arms, &arm, "arm", why);
+isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, const int *arm,
+                                     isdb_refusal *why) {
+    return isdb__check_round(p, X, n_arms, arm, "arm", why);
 }
 
 isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,

@@ -724,6 +724,7 @@ static void test_arguments(void) {
     static double heap_buf[4096];
     size_t bytes;
     isdb_real X[12] = {0}, x[3] = {0};
+    int arm = -1;
     CHECK_RESULT(isdb_linucb_heap_size(&c, &bytes), ISDB_OK);
     CHECK(bytes + 8 <= sizeof heap_buf);
     CHECK_RESULT(isdb_init_check(heap_buf, NULL, &why), ISDB_ERR_INVALID_ARG);
@@ -798,24 +799,29 @@ static void test_arguments(void) {
     }
 
     CHECK_RESULT(isdb_linucb_init_preallocated(&c, heap_buf, &pol), ISDB_OK);
-    CHECK_RESULT(isdb_policy_check_select(NULL, X, 2, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(NULL, X, 2, &arm, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "pol") == 0);
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 5, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 5, &arm, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "n_arms") == 0 && why.lo == 1 && why.hi == 4);
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, NULL, 2, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, NULL, 2, &arm, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "X") == 0);
     X[4] = T_NAN;
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &why), ISDB_ERR_NONFINITE);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, &why), ISDB_ERR_NONFINITE);
     CHECK(why.field && strcmp(why.field, "X") == 0);
-    {
-        int arm = -1;
-        CHECK_RESULT(isdb_policy_select(&pol.base, X, 2, &arm), ISDB_ERR_NONFINITE);
-    }
+    CHECK_RESULT(isdb_policy_select(&pol.base, X, 2, &arm), ISDB_ERR_NONFINITE);
+    CHECK(arm == -1);
     X[4] = T_BEYOND;
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &why), ISDB_ERR_RANGE);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, &why), ISDB_ERR_RANGE);
     X[4] = 0;
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &why), ISDB_OK);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, &why), ISDB_OK);
     CHECK(why.field == NULL);
+    /* check_select takes select's arguments: a NULL output is refused,
+       named "arm", as select refuses it; check_select writes no *arm. */
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, NULL, &why), ISDB_ERR_INVALID_ARG);
+    CHECK(why.field && strcmp(why.field, "arm") == 0);
+    CHECK_RESULT(isdb_policy_select(&pol.base, X, 2, NULL), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, NULL), ISDB_OK);
+    CHECK(arm == -1 && pol.base.t == 0);
     CHECK_RESULT(isdb_policy_check_update(&pol.base, 4, x, 1, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "arm") == 0 && why.lo == 0 && why.hi == 3);
     CHECK_RESULT(isdb_policy_check_update(&pol.base, 1, NULL, 1, &why), ISDB_ERR_INVALID_ARG);
