@@ -2666,9 +2666,9 @@ typedef struct isdb_adaptive_config {
     isdb_real threshold;      /* z at which the change test cuts the memory, > 0, finite; default 3.5 */
     isdb_real play_threshold; /* z at which a shorter memory is played, >= 0, finite; default 1.5 */
     int refresh;           /* refactorise every this many updates, >= 0; 0 means max(4 d, 256) */
-    int noise_estimate;    /* an isdb_adaptive_noise: the noise scale in the widths; default
+    isdb_adaptive_noise noise_estimate; /* the noise scale in the widths; default
                               ISDB_ADAPTIVE_NOISE_LOCAL */
-    int cut;               /* an isdb_adaptive_cut; default ISDB_ADAPTIVE_CUT_AUTO */
+    isdb_adaptive_cut cut; /* default ISDB_ADAPTIVE_CUT_AUTO */
     int hold;              /* 1 (default): with fresh contexts, no cut and the longest memory
                               played while the long-run estimate, rescaled, predicts better than
                               the memory that would play (only the rewards' scale moves, which
@@ -2877,7 +2877,7 @@ typedef enum isdb_isd_rule {
 } isdb_isd_rule;
 
 typedef struct isdb_isd_options {
-    int rule;           /* an isdb_isd_rule; default ISDB_ISD_RULE_TEST */
+    isdb_isd_rule rule; /* default ISDB_ISD_RULE_TEST */
     int splits;         /* S >= 2 segments of the invariance test; 0: min(8, n / (3 p)), at least 2 */
     double level;       /* TEST, BOTH: a block is invariant only if its p-value exceeds this, in
                            (0, 1); default 0.01 */
@@ -2890,7 +2890,7 @@ typedef struct isdb_isd_options {
     int intercept;      /* 1: regressions with an intercept (authors' code); 0: none (eq. 6; default) */
     int folds;          /* cross-validation folds >= 2; default 10 */
     int adapt;          /* adaptation rows per CV test point; 0: 2 p */
-    int one_se;         /* the selection rule, an isdb_isd_selection; default ISDB_ISD_ONE_SE_PAIRED */
+    isdb_isd_selection one_se; /* the selection rule; default ISDB_ISD_ONE_SE_PAIRED */
     int force_residual; /* 1: if every block came out invariant, the one with the largest T_b is
                            made residual (p_res >= 1, as Assumption 1 requires); default 0 */
     isdb_jbd_options jbd; /* default: isdb_jbd_options_init() with off_norm = ISDB_JBD_OFF_ENTRYWISE */
@@ -9590,9 +9590,9 @@ ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cf
           isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
           isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
           isdb__want_count(why, cfg->refresh, "refresh") &&
-          isdb__want_int(why, cfg->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,
+          isdb__want_int(why, (int)cfg->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,
                          ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise") &&
-          isdb__want_int(why, cfg->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL,
+          isdb__want_int(why, (int)cfg->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL,
                          "an isdb_adaptive_cut") &&
           isdb__want_int(why, cfg->hold, "hold", 0, 1, "0 or 1") &&
           isdb__want_int(why, cfg->play_horizon, "play_horizon", 0, 1024, "[0, 1024]")))
@@ -10799,8 +10799,8 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_real(s, c->threshold);
     isdb__ser_cfg_real(s, c->play_threshold);
     isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, c->noise_estimate);
-    isdb__ser_cfg_int(s, c->cut);
+    isdb__ser_cfg_int(s, (int)c->noise_estimate);
+    isdb__ser_cfg_int(s, (int)c->cut);
     isdb__ser_int(s, &p->played, 0, n - 1);
     isdb__ser_require(s, isdb__ser_u64(s, &p->changes) <= s->t);
     isdb__ser_real_range(s, &p->recur, 1, 0, 1);
@@ -11077,7 +11077,7 @@ typedef struct isdb__isd_dims {
 /* The estimator's options, named as the members of isdb_isd_config.est. */
 ISDB__ONCE_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
     return isdb__want_ptr(why, o, "est") &&
-           isdb__want_int(why, o->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule") &&
+           isdb__want_int(why, (int)o->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule") &&
            isdb__want(why, o->splits >= 0 && o->splits != 1, "est.splits", "0 or >= 2") &&
            isdb__want_open01(why, o->level, "est.level") &&
            isdb__want_flag(why, o->basis_error, "est.basis_error") &&
@@ -11086,7 +11086,7 @@ ISDB__ONCE_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_
            isdb__want_flag(why, o->center, "est.center") && isdb__want_flag(why, o->intercept, "est.intercept") &&
            isdb__want_int(why, o->folds, "est.folds", 2, INT_MAX, ">= 2") &&
            isdb__want_count(why, o->adapt, "est.adapt") &&
-           isdb__want_int(why, o->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED,
+           isdb__want_int(why, (int)o->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED,
                           "an isdb_isd_selection") &&
            isdb__want_flag(why, o->force_residual, "est.force_residual") &&
            isdb__want_int(why, (int)o->jbd.method, "est.jbd.method", ISDB_JBD_JACOBI, ISDB_JBD_UWEDGE,
@@ -13581,7 +13581,7 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, c->oracle);
     isdb__ser_cfg_int(s, c->p_inv);
     isdb__ser_cfg_int(s, c->beta_inv != NULL);
-    isdb__ser_cfg_int(s, e->rule);
+    isdb__ser_cfg_int(s, (int)e->rule);
     isdb__ser_cfg_int(s, e->splits);
     isdb__ser_cfg_real(s, e->level);
     isdb__ser_cfg_int(s, e->basis_error);
@@ -13591,7 +13591,7 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_cfg_int(s, e->intercept);
     isdb__ser_cfg_int(s, e->folds);
     isdb__ser_cfg_int(s, e->adapt);
-    isdb__ser_cfg_int(s, e->one_se);
+    isdb__ser_cfg_int(s, (int)e->one_se);
     isdb__ser_cfg_int(s, e->force_residual);
     isdb__ser_cfg_int(s, (int)e->jbd.method);
     isdb__ser_cfg_int(s, e->jbd.max_iter);

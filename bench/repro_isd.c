@@ -973,7 +973,7 @@ static void e5_family_run(const e5_family *fm, int rule, int n_runs, e5_rates *o
         }
         pi = env.p_inv;
         isdb_isd_env_invariant_basis(&env, Ui);
-        o.rule = rule;
+        o.rule = (isdb_isd_rule)rule;
         fit.U = U;
         fit.beta_inv = beta;
         fit.stat = stat;

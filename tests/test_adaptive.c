@@ -492,10 +492,10 @@ static void test_config(void) {
     REFUSED(R, -1.0);
     REFUSED(delta, 1.0);
     REFUSED(refresh, -2);
-    REFUSED(cut, -1);
-    REFUSED(cut, 3);
-    REFUSED(noise_estimate, -1);
-    REFUSED(noise_estimate, 3);
+    REFUSED(cut, (isdb_adaptive_cut)-1);
+    REFUSED(cut, (isdb_adaptive_cut)3);
+    REFUSED(noise_estimate, (isdb_adaptive_noise)-1);
+    REFUSED(noise_estimate, (isdb_adaptive_noise)3);
     REFUSED(hold, -1);
     REFUSED(hold, 2);
     REFUSED(play_horizon, -1);
@@ -684,7 +684,7 @@ static void test_noise_estimate(void) {
         isdb_adaptive_config c = isdb_adaptive_config_init(6, 6);
         isdb_rng rng;
         c.R = 0.5;
-        c.noise_estimate = mode;
+        c.noise_estimate = (isdb_adaptive_noise)mode;
         CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
         isdb_rng_seed(&rng, 31);
         for (t = 0; t < 3000; ++t) {
@@ -701,7 +701,7 @@ static void test_noise_estimate(void) {
         isdb_adaptive p;
         isdb_adaptive_config c = isdb_adaptive_config_init(5, 20);
         isdb_sim_result res;
-        c.noise_estimate = mode;
+        c.noise_estimate = (isdb_adaptive_noise)mode;
         CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
         CHECK_OK(make_env(5, 20, 77, 0, 1.0, &env));
         CHECK_OK(isdb_sim_run(&p.base, &env.base, 3000, NULL, &res));

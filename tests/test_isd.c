@@ -1111,7 +1111,7 @@ static void test_block_test(void) {
         o.level = 1.0;
         CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
         o = isdb_isd_options_init();
-        o.rule = 3;
+        o.rule = (isdb_isd_rule)3;
         CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
         o.rule = ISDB_ISD_RULE_BOTH;
         CHECK(isdb_isd_estimate_work_size(d, n, &o) > 0);
