@@ -37,12 +37,12 @@ int main(void) {
         isdb_policy_uninit(&pol.base);
         return 1;
     }
-    isdb_linucb_theta(&pol, theta);
+    isdb_linucb_get_theta(&pol, theta);
     printf("true theta      %7.3f %7.3f %7.3f\n", theta_true[0], theta_true[1], theta_true[2]);
     printf("estimated theta %7.3f %7.3f %7.3f\n", theta[0], theta[1], theta[2]);
     isdb_linucb_explain(&pol, theta_true, &mean, &bonus);
     printf("score of x = theta: mean %.3f + exploration bonus %.3f (beta %.3f)\n", mean, bonus,
-           isdb_linucb_beta(&pol));
+           isdb_linucb_get_beta(&pol));
     isdb_policy_uninit(&pol.base);
     return 0;
 }
