@@ -96,8 +96,10 @@
                            float) are also built
                            for AVX2 (a target attribute, no FMA: the same
                            bits) and taken at run time when the CPU has it
-                           (__builtin_cpu_supports); this leaves them out
-                           (SSE2 only, the flags' own code).
+                           (__builtin_cpu_supports, which links the
+                           runtime's __cpu_model, from libgcc or
+                           compiler-rt); this leaves them out (SSE2 only,
+                           the flags' own code) and needs no __cpu_model.
 
    QUICK START
       isdb_linucb pol;
