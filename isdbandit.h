@@ -1,4 +1,4 @@
-/* isdbandit.h - v0.2.0 - non-stationary linear bandits in one C99 header -
+/* isdbandit.h - v1.0.0 - non-stationary linear bandits in one C99 header -
    MIT or public domain (Unlicense), see the end of the file.
 
    Do this in *one* C or C++ file to create the implementation:
@@ -1532,10 +1532,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 8
-#define ISDB_VERSION_PATCH 2
-#define ISDB_VERSION_STRING "0.8.2"
+#define ISDB_VERSION_MAJOR 1
+#define ISDB_VERSION_MINOR 0
+#define ISDB_VERSION_PATCH 0
+#define ISDB_VERSION_STRING "1.0.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -1690,6 +1690,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_adaptive_config_init isdb_adaptive_config_init_f32
 #define isdb_adaptive_estimator isdb_adaptive_estimator_f32
 #define isdb_adaptive_explain isdb_adaptive_explain_f32
+#define isdb_adaptive_config_from_snapshot isdb_adaptive_config_from_snapshot_f32
 #define isdb_adaptive_get_config isdb_adaptive_get_config_f32
 #define isdb_adaptive_heap_size isdb_adaptive_heap_size_f32
 #define isdb_adaptive_holding isdb_adaptive_holding_f32
@@ -1702,6 +1703,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_bob_block isdb_bob_block_f32
 #define isdb_bob_config_check isdb_bob_config_check_f32
 #define isdb_bob_config_init isdb_bob_config_init_f32
+#define isdb_bob_config_from_snapshot isdb_bob_config_from_snapshot_f32
 #define isdb_bob_get_config isdb_bob_get_config_f32
 #define isdb_bob_get_params isdb_bob_get_params_f32
 #define isdb_bob_heap_size isdb_bob_heap_size_f32
@@ -1726,6 +1728,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_dlinucb_config_check isdb_dlinucb_config_check_f32
 #define isdb_dlinucb_config_init isdb_dlinucb_config_init_f32
 #define isdb_dlinucb_explain isdb_dlinucb_explain_f32
+#define isdb_dlinucb_config_from_snapshot isdb_dlinucb_config_from_snapshot_f32
 #define isdb_dlinucb_get_config isdb_dlinucb_get_config_f32
 #define isdb_dlinucb_heap_size isdb_dlinucb_heap_size_f32
 #define isdb_dlinucb_init isdb_dlinucb_init_f32
@@ -1754,6 +1757,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_isd_estimate_work_size isdb_isd_estimate_work_size_f32
 #define isdb_isd_explain isdb_isd_explain_f32
 #define isdb_isd_gamma isdb_isd_gamma_f32
+#define isdb_isd_config_from_snapshot isdb_isd_config_from_snapshot_f32
 #define isdb_isd_get_config isdb_isd_get_config_f32
 #define isdb_isd_get_info isdb_isd_get_info_f32
 #define isdb_isd_heap_size isdb_isd_heap_size_f32
@@ -1778,6 +1782,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_linear_env_init isdb_linear_env_init_f32
 #define isdb_lints_config_check isdb_lints_config_check_f32
 #define isdb_lints_config_init isdb_lints_config_init_f32
+#define isdb_lints_config_from_snapshot isdb_lints_config_from_snapshot_f32
 #define isdb_lints_get_config isdb_lints_get_config_f32
 #define isdb_lints_heap_size isdb_lints_heap_size_f32
 #define isdb_lints_init isdb_lints_init_f32
@@ -1788,6 +1793,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_linucb_config_check isdb_linucb_config_check_f32
 #define isdb_linucb_config_init isdb_linucb_config_init_f32
 #define isdb_linucb_explain isdb_linucb_explain_f32
+#define isdb_linucb_config_from_snapshot isdb_linucb_config_from_snapshot_f32
 #define isdb_linucb_get_config isdb_linucb_get_config_f32
 #define isdb_linucb_heap_size isdb_linucb_heap_size_f32
 #define isdb_linucb_init isdb_linucb_init_f32
@@ -1804,6 +1810,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_oam_epsilon isdb_oam_epsilon_f32
 #define isdb_oam_f isdb_oam_f_f32
 #define isdb_oam_fn isdb_oam_fn_f32
+#define isdb_oam_config_from_snapshot isdb_oam_config_from_snapshot_f32
 #define isdb_oam_get_config isdb_oam_get_config_f32
 #define isdb_oam_get_counts isdb_oam_get_counts_f32
 #define isdb_oam_heap_size isdb_oam_heap_size_f32
@@ -1832,6 +1839,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_opkb_feature_dim isdb_opkb_feature_dim_f32
 #define isdb_opkb_gamma isdb_opkb_gamma_f32
 #define isdb_opkb_gaps isdb_opkb_gaps_f32
+#define isdb_opkb_config_from_snapshot isdb_opkb_config_from_snapshot_f32
 #define isdb_opkb_get_config isdb_opkb_get_config_f32
 #define isdb_opkb_heap_size isdb_opkb_heap_size_f32
 #define isdb_opkb_init isdb_opkb_init_f32
@@ -1852,6 +1860,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_policy_check_select isdb_policy_check_select_f32
 #define isdb_policy_check_update isdb_policy_check_update_f32
 #define isdb_policy_kind_name isdb_policy_kind_name_f32
+#define isdb_policy_check_load isdb_policy_check_load_f32
 #define isdb_policy_load isdb_policy_load_f32
 #define isdb_policy_name isdb_policy_name_f32
 #define isdb_policy_probs isdb_policy_probs_f32
@@ -1869,12 +1878,14 @@ typedef ISDB_REAL isdb_real;
 #define isdb_rng_next isdb_rng_next_f32
 #define isdb_rng_normal isdb_rng_normal_f32
 #define isdb_rng_seed isdb_rng_seed_f32
+#define isdb_snapshot_read_info isdb_snapshot_read_info_f32
 #define isdb_rng_uniform isdb_rng_uniform_f32
 #define isdb_sim_run isdb_sim_run_f32
 #define isdb_swucb_beta isdb_swucb_beta_f32
 #define isdb_swucb_config_check isdb_swucb_config_check_f32
 #define isdb_swucb_config_init isdb_swucb_config_init_f32
 #define isdb_swucb_explain isdb_swucb_explain_f32
+#define isdb_swucb_config_from_snapshot isdb_swucb_config_from_snapshot_f32
 #define isdb_swucb_get_config isdb_swucb_get_config_f32
 #define isdb_swucb_heap_size isdb_swucb_heap_size_f32
 #define isdb_swucb_init isdb_swucb_init_f32
@@ -1886,6 +1897,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_traceucb_config_init isdb_traceucb_config_init_f32
 #define isdb_traceucb_counts isdb_traceucb_counts_f32
 #define isdb_traceucb_estimate isdb_traceucb_estimate_f32
+#define isdb_traceucb_config_from_snapshot isdb_traceucb_config_from_snapshot_f32
 #define isdb_traceucb_get_config isdb_traceucb_get_config_f32
 #define isdb_traceucb_heap_size isdb_traceucb_heap_size_f32
 #define isdb_traceucb_init isdb_traceucb_init_f32
@@ -2232,11 +2244,18 @@ typedef struct isdb_policy_vtable {
     isdb_result (*update)(isdb_policy *p, int arm, const isdb_real *x, isdb_real reward);
     isdb_result (*scores)(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
     isdb_result (*probs)(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
-    /* Writes, checks or reads the config and the state (one function for
-       all three, so save and load cannot disagree). */
+    /* Writes, checks or reads the state (one function for all three, so
+       save and load cannot disagree), after the config block. */
     void (*serialize)(isdb_policy *p, isdb_ser *s);
     /* Back to the state right after init (the generic reset reseeds rng). */
     void (*reset)(isdb_policy *p);
+    /* The config block: the policy's field list, walked on the config at
+       cfg_offset in the policy (or on a config being filled from a
+       snapshot); arms_field names the arm count ("max_arms", "n_arms",
+       "m"). */
+    void (*walk_config)(isdb_ser *s, void *cfg);
+    size_t cfg_offset;
+    const char *arms_field;
 } isdb_policy_vtable;
 
 struct isdb_policy {
@@ -2295,6 +2314,30 @@ ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t ca
        count allows, a factor that does
        not match its sums...)             ISDB_ERR_SNAPSHOT_CORRUPT */
 ISDB_API isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size);
+/* What load would return, without changing p. For ISDB_ERR_SNAPSHOT_CONFIG
+   why->field is the first config field that differs, by the name
+   config_check gives it ("window", "gamma", ...; "X0", "arms", "Sigma"...
+   for an input array a policy copied at init); for another refusal
+   why->field is "buf" (or "pol") and why->range the code's text. why may
+   be NULL. */
+ISDB_API isdb_result isdb_policy_check_load(const isdb_policy *p, const void *buf, size_t size, isdb_refusal *why);
+
+/* What a snapshot holds, read without a policy object. */
+typedef struct isdb_snapshot_info {
+    isdb_policy_kind kind;    /* the policy that wrote it */
+    int d, max_arms;          /* its dimension and arm count (OPKB's n_arms, Trace-UCB's m) */
+    uint64_t seed;            /* its config's seed (0 for the deterministic policies) */
+    uint64_t t;               /* updates so far */
+    int format;               /* snapshot format: 1 for every 1.x release */
+    int real_bytes;           /* bytes per real: 8 (double) or 4 (float) */
+    uint32_t library_version; /* of the library that wrote it: major << 16 | minor << 8 | patch */
+    size_t size;              /* bytes, header and checksum included */
+} isdb_snapshot_info;
+/* Fills info from buf after the checks load makes first (the frame: size,
+   magic, format and precision, stated size, checksum), with their codes;
+   on a refusal info is zeroed. The kind is not checked against anything:
+   a kind this build does not compile is still reported. */
+ISDB_API isdb_result isdb_snapshot_read_info(const void *buf, size_t size, isdb_snapshot_info *info);
 /* Forgets all data and reseeds the generator; keeps the config. */
 ISDB_API void isdb_policy_reset(isdb_policy *p);
 /* Frees the heap if init allocated it. p may be NULL. */
@@ -2368,6 +2411,12 @@ ISDB_API isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t
 ISDB_API isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol);
 ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol);
 ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol);
+/* The config a snapshot of this policy was saved with (the resolved one),
+   so that init with it, then load, continues the saved run. Array fields
+   are NULL (see SNAPSHOT FORMAT). Codes: isdb_snapshot_read_info's, then
+   ISDB_ERR_SNAPSHOT_POLICY, ISDB_ERR_SNAPSHOT_VERSION for the other
+   precision, ISDB_ERR_SNAPSHOT_CORRUPT for a config block out of range. */
+ISDB_API isdb_result isdb_linucb_config_from_snapshot(const void *buf, size_t size, isdb_linucb_config *cfg);
 /* The current estimate theta (d). */
 ISDB_API void isdb_linucb_theta(const isdb_linucb *pol, isdb_real *theta);
 /* beta of the next round, alpha included. */
@@ -2412,6 +2461,8 @@ ISDB_API isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *
 ISDB_API isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol);
 ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol);
 ISDB_API const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_swucb_config_from_snapshot(const void *buf, size_t size, isdb_swucb_config *cfg);
 ISDB_API void isdb_swucb_theta(const isdb_swucb *pol, isdb_real *theta);
 ISDB_API isdb_real isdb_swucb_beta(const isdb_swucb *pol);
 ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
@@ -2478,6 +2529,8 @@ ISDB_API isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isd
                                        isdb_dlinucb *pol);
 ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol);
 ISDB_API const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_dlinucb_config_from_snapshot(const void *buf, size_t size, isdb_dlinucb_config *cfg);
 ISDB_API void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta);
 ISDB_API isdb_real isdb_dlinucb_beta(const isdb_dlinucb *pol);
 /* *mean = x.theta, *bonus = beta ||V^-1 x||_{Vt}. Either may be NULL. */
@@ -2527,6 +2580,8 @@ ISDB_API isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *
 ISDB_API isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol);
 ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol);
 ISDB_API const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_lints_config_from_snapshot(const void *buf, size_t size, isdb_lints_config *cfg);
 ISDB_API void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta);
 /* The theta~ drawn by the last select (zeros before the first). */
 ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta);
@@ -2594,6 +2649,8 @@ ISDB_API isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *byte
 ISDB_API isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol);
 ISDB_API isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol);
 ISDB_API const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_bob_config_from_snapshot(const void *buf, size_t size, isdb_bob_config *cfg);
 /* H, Delta, J, the block count, the EXP3 rate and the normaliser. */
 ISDB_API const isdb_bob_params *isdb_bob_get_params(const isdb_bob *pol);
 /* Index of the current block, from 0 (block i of the paper is index i - 1). */
@@ -2730,6 +2787,8 @@ ISDB_API isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const i
 ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap,
                                                      isdb_adaptive *pol);
 ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_adaptive_config_from_snapshot(const void *buf, size_t size, isdb_adaptive_config *cfg);
 /* The estimate theta (d) of the memory select plays from. */
 ISDB_API void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta);
 /* beta of the next round, alpha included: alpha (sqrt(lambda) S + R' B)
@@ -3123,6 +3182,8 @@ ISDB_API isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *byte
 ISDB_API isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol);
 ISDB_API isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol);
 ISDB_API const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_isd_config_from_snapshot(const void *buf, size_t size, isdb_isd_config *cfg);
 ISDB_API void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info);
 ISDB_API int isdb_isd_p_inv(const isdb_isd *pol);
 /* Blocks of the current decomposition in basis order (invariant first):
@@ -3328,6 +3389,8 @@ ISDB_API isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *by
 ISDB_API isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol);
 ISDB_API isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol);
 ISDB_API const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_opkb_config_from_snapshot(const void *buf, size_t size, isdb_opkb_config *cfg);
 /* Epoch (1-based), block j, and the strategy index m_t of the coming round. */
 ISDB_API int isdb_opkb_epoch(const isdb_opkb *pol);
 ISDB_API int isdb_opkb_block(const isdb_opkb *pol);
@@ -3501,6 +3564,8 @@ ISDB_API isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *byte
 ISDB_API isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol);
 ISDB_API isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol);
 ISDB_API const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_oam_config_from_snapshot(const void *buf, size_t size, isdb_oam_config *cfg);
 /* epsilon_t of the config's schedule at round t (1-based). */
 ISDB_API double isdb_oam_epsilon(const isdb_oam_config *cfg, uint64_t t);
 /* Registers an action set (n_arms x d) before it is seen, as the paper's
@@ -3643,6 +3708,8 @@ ISDB_API isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const i
 ISDB_API isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap,
                                                      isdb_traceucb *pol);
 ISDB_API const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_traceucb_config_from_snapshot(const void *buf, size_t size, isdb_traceucb_config *cfg);
 /* k[i]: samples of model i so far (m values; both stages when sparse). */
 ISDB_API void isdb_traceucb_counts(const isdb_traceucb *pol, int *k);
 /* sigma2[i]: the unbiased noise variance estimate RSS_i / (k_i - d); 0
@@ -7063,6 +7130,8 @@ ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintpt
      SIZE   count bytes            WRITE  write them
      CHECK  read and validate, store nothing
      READ   read and store (only after a CHECK pass succeeded)
+     TAKE   read the config values into a config struct (the state is
+            not walked): isdb_<name>_config_from_snapshot
    Config values are written, and on CHECK/READ compared with the object's
    own. A layout depends on the config and on values read before it
    (which the steps return), never on the object's state, so CHECK can
@@ -7070,7 +7139,7 @@ ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintpt
    the object's scratch arrays, which no state depends on).
    ------------------------------------------------------------------------ */
 
-enum { ISDB__SER_SIZE, ISDB__SER_WRITE, ISDB__SER_CHECK, ISDB__SER_READ };
+enum { ISDB__SER_SIZE, ISDB__SER_WRITE, ISDB__SER_CHECK, ISDB__SER_READ, ISDB__SER_TAKE };
 
 struct isdb_ser {
     int mode;
@@ -7078,13 +7147,16 @@ struct isdb_ser {
     const unsigned char *in;
     size_t pos, end;
     int failed;
-    int config_differs; /* the failure was a config value unlike the object's */
+    const char *differs; /* the failure was this config field, unlike the object's */
     uint64_t t; /* updates of the policy being walked (the stream's when checking) */
+    int head_d, head_arms; /* TAKE: the snapshot's d and arm count */
+    uint64_t head_seed;
 };
 
 /* Format 1; a float build writes its reals as binary32 and marks the
    version so neither build reads the other's snapshots. */
-#define ISDB__SNAPSHOT_VERSION (ISDB_REAL_IS_FLOAT ? 0x10001u : 1u)
+#define ISDB__SNAPSHOT_FLOAT 0x10001u
+#define ISDB__SNAPSHOT_VERSION (ISDB_REAL_IS_FLOAT ? ISDB__SNAPSHOT_FLOAT : 1u)
 #define ISDB__SNAPSHOT_HEADER 24u
 
 #define ISDB__FNV_BASIS 0xcbf29ce484222325ull
@@ -7160,6 +7232,7 @@ ISDB__CALL_PRIVATE int isdb__ser_raw(isdb_ser *s, uint64_t *v, int bytes) {
         break;
     case ISDB__SER_CHECK:
     case ISDB__SER_READ:
+    case ISDB__SER_TAKE:
         if (s->end - s->pos < (size_t)bytes) {
             s->failed = 1;
             return 0;
@@ -7243,16 +7316,87 @@ ISDB__CALL_PRIVATE void isdb__ser_simplex(isdb_ser *s, isdb_real *v, int n) {
     if (s->mode >= ISDB__SER_CHECK && !(isdb__fabs(sum - 1) <= ISDB__SIMPLEX_TOL)) s->failed = 1;
 }
 
-/* Config values: written, and on reading required to equal the object's
-   own (bit for bit). */
-ISDB__CALL_PRIVATE void isdb__ser_cfg_u64(isdb_ser *s, uint64_t v) {
+/* Config values (u64 each): written; on checking required to equal the
+   object's own, bit for bit (the first that differs is named in
+   s->differs); on taking, read. Each returns the value the config holds
+   after the step: the object's, or the stream's when taking. */
+ISDB__CALL_PRIVATE uint64_t isdb__ser_cfg_u64(isdb_ser *s, const char *name, uint64_t v) {
     uint64_t x = v;
-    if (isdb__ser_raw(s, &x, 8) && s->mode >= ISDB__SER_CHECK && x != v) s->failed = s->config_differs = 1;
+    if (!isdb__ser_raw(s, &x, 8)) return v;
+    if (s->mode == ISDB__SER_TAKE) return x;
+    if (s->mode >= ISDB__SER_CHECK && x != v) {
+        s->failed = 1;
+        s->differs = name;
+    }
+    return v;
 }
 
-ISDB__CALL_PRIVATE void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, (uint64_t)(int64_t)v); }
+ISDB__CALL_PRIVATE int isdb__ser_cfg_int(isdb_ser *s, const char *name, int v) {
+    int64_t x = (int64_t)isdb__ser_cfg_u64(s, name, (uint64_t)(int64_t)v);
+    if (x >= INT_MIN && x <= INT_MAX) return (int)x;
+    s->failed = 1; /* only a taken value can be out of range */
+    return v;
+}
 
-ISDB__CALL_PRIVATE void isdb__ser_cfg_real(isdb_ser *s, isdb_real v) { isdb__ser_cfg_u64(s, isdb__real_bits(v)); }
+ISDB__CALL_PRIVATE isdb_real isdb__ser_cfg_real(isdb_ser *s, const char *name, isdb_real v) {
+    uint64_t x = isdb__ser_cfg_u64(s, name, isdb__real_bits(v));
+#if ISDB_REAL_IS_FLOAT
+    if (x > 0xffffffffu) { /* only a taken value: binary32 in a u64 */
+        s->failed = 1;
+        return v;
+    }
+#endif
+    return isdb__bits_real(x);
+}
+
+/* ---- Config field lists ----
+   Each policy's config fields are listed once, in snapshot order, as
+     X(kind, type, name, default, check)
+   kind   how the snapshot holds it: INT (int or enum), REAL, U64; or
+          DIM, ARMS, SEED, written by every policy's head (d, the arm
+          count, the generator's seed) before the list's other fields
+   type   its C type
+   default  what config_init sets (may name config_init's arguments)
+   check  true when the value is valid: an isdb__want_* chain on c->name
+          (it may read other fields of c) that fills why when not
+   The list makes config_init's defaults (ISDB__CFG_DEFAULT),
+   config_check's chain (ISDB__CFG_CHECK), the snapshot's config block
+   and config_from_snapshot (ISDB__CFG_WALK); the name is the one a
+   refusal and a refused load (isdb_policy_check_load) give. */
+#define ISDB__CFG_DEFAULT(kind, type, name, def, check) c.name = (def);
+#define ISDB__CFG_CHECK(kind, type, name, def, check) &&(check)
+#define ISDB__CFG_WALK(kind, type, name, def, check) ISDB__CFG_WALK_##kind(type, name, #name)
+#define ISDB__CFG_WALK_INT(type, name, text) c->name = (type)isdb__ser_cfg_int(s, text, (int)c->name);
+#define ISDB__CFG_WALK_REAL(type, name, text) c->name = isdb__ser_cfg_real(s, text, c->name);
+#define ISDB__CFG_WALK_U64(type, name, text) c->name = isdb__ser_cfg_u64(s, text, c->name);
+#define ISDB__CFG_WALK_DIM(type, name, text) \
+    if (s->mode == ISDB__SER_TAKE) c->name = s->head_d;
+#define ISDB__CFG_WALK_ARMS(type, name, text) \
+    if (s->mode == ISDB__SER_TAKE) c->name = s->head_arms;
+#define ISDB__CFG_WALK_SEED(type, name, text) \
+    if (s->mode == ISDB__SER_TAKE) c->name = s->head_seed;
+/* A nested options struct with a list of its own (ISD's est). */
+#define ISDB__CFG_WALK_OPTS(type, name, text) isdb__walk_##name(s, &c->name);
+/* The fields d, max_arms, lambda, delta, R, S, L and alpha of the ridge
+   UCB configs (LinUCB, SW-UCB, D-LinUCB); the head of most lists. */
+#define ISDB__UCB_HEAD_FIELDS(X)                                                                    \
+    X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                   \
+    X(ARMS, int, max_arms, max_arms, isdb__want_arms(why, c->max_arms, c->d, "max_arms"))
+#define ISDB__UCB_FIELDS(X)                                                                         \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                      \
+    X(REAL, isdb_real, delta, ISDB__R(0.01), isdb__want_delta(why, c->delta, "delta"))             \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                     \
+    X(REAL, isdb_real, S, 1, isdb__want_scale(why, c->S, "S"))                                     \
+    X(REAL, isdb_real, L, 1, isdb__want_pos_scale(why, c->L, "L"))                                 \
+    X(REAL, isdb_real, alpha, 1, isdb__want_scale(why, c->alpha, "alpha"))
+
+/* The config walk of policy `name` (isdb__<name>_walk_config), for its
+   vtable and its config_from_snapshot. */
+#define ISDB__DEFINE_CONFIG_WALK(name, FIELDS)                                   \
+    ISDB__ONCE_PRIVATE void isdb__##name##_walk_config(isdb_ser *s, void *cv) { \
+        isdb_##name##_config *c = (isdb_##name##_config *)cv;                   \
+        FIELDS(ISDB__CFG_WALK)                                                   \
+    }
 
 ISDB__CALL_PRIVATE void isdb__ser_require(isdb_ser *s, int ok) {
     if (s->mode >= ISDB__SER_CHECK && !ok) s->failed = 1;
@@ -7569,9 +7713,15 @@ ISDB__COLD_PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy
 
 /* Sizes every policy checks: d as isdb__dim_ok, max_arms >= 1, and an
    n_arms x d matrix indexable by int. */
+ISDB__CALL_PRIVATE int isdb__want_dim(isdb_refusal *why, int d) {
+    return isdb__dim_ok(d) || isdb__refuse(why, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]");
+}
+/* An arm count (d already checked). */
+ISDB__CALL_PRIVATE int isdb__want_arms(isdb_refusal *why, int n, int d, const char *field) {
+    return isdb__want_int(why, n, field, 1, INT_MAX / d, "[1, INT_MAX / d]");
+}
 ISDB__CALL_PRIVATE int isdb__want_sizes(isdb_refusal *why, int d, int max_arms, const char *arms_field) {
-    return (isdb__dim_ok(d) || isdb__refuse(why, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]")) &&
-           isdb__want_int(why, max_arms, arms_field, 1, INT_MAX / d, "[1, INT_MAX / d]");
+    return isdb__want_dim(why, d) && isdb__want_arms(why, max_arms, d, arms_field);
 }
 
 isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why) {
@@ -7695,14 +7845,20 @@ ISDB__ONCE void isdb_policy_uninit(isdb_policy *p) {
 
 const char *isdb_policy_name(const isdb_policy *p) { return (p && p->vt) ? p->vt->name : "none"; }
 
+/* The policy's config block: the head, then its list. */
 ISDB__ONCE_PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
-    isdb__ser_cfg_int(s, p->d);
-    isdb__ser_cfg_int(s, p->max_arms);
-    isdb__ser_cfg_u64(s, p->seed);
+    isdb__ser_cfg_int(s, "d", p->d);
+    isdb__ser_cfg_int(s, p->vt->arms_field, p->max_arms);
+    isdb__ser_cfg_u64(s, "seed", p->seed);
     s->t = isdb__ser_tally(s, &p->t, ISDB__COUNT_MAX);
     isdb__ser_rng(s, &p->rng);
+    p->vt->walk_config(s, (unsigned char *)p + p->vt->cfg_offset);
     p->vt->serialize(p, s);
 }
+
+/* The library version as snapshots hold it; the first a 1.x reader takes. */
+#define ISDB__VERSION_WORD ((ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH)
+#define ISDB__VERSION_WORD_1_0 0x10000u
 
 ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
     isdb_policy *p = (isdb_policy *)isdb__unconst(cp);
@@ -7721,7 +7877,7 @@ ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
     memcpy(out, "ISDB", 4);
     isdb__put_le(out + 4, ISDB__SNAPSHOT_VERSION, 4);
     isdb__put_le(out + 8, (uint64_t)p->vt->kind, 4);
-    isdb__put_le(out + 12, (ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH, 4);
+    isdb__put_le(out + 12, ISDB__VERSION_WORD, 4);
     isdb__put_le(out + 16, (uint64_t)total, 8);
     s.mode = ISDB__SER_WRITE;
     s.out = out;
@@ -7731,42 +7887,139 @@ ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
     return ISDB_OK;
 }
 
-/* The header and the checksum of a snapshot for a policy of `kind`, in
-   the order isdb_policy_load documents. */
-ISDB__ONCE_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
-    uint64_t stated;
+/* The header and the checksum of a snapshot, in the order
+   isdb_policy_load documents; the policy kind is left to the caller.
+   any_precision takes the other precision's snapshots too. */
+ISDB__ONCE_PRIVATE isdb_result isdb__snapshot_frame(const unsigned char *in, size_t size, int any_precision) {
+    uint64_t stated, format;
+    if (!in) return ISDB_ERR_INVALID_ARG;
     if (size < ISDB__SNAPSHOT_HEADER + 8) return ISDB_ERR_SNAPSHOT_TRUNCATED;
     if (memcmp(in, "ISDB", 4) != 0) return ISDB_ERR_SNAPSHOT_CORRUPT;
-    if (isdb__get_le(in + 4, 4) != ISDB__SNAPSHOT_VERSION) return ISDB_ERR_SNAPSHOT_VERSION;
+    /* Format 1 from 1.0.0 on; earlier releases wrote format 1 too, with
+       no promise, and are told by their version. */
+    format = isdb__get_le(in + 4, 4);
+    if (!(format == ISDB__SNAPSHOT_VERSION || (any_precision && (format == 1 || format == ISDB__SNAPSHOT_FLOAT))) ||
+        isdb__get_le(in + 12, 4) < ISDB__VERSION_WORD_1_0)
+        return ISDB_ERR_SNAPSHOT_VERSION;
     stated = isdb__get_le(in + 16, 8);
     if (stated > (uint64_t)size) return ISDB_ERR_SNAPSHOT_TRUNCATED;
     if (stated < (uint64_t)size || isdb__get_le(in + size - 8, 8) != isdb__fnv1a(in, size - 8))
         return ISDB_ERR_SNAPSHOT_CORRUPT;
-    if (isdb__get_le(in + 8, 4) != (uint64_t)kind) return ISDB_ERR_SNAPSHOT_POLICY;
     return ISDB_OK;
 }
 
-ISDB__ONCE isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
+ISDB__ONCE_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
+    isdb_result r = isdb__snapshot_frame(in, size, 0);
+    if (r != ISDB_OK) return r;
+    return isdb__get_le(in + 8, 4) == (uint64_t)kind ? ISDB_OK : ISDB_ERR_SNAPSHOT_POLICY;
+}
+
+/* The head every snapshot starts with after its 24-byte header: d, the
+   arm count and the seed (config values, u64 each), then t. */
+#define ISDB__HEAD_D (ISDB__SNAPSHOT_HEADER)
+#define ISDB__HEAD_ARMS (ISDB__SNAPSHOT_HEADER + 8)
+#define ISDB__HEAD_SEED (ISDB__SNAPSHOT_HEADER + 16)
+#define ISDB__HEAD_T (ISDB__SNAPSHOT_HEADER + 24)
+#define ISDB__HEAD_END (ISDB__SNAPSHOT_HEADER + 32)
+
+ISDB__ONCE isdb_result isdb_snapshot_read_info(const void *buf, size_t size, isdb_snapshot_info *info) {
     const unsigned char *in = (const unsigned char *)buf;
-    isdb_ser s;
     isdb_result r;
-    if (!p || !p->vt || !buf) return ISDB_ERR_INVALID_ARG;
+    int64_t d, arms;
+    if (!info) return ISDB_ERR_INVALID_ARG;
+    memset(info, 0, sizeof *info);
+    if ((r = isdb__snapshot_frame(in, size, 1)) != ISDB_OK) return r;
+    if (size < ISDB__HEAD_END + 8) return ISDB_ERR_SNAPSHOT_TRUNCATED;
+    d = (int64_t)isdb__get_le(in + ISDB__HEAD_D, 8);
+    arms = (int64_t)isdb__get_le(in + ISDB__HEAD_ARMS, 8);
+    if (d < 1 || d > ISDB_MAX_DIM || arms < 1 || arms > INT_MAX) return ISDB_ERR_SNAPSHOT_CORRUPT;
+    info->kind = (isdb_policy_kind)isdb__get_le(in + 8, 4);
+    info->d = (int)d;
+    info->max_arms = (int)arms;
+    info->seed = isdb__get_le(in + ISDB__HEAD_SEED, 8);
+    info->t = isdb__get_le(in + ISDB__HEAD_T, 8);
+    info->format = 1;
+    info->real_bytes = isdb__get_le(in + 4, 4) == ISDB__SNAPSHOT_FLOAT ? 4 : 8;
+    info->library_version = (uint32_t)isdb__get_le(in + 12, 4);
+    info->size = size;
+    return ISDB_OK;
+}
+
+/* The CHECK walk of load: the code load would return, the config field
+   that differs in s->differs. */
+ISDB__ONCE_PRIVATE isdb_result isdb__load_check(isdb_policy *p, const unsigned char *in, size_t size, isdb_ser *s) {
+    isdb_result r;
+    memset(s, 0, sizeof *s);
+    if (!p || !p->vt || !in) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__snapshot_check(in, size, p->vt->kind)) != ISDB_OK) return r;
-    memset(&s, 0, sizeof s);
-    s.mode = ISDB__SER_CHECK;
-    s.in = in;
-    s.pos = ISDB__SNAPSHOT_HEADER;
-    s.end = size - 8;
-    isdb__serialize_policy(p, &s);
+    s->mode = ISDB__SER_CHECK;
+    s->in = in;
+    s->pos = ISDB__SNAPSHOT_HEADER;
+    s->end = size - 8;
+    isdb__serialize_policy(p, s);
     /* The walk stops at its first failure: a config value unlike the
        object's, or a state value (or a length) no run of this config
        writes. */
-    if (s.failed || s.pos != s.end) return s.config_differs ? ISDB_ERR_SNAPSHOT_CONFIG : ISDB_ERR_SNAPSHOT_CORRUPT;
+    if (s->failed || s->pos != s->end) return s->differs ? ISDB_ERR_SNAPSHOT_CONFIG : ISDB_ERR_SNAPSHOT_CORRUPT;
+    return ISDB_OK;
+}
+
+ISDB__ONCE isdb_result isdb_policy_check_load(const isdb_policy *p, const void *buf, size_t size, isdb_refusal *why) {
+    isdb_ser s;
+    isdb_result r = isdb__load_check((isdb_policy *)isdb__unconst(p), (const unsigned char *)buf, size, &s);
+    isdb__want_start(why);
+    if (r == ISDB_ERR_SNAPSHOT_CONFIG)
+        isdb__refuse(why, s.differs, (double)NAN, (double)NAN, "the value of the object's own config");
+    else if (r != ISDB_OK)
+        isdb__refuse(why, !p || !p->vt ? "pol" : "buf", (double)NAN, (double)NAN, isdb_result_string(r));
+    return r;
+}
+
+ISDB__ONCE isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
+    isdb_ser s;
+    isdb_result r = isdb__load_check(p, (const unsigned char *)buf, size, &s);
+    if (r != ISDB_OK) return r;
     s.mode = ISDB__SER_READ;
     s.pos = ISDB__SNAPSHOT_HEADER;
     isdb__serialize_policy(p, &s);
     return ISDB_OK;
 }
+
+/* config_from_snapshot: the head's d, arm count and seed, then the
+   policy's config list, taken into cfg (cfg_size bytes, zeroed first, so
+   pointer fields are NULL). */
+ISDB__ONCE_PRIVATE isdb_result isdb__config_from_snapshot(const void *buf, size_t size, isdb_policy_kind kind,
+                                                          void (*walk)(isdb_ser *s, void *cfg), void *cfg,
+                                                          size_t cfg_size) {
+    isdb_snapshot_info info;
+    isdb_ser s;
+    isdb_result r;
+    if (!cfg) return ISDB_ERR_INVALID_ARG;
+    memset(cfg, 0, cfg_size);
+    if ((r = isdb_snapshot_read_info(buf, size, &info)) != ISDB_OK) return r;
+    if (info.real_bytes != (int)sizeof(isdb_real)) return ISDB_ERR_SNAPSHOT_VERSION;
+    if (info.kind != kind) return ISDB_ERR_SNAPSHOT_POLICY;
+    memset(&s, 0, sizeof s);
+    s.mode = ISDB__SER_TAKE;
+    s.in = (const unsigned char *)buf;
+    s.end = size - 8;
+    s.head_d = info.d;
+    s.head_arms = info.max_arms;
+    s.head_seed = info.seed;
+    /* past the head and the generator: four u64, a real and an i32 */
+    s.pos = ISDB__HEAD_END + 32 + sizeof(isdb_real) + 4;
+    walk(&s, cfg);
+    if (s.failed) {
+        memset(cfg, 0, cfg_size);
+        return ISDB_ERR_SNAPSHOT_CORRUPT;
+    }
+    return ISDB_OK;
+}
+#define ISDB__CONFIG_FROM_SNAPSHOT(name, kind)                                                                 \
+    ISDB__ONCE isdb_result isdb_##name##_config_from_snapshot(const void *buf, size_t size,                   \
+                                                              isdb_##name##_config *cfg) {                    \
+        return isdb__config_from_snapshot(buf, size, kind, isdb__##name##_walk_config, cfg, sizeof *cfg);     \
+    }
 
 /* ---------------------------------------------------------------------------
    Deterministic index policies: select and scores both evaluate `index`
@@ -8142,28 +8395,25 @@ ISDB__PRIVATE int isdb__want_width(isdb_refusal *why, isdb_width width) {
    LinUCB / OFUL
    ------------------------------------------------------------------------ */
 
+#define ISDB__LINUCB_FIELDS(X)                                                                      \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                        \
+    ISDB__UCB_FIELDS(X)                                                                             \
+    X(INT, isdb_width, width, ISDB_WIDTH_LOGDET, isdb__want_width(why, c->width))                  \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__ONCE isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
     isdb_linucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.lambda = 1;
-    c.delta = ISDB__R(0.01);
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.width = ISDB_WIDTH_LOGDET;
-    c.refresh = 0;
+    ISDB__LINUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
 ISDB__ONCE isdb_result isdb_linucb_config_check(const isdb_linucb_config *c, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
-                         isdb__want_width(why, c->width) && isdb__want_count(why, c->refresh, "refresh"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__LINUCB_FIELDS(ISDB__CFG_CHECK));
 }
+
+ISDB__DEFINE_CONFIG_WALK(linucb, ISDB__LINUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(linucb, ISDB_POLICY_LINUCB)
 
 ISDB__ONCE_PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_linucb *p, void *heap) {
     isdb__arena a;
@@ -8201,14 +8451,6 @@ ISDB__PRIVATE isdb_result isdb__linucb_update(isdb_policy *p, int arm, const isd
 ISDB__ONCE_PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_linucb *p = (isdb_linucb *)bp;
     const isdb_linucb_config *c = &p->cfg;
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, (int)c->width);
-    isdb__ser_cfg_int(s, c->refresh);
     isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
 }
 
@@ -8216,7 +8458,8 @@ ISDB__ONCE_PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&
 
 static const isdb_policy_vtable isdb__linucb_vt = {
     ISDB_POLICY_LINUCB,     "linucb",           0, isdb__linucb_select, isdb__linucb_update, isdb__linucb_scores,
-    isdb__probs_one_hot,    isdb__linucb_serialize, isdb__linucb_reset};
+    isdb__probs_one_hot,    isdb__linucb_serialize, isdb__linucb_reset, isdb__linucb_walk_config,
+    offsetof(isdb_linucb, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes) {
     isdb_linucb probe;
@@ -8268,30 +8511,27 @@ ISDB__ONCE isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x,
    SW-UCB
    ------------------------------------------------------------------------ */
 
+#define ISDB__SWUCB_FIELDS(X)                                                                       \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                        \
+    X(INT, int, window, window,                                                                     \
+      isdb__want_int(why, c->window, "window", 1, INT_MAX / (c->d + 1), "[1, INT_MAX / (d + 1)]"))  \
+    ISDB__UCB_FIELDS(X)                                                                             \
+    X(INT, isdb_width, width, ISDB_WIDTH_LOGDET, isdb__want_width(why, c->width))                  \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__COLD isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window) {
     isdb_swucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.window = window;
-    c.lambda = 1;
-    c.delta = ISDB__R(0.01);
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.width = ISDB_WIDTH_LOGDET;
-    c.refresh = 0;
+    ISDB__SWUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
 ISDB__COLD isdb_result isdb_swucb_config_check(const isdb_swucb_config *c, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-                         isdb__want_int(why, c->window, "window", 1, INT_MAX / (c->d + 1), "[1, INT_MAX / (d + 1)]") &&
-                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
-                         isdb__want_width(why, c->width) && isdb__want_count(why, c->refresh, "refresh"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__SWUCB_FIELDS(ISDB__CFG_CHECK));
 }
+
+ISDB__DEFINE_CONFIG_WALK(swucb, ISDB__SWUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(swucb, ISDB_POLICY_SWUCB)
 
 ISDB__COLD_PRIVATE size_t isdb__swucb_layout(const isdb_swucb_config *c, isdb_swucb *p, void *heap) {
     isdb__arena a;
@@ -8460,15 +8700,6 @@ ISDB__ONCE_PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
     uint64_t t = s->t, rebuilds;
     isdb__swucb_ring g;
     isdb__ridge_views r;
-    isdb__ser_cfg_int(s, c->window);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, (int)c->width);
-    isdb__ser_cfg_int(s, c->refresh);
     /* The ring fills from slot 0; once full, head is the oldest slot. */
     count = isdb__ser_int(s, &p->count, 0, w);
     isdb__ser_require(s, (uint64_t)count == (t < (uint64_t)w ? t : (uint64_t)w));
@@ -8505,7 +8736,8 @@ ISDB__PRIVATE void isdb__swucb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__swucb_vt = {
     ISDB_POLICY_SWUCB,   "swucb",           0, isdb__swucb_select, isdb__swucb_update, isdb__swucb_scores,
-    isdb__probs_one_hot, isdb__swucb_serialize, isdb__swucb_reset};
+    isdb__probs_one_hot, isdb__swucb_serialize, isdb__swucb_reset, isdb__swucb_walk_config,
+    offsetof(isdb_swucb, cfg), "max_arms"};
 
 ISDB__COLD isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes) {
     isdb_swucb probe;
@@ -8581,29 +8813,25 @@ ISDB__ONCE isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isd
    D-LinUCB
    ------------------------------------------------------------------------ */
 
+#define ISDB__DLINUCB_FIELDS(X)                                                                     \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                        \
+    X(REAL, isdb_real, gamma, gamma, isdb__want_open01(why, c->gamma, "gamma"))                    \
+    ISDB__UCB_FIELDS(X)                                                                             \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__ONCE isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma) {
     isdb_dlinucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.gamma = gamma;
-    c.lambda = 1;
-    c.delta = ISDB__R(0.01);
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.refresh = 0;
+    ISDB__DLINUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
 ISDB__ONCE isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-                         isdb__want_open01(why, c->gamma, "gamma") &&
-                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
-                         isdb__want_count(why, c->refresh, "refresh"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__DLINUCB_FIELDS(ISDB__CFG_CHECK));
 }
+
+ISDB__DEFINE_CONFIG_WALK(dlinucb, ISDB__DLINUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(dlinucb, ISDB_POLICY_DLINUCB)
 
 ISDB__ONCE_PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
     isdb__arena a;
@@ -8835,14 +9063,6 @@ ISDB__ONCE_PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_gram g;
     isdb__ser_view Vt, L, b, z;
     int exact;
-    isdb__ser_cfg_real(s, c->gamma);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, c->refresh);
     exact = c->refresh == 1 || s->t % (uint64_t)isdb__max_int(c->refresh, 1) == 0;
     g.A = isdb__ser_view_real(s, p->_gram, dd);
     g.ld = d;
@@ -8883,7 +9103,8 @@ ISDB__ONCE_PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__dlinucb_vt = {
     ISDB_POLICY_DLINUCB, "dlinucb",           0, isdb__dlinucb_select, isdb__dlinucb_update, isdb__dlinucb_scores,
-    isdb__probs_one_hot, isdb__dlinucb_serialize, isdb__dlinucb_reset};
+    isdb__probs_one_hot, isdb__dlinucb_serialize, isdb__dlinucb_reset, isdb__dlinucb_walk_config,
+    offsetof(isdb_dlinucb, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes) {
     isdb_dlinucb probe;
@@ -8949,21 +9170,6 @@ ISDB__ONCE isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_
    Linear Thompson sampling
    ------------------------------------------------------------------------ */
 
-ISDB__ONCE isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
-    isdb_lints_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.lambda = 1;
-    c.R = 1;
-    c.inflation = ISDB_LINTS_NONE;
-    c.epsilon = 0.5;
-    c.delta = ISDB__R(0.01);
-    c.seed = 1;
-    c.mc_samples = 1000;
-    c.refresh = 0;
-    return c;
-}
 
 /* THEORY's scale v = R sqrt(24 / epsilon d ln(1 / delta)) with R at most
    ISDB__SCALE_MAX, d at most ISDB_MAX_DIM = 2^14 and delta at least
@@ -8979,19 +9185,35 @@ ISDB__ONCE isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
 #define ISDB__LINTS_EPSILON_TEXT "[1e-30, 1]"
 #endif
 
-ISDB__ONCE isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
-    return isdb__checked(
-        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") && isdb__want_ridge(why, c->lambda, "lambda") &&
-        isdb__want_scale(why, c->R, "R") &&
-        isdb__want_int(why, (int)c->inflation, "inflation", ISDB_LINTS_THEORY, ISDB_LINTS_NONE,
-                       "an isdb_lints_inflation") &&
-        (c->inflation == ISDB_LINTS_NONE ||
-         (isdb__want_real(why, c->epsilon, "epsilon", ISDB__LINTS_EPSILON_MIN, 1, 0, ISDB__LINTS_EPSILON_TEXT) &&
-          isdb__want_delta(why, c->delta, "delta"))) &&
-        isdb__want_int(why, c->mc_samples, "mc_samples", 1, INT_MAX, ">= 1") &&
-        isdb__want_count(why, c->refresh, "refresh"));
+/* epsilon and delta are checked with THEORY only. */
+#define ISDB__LINTS_FIELDS(X)                                                                        \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(SEED, uint64_t, seed, 1, 1)                                                                    \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                       \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                      \
+    X(INT, isdb_lints_inflation, inflation, ISDB_LINTS_NONE,                                        \
+      isdb__want_int(why, (int)c->inflation, "inflation", ISDB_LINTS_THEORY, ISDB_LINTS_NONE,       \
+                     "an isdb_lints_inflation"))                                                     \
+    X(REAL, isdb_real, epsilon, ISDB__R(0.5),                                                       \
+      c->inflation == ISDB_LINTS_NONE ||                                                             \
+          isdb__want_real(why, c->epsilon, "epsilon", ISDB__LINTS_EPSILON_MIN, 1, 0, ISDB__LINTS_EPSILON_TEXT)) \
+    X(REAL, isdb_real, delta, ISDB__R(0.01), c->inflation == ISDB_LINTS_NONE || isdb__want_delta(why, c->delta, "delta")) \
+    X(INT, int, mc_samples, 1000, isdb__want_int(why, c->mc_samples, "mc_samples", 1, INT_MAX, ">= 1"))  \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
+ISDB__ONCE isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
+    isdb_lints_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__LINTS_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
 }
+
+ISDB__ONCE isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__LINTS_FIELDS(ISDB__CFG_CHECK));
+}
+
+ISDB__DEFINE_CONFIG_WALK(lints, ISDB__LINTS_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(lints, ISDB_POLICY_LINTS)
 
 ISDB__ONCE_PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *p, void *heap) {
     isdb__arena a;
@@ -9057,13 +9279,6 @@ ISDB__PRIVATE isdb_result isdb__lints_update(isdb_policy *p, int arm, const isdb
 ISDB__ONCE_PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_lints *p = (isdb_lints *)bp;
     const isdb_lints_config *c = &p->cfg;
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_int(s, (int)c->inflation);
-    isdb__ser_cfg_real(s, c->epsilon);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_int(s, c->mc_samples);
-    isdb__ser_cfg_int(s, c->refresh);
     isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
     isdb__ser_real(s, p->_sample, c->d);
 }
@@ -9077,7 +9292,8 @@ ISDB__ONCE_PRIVATE void isdb__lints_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__lints_vt = {
     ISDB_POLICY_LINTS, "lints",           0, isdb__lints_select, isdb__lints_update, isdb__lints_probs,
-    isdb__lints_probs, isdb__lints_serialize, isdb__lints_reset};
+    isdb__lints_probs, isdb__lints_serialize, isdb__lints_reset, isdb__lints_walk_config,
+    offsetof(isdb_lints, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes) {
     isdb_lints probe;
@@ -9160,23 +9376,6 @@ ISDB__ONCE isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isd
     return ISDB_OK;
 }
 
-ISDB__ONCE isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
-    isdb_bob_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.T = T;
-    c.lambda = 1;
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.reward_bound = 1;
-    c.clip = 0;
-    c.seed = 1;
-    c.refresh = 0;
-    return c;
-}
 
 /* A block's rescaled reward is at most 1/2 + ISDB_INPUT_MAX / (2
    reward_bound), and 2 H reward_bound must stay finite: these bounds keep
@@ -9192,20 +9391,38 @@ ISDB__ONCE isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T)
 #define ISDB__REWARD_BOUND_TEXT "[1e-30, 1e30]"
 #endif
 
+/* delta = 1/T is in (0, 1/2] once T >= 2. */
+#define ISDB__BOB_FIELDS(X)                                                                          \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(SEED, uint64_t, seed, 1, 1)                                                                    \
+    X(U64, uint64_t, T, T, isdb__want_u64(why, c->T, "T", 2, UINT64_MAX, ">= 2"))                   \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                       \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                      \
+    X(REAL, isdb_real, S, 1, isdb__want_scale(why, c->S, "S"))                                      \
+    X(REAL, isdb_real, L, 1, isdb__want_pos_scale(why, c->L, "L"))                                  \
+    X(REAL, isdb_real, alpha, 1, isdb__want_scale(why, c->alpha, "alpha"))                          \
+    X(REAL, isdb_real, reward_bound, 1,                                                             \
+      isdb__want_real(why, c->reward_bound, "reward_bound", ISDB__REWARD_BOUND_MIN, ISDB__REWARD_BOUND_MAX, 0, \
+                      ISDB__REWARD_BOUND_TEXT))                                                      \
+    X(INT, int, clip, 0, isdb__want_flag(why, c->clip, "clip"))                                     \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
+ISDB__ONCE isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
+    isdb_bob_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__BOB_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
+}
+
 ISDB__ONCE isdb_result isdb_bob_config_check(const isdb_bob_config *c, isdb_refusal *why) {
     isdb_bob_params par;
-    /* delta = 1/T is in (0, 1/2] once T >= 2. */
-    return isdb__checked(
-        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-        isdb__want_u64(why, c->T, "T", 2, UINT64_MAX, ">= 2") &&
-        isdb__want_ucb(why, c->lambda, ISDB__R(0.5), c->R, c->S, c->L, c->alpha) &&
-        isdb__want_real(why, c->reward_bound, "reward_bound", ISDB__REWARD_BOUND_MIN, ISDB__REWARD_BOUND_MAX, 0,
-                        ISDB__REWARD_BOUND_TEXT) &&
-        isdb__want_flag(why, c->clip, "clip") && isdb__want_count(why, c->refresh, "refresh") &&
-        isdb__want(why, isdb_bob_tuned_params(c->d, c->T, c->R, c->reward_bound, &par) == ISDB_OK, "T",
-                   "block length d^(2/3) T^(1/2) <= INT_MAX"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__BOB_FIELDS(ISDB__CFG_CHECK) &&
+                         isdb__want(why, isdb_bob_tuned_params(c->d, c->T, c->R, c->reward_bound, &par) == ISDB_OK,
+                                    "T", "block length d^(2/3) T^(1/2) <= INT_MAX"));
 }
+
+ISDB__DEFINE_CONFIG_WALK(bob, ISDB__BOB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(bob, ISDB_POLICY_BOB)
 
 /* The SW-UCB of a block with window w (Algorithm 2 lines 9-13): delta =
    1/T, the width of eq. 5 with n = w, and the refresh period resolved. */
@@ -9387,15 +9604,6 @@ ISDB__ONCE_PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_real bound, top = -ISDB__REAL_MAX;
     isdb_swucb_config sc;
     isdb__ser_view logw;
-    isdb__ser_cfg_u64(s, c->T);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_real(s, c->reward_bound);
-    isdb__ser_cfg_int(s, c->clip);
-    isdb__ser_cfg_int(s, c->refresh);
     block = isdb__ser_u64(s, &p->block);
     len = isdb__bob_block_len(p, block);
     in_block = isdb__ser_int(s, &p->in_block, 0, len - 1);
@@ -9456,7 +9664,8 @@ ISDB__ONCE_PRIVATE void isdb__bob_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__bob_vt = {ISDB_POLICY_BOB,  "bob",           0, isdb__bob_select,
                                                 isdb__bob_update, isdb__bob_scores, isdb__bob_probs,
-                                                isdb__bob_serialize, isdb__bob_reset};
+                                                isdb__bob_serialize, isdb__bob_reset, isdb__bob_walk_config,
+                                                offsetof(isdb_bob, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes) {
     isdb_bob probe;
@@ -9518,21 +9727,33 @@ const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
    Adaptive
    ------------------------------------------------------------------------ */
 
+/* The memories, refresh and play_horizon are resolved (0: a default) and
+   checked again by isdb_adaptive_config_check. */
+#define ISDB__ADAPTIVE_FIELDS(X)                                                                     \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                       \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                      \
+    X(REAL, isdb_real, delta, ISDB__R(0.01), isdb__want_delta(why, c->delta, "delta"))              \
+    X(REAL, isdb_real, S, 1, isdb__want_scale(why, c->S, "S"))                                      \
+    X(REAL, isdb_real, L, 1, isdb__want_pos_scale(why, c->L, "L"))                                  \
+    X(REAL, isdb_real, alpha, 1, isdb__want_scale(why, c->alpha, "alpha"))                          \
+    X(INT, int, min_memory, 0, isdb__want_count(why, c->min_memory, "min_memory"))                  \
+    X(INT, int, max_memory, 0, isdb__want_count(why, c->max_memory, "max_memory"))                  \
+    X(REAL, isdb_real, threshold, ISDB__R(3.5), isdb__want_pos(why, c->threshold, "threshold"))     \
+    X(REAL, isdb_real, play_threshold, ISDB__R(1.5), isdb__want_nonneg(why, c->play_threshold, "play_threshold")) \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                           \
+    X(INT, int, noise_estimate, ISDB_ADAPTIVE_NOISE_LOCAL,                                          \
+      isdb__want_int(why, (int)c->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,         \
+                     ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise"))                           \
+    X(INT, int, cut, ISDB_ADAPTIVE_CUT_AUTO,                                                         \
+      isdb__want_int(why, (int)c->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL, "an isdb_adaptive_cut")) \
+    X(INT, int, hold, 1, isdb__want_flag(why, c->hold, "hold"))                                     \
+    X(INT, int, play_horizon, 0, isdb__want_int(why, c->play_horizon, "play_horizon", 0, 1024, "[0, 1024]"))
+
 ISDB__ONCE isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     isdb_adaptive_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.lambda = 1;
-    c.R = 1;
-    c.delta = ISDB__R(0.01);
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.threshold = 3.5;
-    c.play_threshold = ISDB__R(1.5);
-    c.noise_estimate = ISDB_ADAPTIVE_NOISE_LOCAL;
-    c.hold = 1;
+    ISDB__ADAPTIVE_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
@@ -9574,29 +9795,20 @@ ISDB__PRIVATE int isdb__adaptive_memories(const isdb_adaptive_config *c, int *me
     return n;
 }
 
-ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_refusal *why) {
-    isdb_adaptive_config c;
+ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *c, isdb_refusal *why) {
+    isdb_adaptive_config r;
     int memories[ISDB_ADAPTIVE_MAX_ESTIMATORS];
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, cfg, "cfg") &&
-          isdb__want_sizes(why, cfg->d, cfg->max_arms, "max_arms") &&
-          isdb__want_ucb(why, cfg->lambda, cfg->delta, cfg->R, cfg->S, cfg->L, cfg->alpha) &&
-          isdb__want_count(why, cfg->min_memory, "min_memory") &&
-          isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
-          isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
-          isdb__want_count(why, cfg->refresh, "refresh") &&
-          isdb__want_int(why, cfg->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,
-                         ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise") &&
-          isdb__want_int(why, cfg->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL,
-                         "an isdb_adaptive_cut") &&
-          isdb__want_int(why, cfg->hold, "hold", 0, 1, "0 or 1") &&
-          isdb__want_int(why, cfg->play_horizon, "play_horizon", 0, 1024, "[0, 1024]")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__ADAPTIVE_FIELDS(ISDB__CFG_CHECK)))
         return ISDB_ERR_INVALID_ARG;
-    c = isdb__adaptive_resolve(cfg);
-    return isdb__checked(isdb__want_int(why, c.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
-                         isdb__want_int(why, c.max_memory, "max_memory", c.min_memory, INT_MAX, "0 or >= min_memory") &&
-                         isdb__want(why, isdb__adaptive_memories(&c, memories) > 0, "max_memory",
+    r = isdb__adaptive_resolve(c);
+    return isdb__checked(isdb__want_int(why, r.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
+                         isdb__want_int(why, r.max_memory, "max_memory", r.min_memory, INT_MAX, "0 or >= min_memory") &&
+                         isdb__want(why, isdb__adaptive_memories(&r, memories) > 0, "max_memory",
                                     "within 30 doublings of min_memory"));
 }
+
+ISDB__DEFINE_CONFIG_WALK(adaptive, ISDB__ADAPTIVE_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(adaptive, ISDB_POLICY_ADAPTIVE)
 
 /* Lays out the heap for the resolved config c and sets the estimators'
    memories, discounts and refresh periods, and the widths' logarithms.
@@ -10776,25 +10988,6 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     const isdb_adaptive_config *c = &p->cfg;
     int k, n = p->n_est;
     isdb_real lo = c->lambda;
-    /* first, so that a snapshot with hold and one without (0.6.0's) each
-       refuse the other as another config; likewise play_horizon, written
-       only when not 1 (2 to 1024: neither hold's 1 nor the bits of any
-       lambda), so that play_horizon 1 writes and reads 0.7.0's format */
-    if (c->play_horizon != 1) isdb__ser_cfg_int(s, c->play_horizon);
-    if (c->hold) isdb__ser_cfg_int(s, c->hold);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, c->min_memory);
-    isdb__ser_cfg_int(s, c->max_memory);
-    isdb__ser_cfg_real(s, c->threshold);
-    isdb__ser_cfg_real(s, c->play_threshold);
-    isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, c->noise_estimate);
-    isdb__ser_cfg_int(s, c->cut);
     isdb__ser_int(s, &p->played, 0, n - 1);
     isdb__ser_require(s, isdb__ser_u64(s, &p->changes) <= s->t);
     isdb__ser_real_range(s, &p->recur, 1, 0, 1);
@@ -10865,7 +11058,8 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__adaptive_vt = {
     ISDB_POLICY_ADAPTIVE, "adaptive",           0, isdb__adaptive_select, isdb__adaptive_update, isdb__adaptive_scores,
-    isdb__probs_one_hot,  isdb__adaptive_serialize, isdb__adaptive_reset};
+    isdb__probs_one_hot,  isdb__adaptive_serialize, isdb__adaptive_reset, isdb__adaptive_walk_config,
+    offsetof(isdb_adaptive, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes) {
     isdb_adaptive probe;
@@ -10962,24 +11156,44 @@ int isdb_adaptive_holding(const isdb_adaptive *pol) { return isdb__adaptive_hold
    ISD-linUCB: invariance detection
    ------------------------------------------------------------------------ */
 
+/* The estimator's options, listed as a config is (ISDB__CFG_DEFAULT...):
+   its fields are named "est.<field>" in ISD's config. jbd's defaults
+   other than off_norm are isdb_jbd_options_init's. */
+#define ISDB__ISD_OPTIONS_FIELDS(X)                                                                  \
+    X(INT, int, rule, ISDB_ISD_RULE_TEST,                                                            \
+      isdb__want_int(why, c->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule")) \
+    X(INT, int, splits, 0, isdb__want(why, c->splits >= 0 && c->splits != 1, "est.splits", "0 or >= 2")) \
+    X(REAL, double, level, 0.01, isdb__want_open01(why, c->level, "est.level"))                      \
+    X(INT, int, basis_error, 1, isdb__want_flag(why, c->basis_error, "est.basis_error"))            \
+    X(INT, int, n_windows, 25, isdb__want_int(why, c->n_windows, "est.n_windows", 2, INT_MAX, ">= 2")) \
+    X(INT, int, window_length, 0, isdb__want_count(why, c->window_length, "est.window_length"))     \
+    X(INT, int, center, 1, isdb__want_flag(why, c->center, "est.center"))                            \
+    X(INT, int, intercept, 0, isdb__want_flag(why, c->intercept, "est.intercept"))                   \
+    X(INT, int, folds, 10, isdb__want_int(why, c->folds, "est.folds", 2, INT_MAX, ">= 2"))          \
+    X(INT, int, adapt, 0, isdb__want_count(why, c->adapt, "est.adapt"))                              \
+    X(INT, int, one_se, ISDB_ISD_ONE_SE_PAIRED,                                                      \
+      isdb__want_int(why, c->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED, "an isdb_isd_selection")) \
+    X(INT, int, force_residual, 0, isdb__want_flag(why, c->force_residual, "est.force_residual"))   \
+    X(INT, isdb_jbd_method, jbd.method, c.jbd.method,                                                \
+      isdb__want_int(why, (int)c->jbd.method, "est.jbd.method", ISDB_JBD_JACOBI, ISDB_JBD_UWEDGE, "an isdb_jbd_method")) \
+    X(INT, int, jbd.max_iter, c.jbd.max_iter, isdb__want_count(why, c->jbd.max_iter, "est.jbd.max_iter")) \
+    X(REAL, double, jbd.tol, c.jbd.tol, isdb__want_nonneg(why, c->jbd.tol, "est.jbd.tol"))           \
+    X(REAL, double, jbd.threshold, c.jbd.threshold,                                                  \
+      isdb__want_real(why, c->jbd.threshold, "est.jbd.threshold", 0.0, 1.0, 0, "[0, 1]"))           \
+    X(INT, isdb_jbd_scale, jbd.scale, c.jbd.scale,                                                   \
+      isdb__want_int(why, (int)c->jbd.scale, "est.jbd.scale", ISDB_JBD_SCALE_CORRELATION, ISDB_JBD_SCALE_FROBENIUS, \
+                     "an isdb_jbd_scale"))                                                            \
+    X(INT, isdb_jbd_offnorm, jbd.off_norm, ISDB_JBD_OFF_ENTRYWISE,                                   \
+      isdb__want_int(why, (int)c->jbd.off_norm, "est.jbd.off_norm", ISDB_JBD_OFF_MAXCOL, ISDB_JBD_OFF_ENTRYWISE, \
+                     "an isdb_jbd_offnorm"))
+#define ISDB__ISD_OPTIONS_WALK(kind, type, name, def, check) ISDB__CFG_WALK_##kind(type, name, "est." #name)
+
 ISDB__ONCE isdb_isd_options isdb_isd_options_init(void) {
-    isdb_isd_options o;
-    memset(&o, 0, sizeof o);
-    o.rule = ISDB_ISD_RULE_TEST;
-    o.splits = 0;
-    o.level = 0.01;
-    o.basis_error = 1;
-    o.n_windows = 25;
-    o.window_length = 0;
-    o.center = 1;
-    o.intercept = 0;
-    o.folds = 10;
-    o.adapt = 0;
-    o.one_se = ISDB_ISD_ONE_SE_PAIRED;
-    o.force_residual = 0;
-    o.jbd = isdb_jbd_options_init();
-    o.jbd.off_norm = ISDB_JBD_OFF_ENTRYWISE;
-    return o;
+    isdb_isd_options c;
+    memset(&c, 0, sizeof c);
+    c.jbd = isdb_jbd_options_init();
+    ISDB__ISD_OPTIONS_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
 }
 
 /* The lgamma of C99 may write the global signgam; this one has no state:
@@ -11069,30 +11283,12 @@ typedef struct isdb__isd_dims {
 
 
 /* The estimator's options, named as the members of isdb_isd_config.est. */
-ISDB__ONCE_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
-    return isdb__want_ptr(why, o, "est") &&
-           isdb__want_int(why, o->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule") &&
-           isdb__want(why, o->splits >= 0 && o->splits != 1, "est.splits", "0 or >= 2") &&
-           isdb__want_open01(why, o->level, "est.level") &&
-           isdb__want_flag(why, o->basis_error, "est.basis_error") &&
-           isdb__want_int(why, o->n_windows, "est.n_windows", 2, INT_MAX, ">= 2") &&
-           isdb__want_count(why, o->window_length, "est.window_length") &&
-           isdb__want_flag(why, o->center, "est.center") && isdb__want_flag(why, o->intercept, "est.intercept") &&
-           isdb__want_int(why, o->folds, "est.folds", 2, INT_MAX, ">= 2") &&
-           isdb__want_count(why, o->adapt, "est.adapt") &&
-           isdb__want_int(why, o->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED,
-                          "an isdb_isd_selection") &&
-           isdb__want_flag(why, o->force_residual, "est.force_residual") &&
-           isdb__want_int(why, (int)o->jbd.method, "est.jbd.method", ISDB_JBD_JACOBI, ISDB_JBD_UWEDGE,
-                          "an isdb_jbd_method") &&
-           isdb__want_count(why, o->jbd.max_iter, "est.jbd.max_iter") &&
-           isdb__want_nonneg(why, o->jbd.tol, "est.jbd.tol") &&
-           isdb__want_real(why, o->jbd.threshold, "est.jbd.threshold", 0.0, 1.0, 0, "[0, 1]") &&
-           isdb__want_int(why, (int)o->jbd.scale, "est.jbd.scale", ISDB_JBD_SCALE_CORRELATION, ISDB_JBD_SCALE_FROBENIUS,
-                          "an isdb_jbd_scale") &&
-           isdb__want_int(why, (int)o->jbd.off_norm, "est.jbd.off_norm", ISDB_JBD_OFF_MAXCOL, ISDB_JBD_OFF_ENTRYWISE,
-                          "an isdb_jbd_offnorm");
+ISDB__ONCE_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *c) {
+    return isdb__want_ptr(why, c, "est") ISDB__ISD_OPTIONS_FIELDS(ISDB__CFG_CHECK);
 }
+
+/* ISD's est (ISDB__CFG_WALK_OPTS). */
+ISDB__ONCE_PRIVATE void isdb__walk_est(isdb_ser *s, isdb_isd_options *c) { ISDB__ISD_OPTIONS_FIELDS(ISDB__ISD_OPTIONS_WALK) }
 
 ISDB__ONCE_PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) { return isdb__isd_options_want(NULL, o); }
 
@@ -11794,44 +11990,6 @@ ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const do
    ISD-linUCB: the policy
    ------------------------------------------------------------------------ */
 
-ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
-    isdb_isd_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.n_offline = n_offline;
-    c.X0 = X0;
-    c.R0 = R0;
-    c.oracle = 0;
-    c.p_inv = 0;
-    c.U_inv = NULL;
-    c.beta_inv = NULL;
-    c.est = isdb_isd_options_init();
-    c.learner = ISDB_ISD_RES_ADAPTIVE;
-    c.window = 100;
-    c.gamma = 0.99;
-    c.lambda = 1.0;
-    c.refresh = 0;
-    c.radius = ISDB_ISD_RADIUS_DATA;
-    c.delta = 0.01;
-    c.R = 1.0;
-    c.L = 1.0;
-    c.S = 1.0;
-    c.alpha = 1.0;
-    c.delta_pi = -1.0;
-    c.recompute_every = 0;
-    c.history = 0;
-    c.monitor = ISDB_ISD_MONITOR_FALLBACK;
-    c.monitor_window = 0;
-    c.monitor_every = 0;
-    c.monitor_chunk = 0;
-    c.monitor_level = 1e-4;
-    c.monitor_confirm = 1;
-    c.guard = 1;
-    c.warm_start = 1;
-    return c;
-}
-
 /* The ADAPTIVE residual learner's config: the noise scale, bounds, ridge,
    confidence level, multiplier and refresh of c, in dimension d (its
    memories and refresh resolved for d; it runs in dimension p_res). */
@@ -11862,21 +12020,64 @@ ISDB__PRIVATE int isdb__isd_guarded(const isdb_isd_config *c) {
    over and is now the residual learner (SWAPPED). */
 enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
 
+/* The input arrays X0, R0, U_inv and beta_inv are checked after the
+   list, and held in the snapshot as their hash; the sizes of the rows
+   kept (history, monitor_window, monitor_every) are resolved after it. */
+#define ISDB__ISD_FIELDS(X)                                                                          \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(INT, int, n_offline, n_offline,                                                                \
+      isdb__want_int(why, c->n_offline, "n_offline", 0, INT_MAX / (c->d + 1) - 1, "[0, INT_MAX / (d + 1) - 1]")) \
+    X(INT, int, oracle, 0, isdb__want_flag(why, c->oracle, "oracle"))                                \
+    X(INT, int, p_inv, 0, !c->oracle || isdb__want_int(why, c->p_inv, "p_inv", 0, c->d, "[0, d]"))   \
+    X(OPTS, isdb_isd_options, est, isdb_isd_options_init(), isdb__isd_options_want(why, &c->est))   \
+    X(INT, isdb_isd_learner, learner, ISDB_ISD_RES_ADAPTIVE,                                         \
+      isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_ADAPTIVE, "an isdb_isd_learner")) \
+    X(INT, int, window, 100,                                                                         \
+      c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) \
+    X(REAL, double, gamma, 0.99, c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) \
+    X(REAL, double, lambda, 1.0, isdb__want_ridge(why, c->lambda, "lambda"))                         \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                            \
+    X(INT, isdb_isd_radius, radius, ISDB_ISD_RADIUS_DATA,                                            \
+      isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_DATA, "an isdb_isd_radius")) \
+    X(REAL, double, delta, 0.01, isdb__want_delta(why, c->delta, "delta"))                           \
+    X(REAL, double, R, 1.0, isdb__want_scale(why, c->R, "R"))                                        \
+    X(REAL, double, L, 1.0, isdb__want_pos_scale(why, c->L, "L"))                                    \
+    X(REAL, double, S, 1.0, isdb__want_scale(why, c->S, "S"))                                        \
+    X(REAL, double, alpha, 1.0, isdb__want_scale(why, c->alpha, "alpha"))                            \
+    X(REAL, double, delta_pi, -1.0,                                                                  \
+      isdb__want_real(why, c->delta_pi, "delta_pi", -ISDB__REAL_MAX, ISDB__SCALE_MAX, 0, "< 0 (the plug-in) or [0, 1e30]")) \
+    X(INT, int, recompute_every, 0, isdb__want_count(why, c->recompute_every, "recompute_every"))    \
+    X(INT, int, history, 0, isdb__want_count(why, c->history, "history"))                            \
+    X(INT, isdb_isd_monitor, monitor, ISDB_ISD_MONITOR_FALLBACK,                                     \
+      isdb__want_int(why, (int)c->monitor, "monitor", ISDB_ISD_MONITOR_OFF, ISDB_ISD_MONITOR_RECOMPUTE, "an isdb_isd_monitor")) \
+    X(INT, int, monitor_window, 0, isdb__want_count(why, c->monitor_window, "monitor_window"))       \
+    X(INT, int, monitor_every, 0, isdb__want_count(why, c->monitor_every, "monitor_every"))          \
+    X(INT, int, monitor_chunk, 0, isdb__want_count(why, c->monitor_chunk, "monitor_chunk"))          \
+    X(REAL, double, monitor_level, 1e-4, isdb__want_open01(why, c->monitor_level, "monitor_level"))  \
+    X(INT, int, monitor_confirm, 1, isdb__want_flag(why, c->monitor_confirm, "monitor_confirm"))     \
+    X(INT, int, guard, 1, isdb__want_flag(why, c->guard, "guard"))                                   \
+    X(INT, int, warm_start, 1, isdb__want_flag(why, c->warm_start, "warm_start"))
+
+ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
+    isdb_isd_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__ISD_FIELDS(ISDB__CFG_DEFAULT)
+    c.X0 = X0;
+    c.R0 = R0;
+    return c;
+}
+
 /* Checks c, naming the first field refused in why (may be NULL), and
    writes the resolved config (history and monitor sizes). */
 ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
     int d, need;
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-          isdb__want_sizes(why, c->d, c->max_arms, "max_arms")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__ISD_FIELDS(ISDB__CFG_CHECK)))
         return 0;
     d = c->d;
-    if (!(isdb__want_int(why, c->n_offline, "n_offline", 0, INT_MAX / (d + 1) - 1, "[0, INT_MAX / (d + 1) - 1]") &&
-          (c->n_offline == 0 || (isdb__want_ptr(why, c->X0, "X0") && isdb__want_ptr(why, c->R0, "R0"))) &&
-          isdb__want_flag(why, c->oracle, "oracle") && isdb__isd_options_want(why, &c->est)))
+    if (!(c->n_offline == 0 || (isdb__want_ptr(why, c->X0, "X0") && isdb__want_ptr(why, c->R0, "R0"))))
         return 0;
     if (c->oracle) {
-        if (!(isdb__want_int(why, c->p_inv, "p_inv", 0, d, "[0, d]") &&
-              (c->p_inv == 0 || isdb__want_ptr(why, c->U_inv, "U_inv")) &&
+        if (!((c->p_inv == 0 || isdb__want_ptr(why, c->U_inv, "U_inv")) &&
               isdb__want(why, c->p_inv == 0 || c->beta_inv || c->n_offline >= 1, "n_offline",
                          ">= 1 when beta_inv is NULL")))
             return 0;
@@ -11884,29 +12085,6 @@ ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
                            "enough rows for the estimator's windows and folds")) {
         return 0;
     }
-    if (!(isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_ADAPTIVE,
-                         "an isdb_isd_learner") &&
-          (c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) &&
-          (c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) &&
-          isdb__want_ridge(why, c->lambda, "lambda") && isdb__want_count(why, c->refresh, "refresh") &&
-          isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_DATA,
-                         "an isdb_isd_radius") &&
-          isdb__want_delta(why, c->delta, "delta") && isdb__want_scale(why, c->R, "R") &&
-          isdb__want_pos_scale(why, c->L, "L") && isdb__want_scale(why, c->S, "S") &&
-          isdb__want_scale(why, c->alpha, "alpha") &&
-          isdb__want_real(why, c->delta_pi, "delta_pi", -ISDB__REAL_MAX, ISDB__SCALE_MAX, 0,
-                          "< 0 (the plug-in) or [0, 1e30]") &&
-          isdb__want_count(why, c->recompute_every, "recompute_every") &&
-          isdb__want_count(why, c->history, "history") &&
-          isdb__want_int(why, (int)c->monitor, "monitor", ISDB_ISD_MONITOR_OFF, ISDB_ISD_MONITOR_RECOMPUTE,
-                         "an isdb_isd_monitor") &&
-          isdb__want_count(why, c->monitor_window, "monitor_window") &&
-          isdb__want_count(why, c->monitor_every, "monitor_every") &&
-          isdb__want_count(why, c->monitor_chunk, "monitor_chunk") &&
-          isdb__want_open01(why, c->monitor_level, "monitor_level") &&
-          isdb__want_flag(why, c->monitor_confirm, "monitor_confirm") &&
-          isdb__want_flag(why, c->guard, "guard") && isdb__want_flag(why, c->warm_start, "warm_start")))
-        return 0;
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
         isdb_adaptive_config a = isdb__isd_ada_config(c);
         if (!isdb__want(why, isdb_adaptive_config_check(&a, NULL) == ISDB_OK, "learner",
@@ -11935,6 +12113,9 @@ ISDB__ONCE isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_re
     isdb_isd_config r;
     return isdb__checked(isdb__isd_config_resolve(cfg, &r, why));
 }
+
+ISDB__DEFINE_CONFIG_WALK(isd, ISDB__ISD_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(isd, ISDB_POLICY_ISD)
 
 /* Doubles of scratch: the estimator on the largest pool, or the fits,
    rebuilds and tests (8 d^2 + 8 d), and at least select's 24 d. */
@@ -13563,58 +13744,15 @@ ISDB__ONCE_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_v
 ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_isd *p = (isdb_isd *)bp;
     const isdb_isd_config *c = &p->cfg;
-    const isdb_isd_options *e = &c->est;
     int d = c->d, dd = d * d, H = c->history, q, i;
     double logdet;
     uint64_t mon_count, alarms, t_online;
     isdb__isd_fit_views fit;
     isdb__ser_gram g;
     isdb__ser_view L, b, z, theta;
-    isdb__ser_cfg_int(s, c->n_offline);
-    isdb__ser_cfg_u64(s, p->data_hash);
-    isdb__ser_cfg_int(s, c->oracle);
-    isdb__ser_cfg_int(s, c->p_inv);
-    isdb__ser_cfg_int(s, c->beta_inv != NULL);
-    isdb__ser_cfg_int(s, e->rule);
-    isdb__ser_cfg_int(s, e->splits);
-    isdb__ser_cfg_real(s, e->level);
-    isdb__ser_cfg_int(s, e->basis_error);
-    isdb__ser_cfg_int(s, e->n_windows);
-    isdb__ser_cfg_int(s, e->window_length);
-    isdb__ser_cfg_int(s, e->center);
-    isdb__ser_cfg_int(s, e->intercept);
-    isdb__ser_cfg_int(s, e->folds);
-    isdb__ser_cfg_int(s, e->adapt);
-    isdb__ser_cfg_int(s, e->one_se);
-    isdb__ser_cfg_int(s, e->force_residual);
-    isdb__ser_cfg_int(s, (int)e->jbd.method);
-    isdb__ser_cfg_int(s, e->jbd.max_iter);
-    isdb__ser_cfg_real(s, e->jbd.tol);
-    isdb__ser_cfg_real(s, e->jbd.threshold);
-    isdb__ser_cfg_int(s, (int)e->jbd.scale);
-    isdb__ser_cfg_int(s, (int)e->jbd.off_norm);
-    isdb__ser_cfg_int(s, (int)c->learner);
-    isdb__ser_cfg_int(s, c->window);
-    isdb__ser_cfg_real(s, c->gamma);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, (int)c->radius);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_real(s, c->delta_pi);
-    isdb__ser_cfg_int(s, c->recompute_every);
-    isdb__ser_cfg_int(s, c->history);
-    isdb__ser_cfg_int(s, (int)c->monitor);
-    isdb__ser_cfg_int(s, c->monitor_window);
-    isdb__ser_cfg_int(s, c->monitor_every);
-    isdb__ser_cfg_int(s, c->monitor_chunk);
-    isdb__ser_cfg_real(s, c->monitor_level);
-    isdb__ser_cfg_int(s, c->monitor_confirm);
-    isdb__ser_cfg_int(s, c->guard);
-    isdb__ser_cfg_int(s, c->warm_start);
+    /* the offline rows and oracle inputs copied at init */
+    isdb__ser_cfg_u64(s, "X0", p->data_hash);
+    isdb__ser_cfg_int(s, "beta_inv", c->beta_inv != NULL);
     fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
     q = d - fit.p_inv;
     isdb__ser_int(s, &p->hist_count, 0, H);
@@ -13751,7 +13889,8 @@ ISDB__ONCE_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__isd_vt = {ISDB_POLICY_ISD,     "isd",           0, isdb__isd_select,
                                                 isdb__isd_update,    isdb__isd_scores, isdb__probs_one_hot,
-                                                isdb__isd_serialize, isdb__isd_reset};
+                                                isdb__isd_serialize, isdb__isd_reset, isdb__isd_walk_config,
+                                                offsetof(isdb_isd, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     isdb_isd_config r;
@@ -14345,31 +14484,6 @@ ISDB__ONCE_PRIVATE double *isdb__take_f64_n(isdb__arena *a, size_t count) {
     return isdb__take_f64(a, (int)count);
 }
 
-ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
-    isdb_opkb_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.n_arms = n_arms;
-    c.arms = NULL;
-    c.kernel = ISDB_KERNEL_LINEAR;
-    c.length_scale = 1.0;
-    c.gram = NULL;
-    c.features = ISDB_FEATURES_AUTO;
-    c.rank_tol = 1e-12;
-    c.adaptive = 0;
-    c.horizon = horizon;
-    c.sigma = 100.0;
-    c.delta = 1e-4;
-    c.reward_scale = 1.0;
-    c.solver_tol = 1e-9;
-    c.solver_max_iter = 200;
-    c.seed = 1;
-    c.test = ISDB_OPKB_TEST_CALIBRATED;
-    c.test_z = ISDB__OPKB_TEST_Z;
-    isdb_opkb_config_preset(&c, ISDB_OPKB_TUNED);
-    return c;
-}
-
 ISDB__ONCE void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset preset) {
     if (!c) return;
     if (preset == ISDB_OPKB_THEORY) {
@@ -14386,18 +14500,20 @@ ISDB__ONCE void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset pr
         c->test_block = 1;
         c->max_restarts = INT_MAX;
     } else {
-        c->gamma_factor = 0.5;
-        c->c1 = 0.1;
-        c->c3 = 0.04;
-        c->c4 = 0.25;
-        c->beta_scale = 50.0;
-        c->set_scale = 2.5;
-        c->mix = 0.2;
-        c->c0_scale = 0.005;
-        c->test_mean = 1;
-        c->j_star = 4;
-        c->test_block = 0;
-        c->max_restarts = 100;
+        /* the list's defaults */
+        isdb_opkb_config t = isdb_opkb_config_init(c->d, c->n_arms, c->horizon);
+        c->gamma_factor = t.gamma_factor;
+        c->c1 = t.c1;
+        c->c3 = t.c3;
+        c->c4 = t.c4;
+        c->beta_scale = t.beta_scale;
+        c->set_scale = t.set_scale;
+        c->mix = t.mix;
+        c->c0_scale = t.c0_scale;
+        c->test_mean = t.test_mean;
+        c->j_star = t.j_star;
+        c->test_block = t.test_block;
+        c->max_restarts = t.max_restarts;
     }
 }
 
@@ -14415,43 +14531,71 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
     return c->n_arms;
 }
 
+/* The arm set (arms, or gram with ISDB_KERNEL_GRAM; NULL by default) is
+   checked after the list and held in the snapshot as its hash. The
+   defaults of gamma_factor to max_restarts are ISDB_OPKB_TUNED's. */
+#define ISDB__OPKB_FIELDS(X)                                                                         \
+    X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                    \
+    X(ARMS, int, n_arms, n_arms,                                                                     \
+      isdb__want_arms(why, c->n_arms, c->d, "n_arms") &&                                             \
+          isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]"))             \
+    X(SEED, uint64_t, seed, 1, 1)                                                                    \
+    X(INT, isdb_kernel, kernel, ISDB_KERNEL_LINEAR,                                                  \
+      isdb__want_int(why, (int)c->kernel, "kernel", ISDB_KERNEL_LINEAR, ISDB_KERNEL_GRAM, "an isdb_kernel")) \
+    X(REAL, double, length_scale, 1.0,                                                               \
+      (c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52) ||                         \
+          isdb__want_real(why, c->length_scale, "length_scale", ISDB__LENGTH_SCALE_MIN, ISDB__REAL_MAX, 0, \
+                          "[1e-150, DBL_MAX]"))                                                      \
+    X(INT, isdb_feature_map, features, ISDB_FEATURES_AUTO,                                           \
+      isdb__want_int(why, (int)c->features, "features", ISDB_FEATURES_AUTO, ISDB_FEATURES_EIGEN, "an isdb_feature_map")) \
+    X(REAL, double, rank_tol, 1e-12, isdb__want_real(why, c->rank_tol, "rank_tol", 0.0, 1.0, 2, "[0, 1)")) \
+    X(INT, int, adaptive, 0, isdb__want_flag(why, c->adaptive, "adaptive"))                          \
+    X(REAL, double, horizon, horizon, isdb__want_real(why, c->horizon, "horizon", 2.0, 1e15, 0, "[2, 1e15]")) \
+    X(REAL, double, sigma, 100.0,                                                                    \
+      isdb__want_pos(why, c->sigma, "sigma") &&                                                      \
+          (isdb__ridge_ok(c->sigma / c->horizon) ||                                                  \
+           isdb__refuse(why, "sigma", 1e-30 * c->horizon, 1e30 * c->horizon, "sigma / horizon in [1e-30, 1e30]"))) \
+    X(REAL, double, delta, 1e-4, isdb__want_delta(why, c->delta, "delta"))                           \
+    X(REAL, double, reward_scale, 1.0,                                                               \
+      isdb__want_real(why, c->reward_scale, "reward_scale", 1e-30, 1e30, 0, "[1e-30, 1e30]"))       \
+    X(REAL, double, gamma_factor, 0.5, isdb__want_pos_scale(why, c->gamma_factor, "gamma_factor"))   \
+    X(REAL, double, c1, 0.1, isdb__want_real(why, c->c1, "c1", 0.0, 1.0, 0, "[0, 1]"))              \
+    X(REAL, double, c3, 0.04, isdb__want_pos_scale(why, c->c3, "c3"))                                \
+    X(REAL, double, c4, 0.25, isdb__want_nonneg(why, c->c4, "c4"))                                   \
+    X(REAL, double, beta_scale, 50.0, isdb__want_pos(why, c->beta_scale, "beta_scale"))              \
+    X(REAL, double, set_scale, 2.5, isdb__want_nonneg(why, c->set_scale, "set_scale"))               \
+    X(REAL, double, mix, 0.2, isdb__want_real(why, c->mix, "mix", 0.0, 1.0, 0, "[0, 1]"))           \
+    X(REAL, double, c0_scale, 0.005, isdb__want_pos(why, c->c0_scale, "c0_scale"))                   \
+    X(INT, int, test_mean, 1, isdb__want_flag(why, c->test_mean, "test_mean"))                       \
+    X(INT, int, j_star, 4, isdb__want_int(why, c->j_star, "j_star", 0, 64, "[0, 64]"))              \
+    X(INT, int, test_block, 0, isdb__want_flag(why, c->test_block, "test_block"))                    \
+    X(INT, int, max_restarts, 100, isdb__want_count(why, c->max_restarts, "max_restarts"))           \
+    X(INT, isdb_opkb_test, test, ISDB_OPKB_TEST_CALIBRATED,                                          \
+      isdb__want_int(why, (int)c->test, "test", ISDB_OPKB_TEST_CALIBRATED, ISDB_OPKB_TEST_CONSTANT, "an isdb_opkb_test")) \
+    X(REAL, double, test_z, ISDB__OPKB_TEST_Z, isdb__want_pos(why, c->test_z, "test_z"))             \
+    X(REAL, double, solver_tol, 1e-9, isdb__want_pos(why, c->solver_tol, "solver_tol"))              \
+    X(INT, int, solver_max_iter, 200, isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"))
+
+ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
+    isdb_opkb_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__OPKB_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
+}
+
 ISDB__ONCE isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_refusal *why) {
     int N;
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
-          isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]") &&
-          isdb__want_int(why, (int)c->kernel, "kernel", ISDB_KERNEL_LINEAR, ISDB_KERNEL_GRAM, "an isdb_kernel") &&
-          isdb__want_int(why, (int)c->features, "features", ISDB_FEATURES_AUTO, ISDB_FEATURES_EIGEN,
-                         "an isdb_feature_map")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__OPKB_FIELDS(ISDB__CFG_CHECK)))
         return ISDB_ERR_INVALID_ARG;
     N = c->n_arms;
-    return isdb__checked(
-        (c->kernel == ISDB_KERNEL_GRAM
-             ? isdb__want(why, c->gram && isdb__all_finite(c->gram, N * N), "gram", "non-NULL, finite")
-             : isdb__want_ptr(why, c->arms, "arms")) &&
-        isdb__want_inputs(why, c->arms, N * c->d, "arms", 1) &&
-        ((c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52) ||
-         isdb__want_real(why, c->length_scale, "length_scale", ISDB__LENGTH_SCALE_MIN, ISDB__REAL_MAX, 0,
-                         "[1e-150, DBL_MAX]")) &&
-        isdb__want_real(why, c->rank_tol, "rank_tol", 0.0, 1.0, 2, "[0, 1)") &&
-        isdb__want_flag(why, c->adaptive, "adaptive") &&
-        isdb__want_real(why, c->horizon, "horizon", 2.0, 1e15, 0, "[2, 1e15]") &&
-        isdb__want_pos(why, c->sigma, "sigma") &&
-        (isdb__ridge_ok(c->sigma / c->horizon) ||
-         isdb__refuse(why, "sigma", 1e-30 * c->horizon, 1e30 * c->horizon, "sigma / horizon in [1e-30, 1e30]")) &&
-        isdb__want_delta(why, c->delta, "delta") &&
-        isdb__want_real(why, c->reward_scale, "reward_scale", 1e-30, 1e30, 0, "[1e-30, 1e30]") &&
-        isdb__want_pos_scale(why, c->gamma_factor, "gamma_factor") &&
-        isdb__want_real(why, c->c1, "c1", 0.0, 1.0, 0, "[0, 1]") && isdb__want_pos_scale(why, c->c3, "c3") &&
-        isdb__want_nonneg(why, c->c4, "c4") && isdb__want_pos(why, c->beta_scale, "beta_scale") &&
-        isdb__want_nonneg(why, c->set_scale, "set_scale") &&
-        isdb__want_real(why, c->mix, "mix", 0.0, 1.0, 0, "[0, 1]") && isdb__want_pos(why, c->c0_scale, "c0_scale") &&
-        isdb__want_flag(why, c->test_mean, "test_mean") && isdb__want_int(why, c->j_star, "j_star", 0, 64, "[0, 64]") &&
-        isdb__want_flag(why, c->test_block, "test_block") && isdb__want_count(why, c->max_restarts, "max_restarts") &&
-        isdb__want_int(why, (int)c->test, "test", ISDB_OPKB_TEST_CALIBRATED, ISDB_OPKB_TEST_CONSTANT,
-                       "an isdb_opkb_test") &&
-        isdb__want_pos(why, c->test_z, "test_z") && isdb__want_pos(why, c->solver_tol, "solver_tol") &&
-        isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"));
+    return isdb__checked((c->kernel == ISDB_KERNEL_GRAM
+                              ? isdb__want(why, c->gram && isdb__all_finite(c->gram, N * N), "gram", "non-NULL, finite")
+                              : isdb__want_ptr(why, c->arms, "arms")) &&
+                         isdb__want_inputs(why, c->arms, N * c->d, "arms", 1));
 }
+
+ISDB__DEFINE_CONFIG_WALK(opkb, ISDB__OPKB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(opkb, ISDB_POLICY_OPKB)
 
 /* Doubles of scratch: the feature map at init, then the solver, the rows
    of a set A and vectors. */
@@ -14833,35 +14977,11 @@ ISDB__ONCE_PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
     uint64_t start, block_start, restarts, tests, last;
     double wmax, qmax;
-    isdb__ser_cfg_int(s, (int)c->kernel);
-    isdb__ser_cfg_real(s, c->length_scale);
-    isdb__ser_cfg_int(s, (int)c->features);
-    isdb__ser_cfg_real(s, c->rank_tol);
-    isdb__ser_cfg_u64(s, c->arms ? isdb__fnv1a((const unsigned char *)p->_arms, (size_t)(N * c->d) * sizeof(double))
-                                 : 0);
-    isdb__ser_cfg_u64(s, c->gram ? isdb__fnv1a((const unsigned char *)p->_gram, (size_t)(N * N) * sizeof(double))
-                                 : 0);
-    isdb__ser_cfg_int(s, c->adaptive);
-    isdb__ser_cfg_real(s, c->horizon);
-    isdb__ser_cfg_real(s, c->sigma);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->reward_scale);
-    isdb__ser_cfg_real(s, c->gamma_factor);
-    isdb__ser_cfg_real(s, c->c1);
-    isdb__ser_cfg_real(s, c->c3);
-    isdb__ser_cfg_real(s, c->c4);
-    isdb__ser_cfg_real(s, c->beta_scale);
-    isdb__ser_cfg_real(s, c->set_scale);
-    isdb__ser_cfg_real(s, c->mix);
-    isdb__ser_cfg_real(s, c->c0_scale);
-    isdb__ser_cfg_int(s, c->test_mean);
-    isdb__ser_cfg_int(s, c->j_star);
-    isdb__ser_cfg_int(s, c->test_block);
-    isdb__ser_cfg_int(s, c->max_restarts);
-    isdb__ser_cfg_int(s, (int)c->test);
-    isdb__ser_cfg_real(s, c->test_z);
-    isdb__ser_cfg_real(s, c->solver_tol);
-    isdb__ser_cfg_int(s, c->solver_max_iter);
+    /* the arm set copied at init */
+    isdb__ser_cfg_u64(s, "arms",
+                      c->arms ? isdb__fnv1a((const unsigned char *)p->_arms, (size_t)(N * c->d) * sizeof(double)) : 0);
+    isdb__ser_cfg_u64(s, "gram",
+                      c->gram ? isdb__fnv1a((const unsigned char *)p->_gram, (size_t)(N * N) * sizeof(double)) : 0);
     restarts = (uint64_t)isdb__ser_int(s, &p->epoch, 1, INT_MAX) - 1;
     block = isdb__ser_int(s, &p->block, 0, p->j_max);
     isdb__ser_int(s, &p->m_cur, 0, block);
@@ -14921,7 +15041,8 @@ ISDB__ONCE_PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__opkb_vt = {
     ISDB_POLICY_OPKB,     "opkb",           ISDB_POLICY_X_OPTIONAL, isdb__opkb_select, isdb__opkb_update,
-    isdb__opkb_probs,     isdb__opkb_probs, isdb__opkb_serialize,   isdb__opkb_reset};
+    isdb__opkb_probs,     isdb__opkb_probs, isdb__opkb_serialize,   isdb__opkb_reset,
+    isdb__opkb_walk_config, offsetof(isdb_opkb, cfg), "n_arms"};
 
 ISDB__ONCE isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes) {
     isdb_opkb probe;
@@ -15411,42 +15532,40 @@ isdb_result isdb_oam_allocate(const isdb_oam_problem *pr, double *w, isdb_oam_al
 /* Allocations are kept finite in the state. */
 #define ISDB__OAM_T_MAX 1e300
 
+#define ISDB__OAM_FIELDS(X)                                                                          \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(INT, int, max_contexts, 8,                                                                     \
+      isdb__want_int(why, c->max_contexts, "max_contexts", 1, INT_MAX / c->max_arms / c->d - 2,     \
+                     "[1, INT_MAX / max_arms / d - 2]"))                                             \
+    X(U64, uint64_t, horizon, horizon, isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2")) \
+    X(REAL, double, c, 1.0, isdb__want_scale(why, c->c, "c"))                                        \
+    X(REAL, double, zeta, 0.1, isdb__want_nonneg(why, c->zeta, "zeta"))                              \
+    X(INT, isdb_oam_forcing, forcing, ISDB_OAM_FORCE_NONE,                                           \
+      isdb__want_int(why, (int)c->forcing, "forcing", ISDB_OAM_FORCE_LOGLOG, ISDB_OAM_FORCE_NONE,    \
+                     "an isdb_oam_forcing"))                                                          \
+    X(REAL, double, force_c, 0.1, isdb__want_scale(why, c->force_c, "force_c"))                      \
+    X(INT, int, force_s_now, 0, isdb__want_flag(why, c->force_s_now, "force_s_now"))                 \
+    X(REAL, double, lambda, 0.0,                                                                     \
+      c->lambda == 0.0 ||                                                                            \
+          isdb__want_real(why, c->lambda, "lambda", ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0, "0 or [1e-30, 1e30]")) \
+    X(REAL, double, solver_tol, 1e-8, isdb__want_real(why, c->solver_tol, "solver_tol", 0.0, 1.0, 3, "(0, 1)")) \
+    X(INT, int, solver_max_iter, 500,                                                                \
+      isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"))               \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__ONCE isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
     isdb_oam_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.max_contexts = 8;
-    c.horizon = horizon;
-    c.c = 1.0;
-    c.zeta = 0.1;
-    c.forcing = ISDB_OAM_FORCE_NONE;
-    c.force_c = 0.1;
-    c.force_s_now = 0;
-    c.lambda = 0.0;
-    c.solver_tol = 1e-8;
-    c.solver_max_iter = 500;
-    c.refresh = 0;
+    ISDB__OAM_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
 ISDB__ONCE isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
-    return isdb__checked(
-        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-        isdb__want_int(why, c->max_contexts, "max_contexts", 1, INT_MAX / c->max_arms / c->d - 2,
-                       "[1, INT_MAX / max_arms / d - 2]") &&
-        isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2") && isdb__want_scale(why, c->c, "c") &&
-        isdb__want_nonneg(why, c->zeta, "zeta") &&
-        isdb__want_int(why, (int)c->forcing, "forcing", ISDB_OAM_FORCE_LOGLOG, ISDB_OAM_FORCE_NONE,
-                       "an isdb_oam_forcing") &&
-        isdb__want_scale(why, c->force_c, "force_c") && isdb__want_flag(why, c->force_s_now, "force_s_now") &&
-        (c->lambda == 0.0 || isdb__want_real(why, c->lambda, "lambda", ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0,
-                                             "0 or [1e-30, 1e30]")) &&
-        isdb__want_real(why, c->solver_tol, "solver_tol", 0.0, 1.0, 3, "(0, 1)") &&
-        isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1") &&
-        isdb__want_count(why, c->refresh, "refresh"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__OAM_FIELDS(ISDB__CFG_CHECK));
 }
+
+ISDB__DEFINE_CONFIG_WALK(oam, ISDB__OAM_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(oam, ISDB_POLICY_OAM)
 
 ISDB__ONCE_PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, void *heap) {
     isdb__arena a;
@@ -15940,17 +16059,6 @@ ISDB__ONCE_PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     double logdet;
     isdb__ser_gram g;
     isdb__ser_view L, b, theta, basis, vec;
-    isdb__ser_cfg_int(s, Mc);
-    isdb__ser_cfg_u64(s, c->horizon);
-    isdb__ser_cfg_real(s, c->c);
-    isdb__ser_cfg_real(s, c->zeta);
-    isdb__ser_cfg_int(s, (int)c->forcing);
-    isdb__ser_cfg_real(s, c->force_c);
-    isdb__ser_cfg_int(s, c->force_s_now);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->solver_tol);
-    isdb__ser_cfg_int(s, c->solver_max_iter);
-    isdb__ser_cfg_int(s, c->refresh);
     g.A = isdb__ser_view_real(s, p->_gram, dd);
     g.ld = d;
     isdb__ser_check_gram(s, g.A, d, d, 0, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda + isdb__ser_sum_cap(s->t));
@@ -16080,7 +16188,7 @@ ISDB__ONCE_PRIVATE void isdb__oam_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__oam_vt = {
     ISDB_POLICY_OAM, "oam", 0, isdb__oam_select, isdb__oam_update, isdb__oam_scores, isdb__oam_probs,
-    isdb__oam_serialize, isdb__oam_reset};
+    isdb__oam_serialize, isdb__oam_reset, isdb__oam_walk_config, offsetof(isdb_oam, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes) {
     isdb_oam probe;
@@ -16204,25 +16312,35 @@ uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x) {
 #define ISDB__TU_FEW 1e300
 #define ISDB__TU_CAP 1e280
 
+/* The input arrays Sigma, weights and noise_var (NULL by default) are
+   checked after the list, and held in the snapshot as the policy's
+   copies. */
+#define ISDB__TRACEUCB_FIELDS(X)                                                                     \
+    X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                    \
+    X(ARMS, int, m, m,                                                                               \
+      isdb__want_arms(why, c->m, c->d, "m") &&                                                       \
+          isdb__want_int(why, c->m, "m", 1, INT_MAX / (c->d * c->d), "[1, INT_MAX / d^2]"))          \
+    X(INT, isdb_traceucb_mode, mode, ISDB_TRACEUCB_TRACE,                                            \
+      isdb__want_int(why, (int)c->mode, "mode", ISDB_TRACEUCB_TRACE, ISDB_TRACEUCB_STATIC, "an isdb_traceucb_mode")) \
+    X(INT, isdb_traceucb_width, width, ISDB_TRACEUCB_WIDTH_SCALED,                                   \
+      isdb__want_int(why, (int)c->width, "width", ISDB_TRACEUCB_WIDTH_THEORY, ISDB_TRACEUCB_WIDTH_SCALED, \
+                     "an isdb_traceucb_width"))                                                       \
+    X(INT, isdb_traceucb_objective, objective, ISDB_TRACEUCB_MAX_LOSS,                               \
+      isdb__want_int(why, (int)c->objective, "objective", ISDB_TRACEUCB_MAX_LOSS, ISDB_TRACEUCB_AVERAGE_LOSS, \
+                     "an isdb_traceucb_objective"))                                                   \
+    X(REAL, double, alpha, 1.0, isdb__want_scale(why, c->alpha, "alpha"))                            \
+    X(REAL, double, R, 1.0, isdb__want_scale(why, c->R, "R"))                                        \
+    X(REAL, double, delta, 0.1, isdb__want_delta(why, c->delta, "delta"))                            \
+    X(INT, int, horizon, 0, isdb__want_count(why, c->horizon, "horizon"))                            \
+    X(REAL, double, lambda, 0.0, c->lambda == 0.0 || isdb__want_ridge(why, c->lambda, "lambda"))     \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                            \
+    X(INT, int, sparse_s, 0, isdb__want_int(why, c->sparse_s, "sparse_s", 0, c->d, "[0, d]"))       \
+    X(INT, int, sparse_L, 0, isdb__want_count(why, c->sparse_L, "sparse_L"))
+
 ISDB__ONCE isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
     isdb_traceucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.m = m;
-    c.mode = ISDB_TRACEUCB_TRACE;
-    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
-    c.objective = ISDB_TRACEUCB_MAX_LOSS;
-    c.alpha = 1.0;
-    c.R = 1.0;
-    c.delta = 0.1;
-    c.horizon = 0;
-    c.lambda = 0.0;
-    c.Sigma = NULL;
-    c.weights = NULL;
-    c.noise_var = NULL;
-    c.refresh = 0;
-    c.sparse_s = 0;
-    c.sparse_L = 0;
+    ISDB__TRACEUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
@@ -16247,17 +16365,7 @@ ISDB__PRIVATE int isdb__tu_positive_all(const double *v, int n) {
 
 ISDB__ONCE isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c, isdb_refusal *why) {
     int i;
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->m, "m") &&
-          isdb__want_int(why, c->m, "m", 1, INT_MAX / (c->d * c->d), "[1, INT_MAX / d^2]") &&
-          isdb__want_int(why, (int)c->mode, "mode", ISDB_TRACEUCB_TRACE, ISDB_TRACEUCB_STATIC,
-                         "an isdb_traceucb_mode") &&
-          isdb__want_int(why, (int)c->width, "width", ISDB_TRACEUCB_WIDTH_THEORY, ISDB_TRACEUCB_WIDTH_SCALED,
-                         "an isdb_traceucb_width") &&
-          isdb__want_int(why, (int)c->objective, "objective", ISDB_TRACEUCB_MAX_LOSS, ISDB_TRACEUCB_AVERAGE_LOSS,
-                         "an isdb_traceucb_objective") &&
-          isdb__want_scale(why, c->alpha, "alpha") && isdb__want_scale(why, c->R, "R") &&
-          isdb__want_delta(why, c->delta, "delta") && isdb__want_count(why, c->horizon, "horizon") &&
-          (c->lambda == 0.0 || isdb__want_ridge(why, c->lambda, "lambda")) &&
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__TRACEUCB_FIELDS(ISDB__CFG_CHECK) &&
           isdb__want_inputs(why, c->Sigma, c->d * c->d, "Sigma", 1)))
         return ISDB_ERR_INVALID_ARG;
     if (c->Sigma)
@@ -16268,10 +16376,7 @@ ISDB__ONCE isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c,
                      "NULL, or m values in (0, ISDB_INPUT_MAX]") &&
           (c->mode != ISDB_TRACEUCB_STATIC ||
            isdb__want(why, c->noise_var && isdb__tu_positive_all(c->noise_var, c->m), "noise_var",
-                      "m values in (0, ISDB_INPUT_MAX] (STATIC)")) &&
-          isdb__want_count(why, c->refresh, "refresh") &&
-          isdb__want_int(why, c->sparse_s, "sparse_s", 0, c->d, "[0, d]") &&
-          isdb__want_count(why, c->sparse_L, "sparse_L")))
+                      "m values in (0, ISDB_INPUT_MAX] (STATIC)"))))
         return ISDB_ERR_INVALID_ARG;
     if (c->sparse_s > 0) {
         /* m L (d + 1) stage-1 values and 4 d m + 2 d scratch must fit an int. */
@@ -16284,6 +16389,9 @@ ISDB__ONCE isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c,
     }
     return ISDB_OK;
 }
+
+ISDB__DEFINE_CONFIG_WALK(traceucb, ISDB__TRACEUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(traceucb, ISDB_POLICY_TRACEUCB)
 
 ISDB__ONCE_PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_traceucb *p, void *heap) {
     isdb__arena a;
@@ -16794,23 +16902,13 @@ ISDB__ONCE_PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__tu_views v;
     isdb__ser_view M, Ab;
     Ab.at = NULL;
-    isdb__ser_cfg_int(s, (int)c->mode);
-    isdb__ser_cfg_int(s, (int)c->width);
-    isdb__ser_cfg_int(s, (int)c->objective);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_int(s, c->horizon);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, p->_sigma_mat != NULL);
+    /* the input arrays copied at init */
+    isdb__ser_cfg_int(s, "Sigma", p->_sigma_mat != NULL);
     if (p->_sigma_mat)
-        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, p->_sigma_mat[i]);
-    for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_weights[i]);
+        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, "Sigma", p->_sigma_mat[i]);
+    for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, "weights", p->_weights[i]);
     if (p->_noise_var)
-        for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_noise_var[i]);
-    isdb__ser_cfg_int(s, c->sparse_s);
-    isdb__ser_cfg_int(s, c->sparse_L);
+        for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, "noise_var", p->_noise_var[i]);
     if (c->sparse_s > 0) {
         int L = c->sparse_L, all = 1, prev = -1;
         stage = isdb__ser_int(s, &p->stage, 1, 2);
@@ -16898,7 +16996,8 @@ ISDB__ONCE_PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__traceucb_vt = {
     ISDB_POLICY_TRACEUCB, "traceucb", ISDB_POLICY_X_OPTIONAL, isdb__traceucb_select, isdb__traceucb_update,
-    isdb__traceucb_scores, isdb__probs_one_hot, isdb__traceucb_serialize, isdb__traceucb_reset};
+    isdb__traceucb_scores, isdb__probs_one_hot, isdb__traceucb_serialize, isdb__traceucb_reset,
+    isdb__traceucb_walk_config, offsetof(isdb_traceucb, cfg), "m"};
 
 ISDB__ONCE isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes) {
     isdb_traceucb probe;
