@@ -181,6 +181,10 @@
                   a versioned little-endian byte format (see SNAPSHOT FORMAT
                   below); a run that is saved, loaded and continued makes
                   bit-for-bit the same choices as one that never stopped.
+                  A snapshot is all a product stores: isdb_snapshot_read_info
+                  says what it holds, isdb_X_config_from_snapshot gives the
+                  config to init with, and every 1.x release loads every
+                  earlier 1.x snapshot.
 
    PRECISION
       #define ISDB_REAL float before the include builds the library in
@@ -1323,26 +1327,52 @@
          from one context stream".
 
    SNAPSHOT FORMAT
-      Version 1; all integers little-endian.
+      Format 1, the format of every 1.x release; all integers
+      little-endian.
       offset 0   4 bytes  "ISDB"
       offset 4   u32      format version (1; 0x10001 from a float build)
       offset 8   u32      policy kind (isdb_policy_kind)
       offset 12  u32      library version, major << 16 | minor << 8 | patch
       offset 16  u64      total size in bytes, this header and checksum included
-      offset 24  ...      the config, then the state: reals as IEEE-754
-                          binary64 bit patterns (u64; binary32 as u32 in the
-                          state of a float build, config values stay u64),
-                          integers as i32 or u64,
-                          in an order fixed by the config and by values
-                          earlier in the stream (BOB: the window index)
+      offset 24  i64 i64 u64  d, the arm count, the seed (0: none)
+      offset 48  u64      t, the updates so far
+      offset 56  ...      the generator, the config's other fields (in the
+                          order of the policy's field list), then the state:
+                          reals as IEEE-754 binary64 bit patterns (u64;
+                          binary32 as u32 in the state of a float build,
+                          config values stay u64), integers as i32 or
+                          u64, in an order fixed by the config and by
+                          values earlier in the stream (BOB: the window
+                          index)
       last 8     u64      FNV-1a 64 hash of every byte before it
+      Reading one without a policy: isdb_snapshot_read_info (kind, d, arm
+      count, seed, t, format, precision, library version, size), then
+      isdb_X_config_from_snapshot, init and load. The input arrays a
+      config points to are not in the snapshot as values (ISD's offline
+      log and oracle inputs, OPKB's arm set or Gram matrix: their FNV-1a
+      hash; Trace-UCB's Sigma, weights and noise variances: the policy's
+      copies): config_from_snapshot leaves those fields NULL and the
+      product sets them again; load refuses other arrays with
+      ISDB_ERR_SNAPSHOT_CONFIG naming the field ("X0", "arms", "gram",
+      "Sigma", "weights", "noise_var", "beta_inv").
+      Compatibility: every 1.x release loads every snapshot of format 1
+      written by 1.0.0 or later, converting what a later release changed
+      (each such change is in its policy's block and in HISTORY), and
+      continues it; tests/corpus/snapshots holds one snapshot of every
+      policy in both precisions from each release, loaded and continued
+      by make test. A snapshot from before 1.0.0 (library version below
+      1.0.0) or of a later format is refused with
+      ISDB_ERR_SNAPSHOT_VERSION; one from a later 1.x of format 1 loads.
+      isdb_policy_check_load says what load would return, and for
+      ISDB_ERR_SNAPSHOT_CONFIG names the first config field that differs.
       load leaves the object unchanged on any refusal and returns the
       first that applies, in this order (isdb_policy_load's comment):
         ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than 32 bytes (the 24-byte
                                      header and the checksum)
         ISDB_ERR_SNAPSHOT_CORRUPT    no "ISDB" magic
         ISDB_ERR_SNAPSHOT_VERSION    another format version (the other
-                                     precision's included)
+                                     precision's included), or written
+                                     before 1.0.0
         ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than its stated size
         ISDB_ERR_SNAPSHOT_CORRUPT    longer than it, or a bad checksum
         ISDB_ERR_SNAPSHOT_POLICY     another policy kind
@@ -2304,7 +2334,8 @@ ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t ca
        checksum)                          ISDB_ERR_SNAPSHOT_TRUNCATED
      no "ISDB" magic                      ISDB_ERR_SNAPSHOT_CORRUPT
      another format version (the other
-       precision's snapshots included)    ISDB_ERR_SNAPSHOT_VERSION
+       precision's snapshots included),
+       or a library version before 1.0.0  ISDB_ERR_SNAPSHOT_VERSION
      shorter than its stated size         ISDB_ERR_SNAPSHOT_TRUNCATED
      longer than it, or a bad checksum    ISDB_ERR_SNAPSHOT_CORRUPT
      another policy kind                  ISDB_ERR_SNAPSHOT_POLICY
