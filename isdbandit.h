@@ -1554,6 +1554,25 @@
              each factor against its Gram sum computes the diagonal
              terms once per block of 16 columns (0.75x the load time,
              the same verdicts).
+      1.0.0  The public contract a product can keep. What a 0.8 user
+             must change:
+             - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION):
+               every 0.x release refused the one before; from 1.0.0 on
+               every 1.x release loads every 1.x snapshot (SNAPSHOT
+               FORMAT: the promise, tests/corpus/snapshots);
+             - isdb_policy_vtable has walk_config, cfg_offset and
+               arms_field (only a policy written outside the library
+               sees it).
+             New: isdb_snapshot_read_info (what a snapshot holds, with no
+             policy object), isdb_<name>_config_from_snapshot (the saved
+             config, so init and load need nothing but the snapshot),
+             isdb_policy_check_load (what load would return, naming the
+             first config field that differs). Each policy's config
+             fields are one list (name, type, default, check, snapshot
+             place) that makes config_init, config_check, the snapshot's
+             config block and config_from_snapshot. adaptive's snapshot
+             holds hold and play_horizon always. Nothing a policy
+             computes changed: the demo's CSVs are 0.8.2's.
 */
 
 #ifndef ISDBANDIT_H
