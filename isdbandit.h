@@ -138,16 +138,19 @@
                   select, scores and probs refuse ("pol", "X", "n_arms"),
                   isdb_policy_check_update what update refuses ("arm",
                   "x", "reward"); isdb_init_check names "pol" or "heap"
-                  (non-NULL, 8-byte aligned). Every config an init
-                  accepts gives finite scores and estimates for inputs
-                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's
-                  sigma and M, noise, amplitudes, OAM's c and force_c) are
-                  at most 1e30 (1e6 in float); confidence levels (delta)
-                  are normal numbers; LinTS's epsilon is at least 1e-30
-                  (1e-6), so its sampling scale stays finite. Once t
-                  reaches 2^62, update and isdb_policy_check_update both
-                  refuse with ISDB_ERR_BAD_STATE, naming "pol". Snapshot
-                  refusals: SNAPSHOT FORMAT.
+                  (non-NULL, 8-byte aligned), or "heap_bytes" (returning
+                  ISDB_ERR_BUFFER_TOO_SMALL, lo the size needed). A
+                  refused init leaves the object zeroed: uninit is a
+                  no-op, every call on it ISDB_ERR_BAD_STATE. Every config an
+                  init accepts gives finite scores and estimates for inputs
+                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's sigma
+                  and M, noise, amplitudes, OAM's c and force_c) are at most
+                  1e30 (1e6 in float); confidence levels (delta) are normal
+                  numbers; LinTS's epsilon is at least 1e-30 (1e-6), so its
+                  sampling scale stays finite. Once t reaches 2^62, update and
+                  isdb_policy_check_update both refuse with
+                  ISDB_ERR_BAD_STATE, naming "pol". Snapshot refusals:
+                  SNAPSHOT FORMAT.
       Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
                   a wrong arm index, a NULL pointer or a bad size returns an
                   error and leaves the object exactly as it was. Nothing in
@@ -162,8 +165,10 @@
       Aliasing    each linear-algebra routine says which arguments may alias.
       Memory      all memory of an object is one block taken at init; its
                   size is reported by isdb_X_heap_size, and
-                  isdb_X_init_preallocated takes a caller buffer instead of
-                  allocating. select, update, scores and probs never
+                  isdb_X_init_preallocated(&cfg, buf, buf_bytes, &obj)
+                  takes a caller buffer instead of allocating (policies
+                  and environments; below heap_size it is refused, never
+                  written). select, update, scores and probs never
                   allocate. Objects must not be copied or moved after init
                   (they point into their block). The Memory of each policy
                   below counts reals (isdb_real) or, for the double-only
@@ -2294,7 +2299,10 @@ ISDB_API isdb_result isdb_policy_scores(isdb_policy *p, const isdb_real *X, int 
    deterministic policies: the arm select would return). No state change. */
 ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
 /* Snapshot of the whole state. With buf NULL only *size is set (the bytes
-   needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. */
+   needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. A
+   buf overlapping the policy's heap or the policy object itself (one
+   arena reused) is refused with ISDB_ERR_INVALID_ARG, the state
+   unchanged. A policy whose init was refused: ISDB_ERR_BAD_STATE. */
 ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t cap, size_t *size);
 /* Restores a snapshot written by a policy of the same kind and config.
    Anything else leaves p unchanged and returns the first of, in order:
@@ -2383,6 +2391,9 @@ ISDB_API isdb_linucb_config isdb_linucb_config_init(int d, int max_arms);
 ISDB_API isdb_result isdb_linucb_config_check(const isdb_linucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol);
+/* On heap, a caller buffer of heap_bytes, 8-byte aligned: below what
+   heap_size reports, ISDB_ERR_BUFFER_TOO_SMALL and nothing written (see
+   isdb_init_check). Every policy has the same pair of inits. */
 ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, size_t heap_bytes,
                                                    isdb_linucb *pol);
 ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol);
@@ -11959,6 +11970,7 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
    monitor below). */
 ISDB__ONCE_PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
 ISDB__PRIVATE int isdb__isd_mon_stride(int d);
+ISDB__ONCE_PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c);
 
 /* Checks c, naming the first field refused in why (may be NULL), and
    writes the resolved config (history and monitor sizes). */
@@ -12032,7 +12044,9 @@ ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
                     "(n_offline + rows + 1) (d + 1) <= INT_MAX"))
         return 0;
     r->history = need;
-    return 1;
+    /* The scratch is indexed by int too. */
+    return isdb__want(why, isdb__isd_work_need(r) <= (size_t)INT_MAX, r->oracle ? "d" : "n_offline",
+                      "scratch (8 d^2 + 8 d doubles, or the estimator's on n_offline + history rows) <= INT_MAX");
 }
 
 ISDB__ONCE isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
@@ -12107,9 +12121,9 @@ ISDB__ONCE_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *
         size_t bytes;
         ac = isdb__adaptive_resolve(&ac);
         bytes = isdb__adaptive_layout(&ac, &probe, NULL);
-        if (bytes == 0 || bytes > (size_t)INT_MAX) return 0;
-        p->_ada_heap = isdb__take(&a, (int)bytes, 1);
-        p->_shadow_heap = c->guard ? isdb__take(&a, (int)bytes, 1) : NULL;
+        if (bytes == 0) return 0;
+        p->_ada_heap = isdb__take(&a, 1, bytes);
+        p->_shadow_heap = c->guard ? isdb__take(&a, 1, bytes) : NULL;
     }
     p->_guard_loss = isdb__take_f64(&a, isdb__isd_guarded(c) ? c->monitor_window : 0);
     return a.overflow ? 0 : a.used;
@@ -15536,6 +15550,12 @@ ISDB__ONCE isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t ho
     return c;
 }
 
+/* The design's scratch (isdb__oam_layout) is indexed by int. */
+ISDB__ONCE_PRIVATE int isdb__oam_work_fits(const isdb_oam_config *c) {
+    size_t ws = isdb_oam_allocate_work_size(c->d, (c->max_contexts + 1) * c->max_arms);
+    return ws > 0 && ws <= (size_t)INT_MAX;
+}
+
 ISDB__ONCE isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
     return isdb__checked(
         isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
@@ -15551,7 +15571,10 @@ ISDB__ONCE isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refu
                                              "0 or [1e-30, 1e30]")) &&
         isdb__want_real(why, c->solver_tol, "solver_tol", 0.0, 1.0, 3, "(0, 1)") &&
         isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1") &&
-        isdb__want_count(why, c->refresh, "refresh"));
+        isdb__want_count(why, c->refresh, "refresh") &&
+        isdb__want(why, isdb__oam_work_fits(c), "max_contexts",
+                   "the design's scratch, 2 P^2 + 5 d P + 8 P + 3 d^2 + d doubles (P = (max_contexts + 1) "
+                   "max_arms), <= INT_MAX"));
 }
 
 ISDB__ONCE_PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, void *heap) {

@@ -240,6 +240,24 @@ static void check_sizes_agree(void) {
         c.monitor_window = 3000000; /* the rows kept no longer fit an int */
         AGREE(isd, c, "history");
     }
+    {
+        /* 8 d^2 + 8 d doubles of scratch, one more than INT_MAX. */
+        isdb_isd_config c = isdb_isd_config_init(ISDB_MAX_DIM, 2, 0, NULL, NULL);
+        c.oracle = 1;
+        c.p_inv = 0;
+        c.monitor = ISDB_ISD_MONITOR_OFF;
+        AGREE(isd, c, "d");
+        c.d = ISDB_MAX_DIM / 2;
+        if (sizeof(size_t) >= 8) AGREE(isd, c, none);
+    }
+    {
+        /* The design's scratch grows as the square of the action sets kept. */
+        isdb_oam_config c = isdb_oam_config_init(1, 1, 1000);
+        c.max_contexts = 40000;
+        AGREE(oam, c, "max_contexts");
+        c.max_contexts = 20000;
+        AGREE(oam, c, none);
+    }
 #endif
 }
 
