@@ -138,16 +138,19 @@
                   select, scores and probs refuse ("pol", "X", "n_arms"),
                   isdb_policy_check_update what update refuses ("arm",
                   "x", "reward"); isdb_init_check names "pol" or "heap"
-                  (non-NULL, 8-byte aligned). Every config an init
-                  accepts gives finite scores and estimates for inputs
-                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's
-                  sigma and M, noise, amplitudes, OAM's c and force_c) are
-                  at most 1e30 (1e6 in float); confidence levels (delta)
-                  are normal numbers; LinTS's epsilon is at least 1e-30
-                  (1e-6), so its sampling scale stays finite. Once t
-                  reaches 2^62, update and isdb_policy_check_update both
-                  refuse with ISDB_ERR_BAD_STATE, naming "pol". Snapshot
-                  refusals: SNAPSHOT FORMAT.
+                  (non-NULL, 8-byte aligned), or "heap_bytes" (returning
+                  ISDB_ERR_BUFFER_TOO_SMALL, lo the size needed). A
+                  refused init leaves the object zeroed: uninit is a
+                  no-op, every call on it ISDB_ERR_BAD_STATE. Every config an
+                  init accepts gives finite scores and estimates for inputs
+                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's sigma
+                  and M, noise, amplitudes, OAM's c and force_c) are at most
+                  1e30 (1e6 in float); confidence levels (delta) are normal
+                  numbers; LinTS's epsilon is at least 1e-30 (1e-6), so its
+                  sampling scale stays finite. Once t reaches 2^62, update and
+                  isdb_policy_check_update both refuse with
+                  ISDB_ERR_BAD_STATE, naming "pol". Snapshot refusals:
+                  SNAPSHOT FORMAT.
       Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
                   a wrong arm index, a NULL pointer or a bad size returns an
                   error and leaves the object exactly as it was. Nothing in
@@ -162,8 +165,10 @@
       Aliasing    each linear-algebra routine says which arguments may alias.
       Memory      all memory of an object is one block taken at init; its
                   size is reported by isdb_X_heap_size, and
-                  isdb_X_init_preallocated takes a caller buffer instead of
-                  allocating. select, update, scores and probs never
+                  isdb_X_init_preallocated(&cfg, buf, buf_bytes, &obj)
+                  takes a caller buffer instead of allocating (policies
+                  and environments; below heap_size it is refused, never
+                  written). select, update, scores and probs never
                   allocate. Objects must not be copied or moved after init
                   (they point into their block). The Memory of each policy
                   below counts reals (isdb_real) or, for the double-only
@@ -1732,7 +1737,9 @@ typedef ISDB_REAL isdb_real;
 #if ISDB_REAL_IS_FLOAT
 #define isdb_active_env_config_check isdb_active_env_config_check_f32
 #define isdb_active_env_config_init isdb_active_env_config_init_f32
+#define isdb_active_env_heap_size isdb_active_env_heap_size_f32
 #define isdb_active_env_init isdb_active_env_init_f32
+#define isdb_active_env_init_preallocated isdb_active_env_init_preallocated_f32
 #define isdb_adaptive_beta isdb_adaptive_beta_f32
 #define isdb_adaptive_changes isdb_adaptive_changes_f32
 #define isdb_adaptive_config_check isdb_adaptive_config_check_f32
@@ -1772,7 +1779,9 @@ typedef ISDB_REAL isdb_real;
 #define isdb_chol_update_work_size isdb_chol_update_work_size_f32
 #define isdb_context_env_config_check isdb_context_env_config_check_f32
 #define isdb_context_env_config_init isdb_context_env_config_init_f32
+#define isdb_context_env_heap_size isdb_context_env_heap_size_f32
 #define isdb_context_env_init isdb_context_env_init_f32
+#define isdb_context_env_init_preallocated isdb_context_env_init_preallocated_f32
 #define isdb_dlinucb_beta isdb_dlinucb_beta_f32
 #define isdb_dlinucb_config_check isdb_dlinucb_config_check_f32
 #define isdb_dlinucb_config_init isdb_dlinucb_config_init_f32
@@ -1799,7 +1808,9 @@ typedef ISDB_REAL isdb_real;
 #define isdb_isd_config_init isdb_isd_config_init_f32
 #define isdb_isd_env_config_check isdb_isd_env_config_check_f32
 #define isdb_isd_env_config_init isdb_isd_env_config_init_f32
+#define isdb_isd_env_heap_size isdb_isd_env_heap_size_f32
 #define isdb_isd_env_init isdb_isd_env_init_f32
+#define isdb_isd_env_init_preallocated isdb_isd_env_init_preallocated_f32
 #define isdb_isd_env_invariant_basis isdb_isd_env_invariant_basis_f32
 #define isdb_isd_env_offline isdb_isd_env_offline_f32
 #define isdb_isd_estimate isdb_isd_estimate_f32
@@ -1824,11 +1835,15 @@ typedef ISDB_REAL isdb_real;
 #define isdb_kernel_env_config_check isdb_kernel_env_config_check_f32
 #define isdb_kernel_env_config_init isdb_kernel_env_config_init_f32
 #define isdb_kernel_env_drift isdb_kernel_env_drift_f32
+#define isdb_kernel_env_heap_size isdb_kernel_env_heap_size_f32
 #define isdb_kernel_env_init isdb_kernel_env_init_f32
+#define isdb_kernel_env_init_preallocated isdb_kernel_env_init_preallocated_f32
 #define isdb_kernel_gram isdb_kernel_gram_f32
 #define isdb_linear_env_config_check isdb_linear_env_config_check_f32
 #define isdb_linear_env_config_init isdb_linear_env_config_init_f32
+#define isdb_linear_env_heap_size isdb_linear_env_heap_size_f32
 #define isdb_linear_env_init isdb_linear_env_init_f32
+#define isdb_linear_env_init_preallocated isdb_linear_env_init_preallocated_f32
 #define isdb_lints_config_check isdb_lints_config_check_f32
 #define isdb_lints_config_init isdb_lints_config_init_f32
 #define isdb_lints_config_from_snapshot isdb_lints_config_from_snapshot_f32
@@ -2317,6 +2332,7 @@ struct isdb_policy {
     isdb_allocator _alloc;
     void *_heap;
     size_t _heap_size;
+    size_t _object_size; /* sizeof the whole policy object (save refuses a buffer overlapping it) */
     int _owns_heap;
 };
 
@@ -2328,11 +2344,17 @@ struct isdb_policy {
 ISDB_API isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why);
 ISDB_API isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
                                               isdb_refusal *why);
-/* The checks every init_preallocated makes after the config's: pol
-   non-NULL ("pol"), then heap non-NULL and 8-byte aligned ("heap"). Every
-   policy init makes the pol check; an environment's init refuses a NULL
-   env before its config. */
-ISDB_API isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why);
+/* The checks every init_preallocated makes after the config's, needed
+   being what heap_size reports: pol non-NULL ("pol"), then heap non-NULL
+   and 8-byte aligned ("heap"), all ISDB_ERR_INVALID_ARG; then heap_bytes
+   >= needed, else ISDB_ERR_BUFFER_TOO_SMALL naming "heap_bytes" with lo =
+   needed. Every policy init makes the pol check; an environment's init
+   refuses a NULL env before its config. Any refused init, of a policy or
+   an environment, leaves a non-NULL object zeroed (writing nothing to the
+   heap when it is too small): uninit is a no-op on it, and every generic
+   call on it returns ISDB_ERR_BAD_STATE. */
+ISDB_API isdb_result isdb_init_check(const void *heap, size_t heap_bytes, size_t needed, const void *pol,
+                                     isdb_refusal *why);
 
 /* Chooses an arm among the n_arms rows of X (n_arms x d). */
 ISDB_API isdb_result isdb_policy_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm);
@@ -2345,7 +2367,10 @@ ISDB_API isdb_result isdb_policy_scores(isdb_policy *p, const isdb_real *X, int 
    deterministic policies: the arm select would return). No state change. */
 ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
 /* Snapshot of the whole state. With buf NULL only *size is set (the bytes
-   needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. */
+   needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. A
+   buf overlapping the policy's heap or the policy object itself (one
+   arena reused) is refused with ISDB_ERR_INVALID_ARG, the state
+   unchanged. A policy whose init was refused: ISDB_ERR_BAD_STATE. */
 ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t cap, size_t *size);
 /* Restores a snapshot written by a policy of the same kind and config.
    Anything else leaves p unchanged and returns the first of, in order:
@@ -2459,7 +2484,11 @@ ISDB_API isdb_linucb_config isdb_linucb_config_init(int d, int max_arms);
 ISDB_API isdb_result isdb_linucb_config_check(const isdb_linucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol);
-ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol);
+/* On heap, a caller buffer of heap_bytes, 8-byte aligned: below what
+   heap_size reports, ISDB_ERR_BUFFER_TOO_SMALL and nothing written (see
+   isdb_init_check). Every policy has the same pair of inits. */
+ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, size_t heap_bytes,
+                                                   isdb_linucb *pol);
 ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol);
 /* The config a snapshot of this policy was saved with (the resolved one),
    so that init with it, then load, continues the saved run. Array fields
@@ -2509,7 +2538,8 @@ ISDB_API isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int windo
 ISDB_API isdb_result isdb_swucb_config_check(const isdb_swucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol);
-ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol);
+ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_swucb *pol);
 ISDB_API const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_swucb_config_from_snapshot(const void *buf, size_t size, isdb_swucb_config *cfg);
@@ -2577,7 +2607,8 @@ ISDB_API isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *cfg, i
 ISDB_API isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc,
                                        isdb_dlinucb *pol);
-ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol);
+ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, size_t heap_bytes,
+                                                    isdb_dlinucb *pol);
 ISDB_API const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_dlinucb_config_from_snapshot(const void *buf, size_t size, isdb_dlinucb_config *cfg);
@@ -2628,7 +2659,8 @@ ISDB_API isdb_lints_config isdb_lints_config_init(int d, int max_arms);
 ISDB_API isdb_result isdb_lints_config_check(const isdb_lints_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol);
-ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol);
+ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_lints *pol);
 ISDB_API const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_lints_config_from_snapshot(const void *buf, size_t size, isdb_lints_config *cfg);
@@ -2690,6 +2722,7 @@ typedef struct isdb_bob {
     isdb_real *_logw;    /* EXP3 log-weights (n_windows), shifted so the largest is 0 */
     isdb_real *_p;       /* the master distribution of the current block (n_windows) */
     void *_sw_heap;   /* heap of the block's SW-UCB, sized for window H */
+    size_t _sw_heap_bytes;
     isdb_swucb sw;    /* the current block's SW-UCB (fresh until the block's first update) */
 } isdb_bob;
 
@@ -2697,7 +2730,8 @@ ISDB_API isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T);
 ISDB_API isdb_result isdb_bob_config_check(const isdb_bob_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol);
-ISDB_API isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol);
+ISDB_API isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, size_t heap_bytes,
+                                                isdb_bob *pol);
 ISDB_API const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_bob_config_from_snapshot(const void *buf, size_t size, isdb_bob_config *cfg);
@@ -2834,7 +2868,7 @@ ISDB_API isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg,
 ISDB_API isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_allocator *alloc,
                                         isdb_adaptive *pol);
-ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap,
+ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, size_t heap_bytes,
                                                      isdb_adaptive *pol);
 ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol);
 /* As isdb_linucb_config_from_snapshot. */
@@ -3230,7 +3264,8 @@ ISDB_API isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *byte
 /* Init fits the decomposition (estimated mode: JBD and cross-validation,
    the cost of isdb_isd_estimate on n_offline rows). */
 ISDB_API isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol);
-ISDB_API isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol);
+ISDB_API isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, size_t heap_bytes,
+                                                isdb_isd *pol);
 ISDB_API const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_isd_config_from_snapshot(const void *buf, size_t size, isdb_isd_config *cfg);
@@ -3437,7 +3472,8 @@ ISDB_API void isdb_opkb_config_preset(isdb_opkb_config *cfg, isdb_opkb_preset pr
 ISDB_API isdb_result isdb_opkb_config_check(const isdb_opkb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol);
-ISDB_API isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol);
+ISDB_API isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, size_t heap_bytes,
+                                                 isdb_opkb *pol);
 ISDB_API const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_opkb_config_from_snapshot(const void *buf, size_t size, isdb_opkb_config *cfg);
@@ -3612,7 +3648,8 @@ ISDB_API isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t hori
 ISDB_API isdb_result isdb_oam_config_check(const isdb_oam_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol);
-ISDB_API isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol);
+ISDB_API isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, size_t heap_bytes,
+                                                isdb_oam *pol);
 ISDB_API const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_oam_config_from_snapshot(const void *buf, size_t size, isdb_oam_config *cfg);
@@ -3755,7 +3792,7 @@ ISDB_API isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *cfg,
 ISDB_API isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc,
                                         isdb_traceucb *pol);
-ISDB_API isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap,
+ISDB_API isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, size_t heap_bytes,
                                                      isdb_traceucb *pol);
 ISDB_API const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol);
 /* As isdb_linucb_config_from_snapshot. */
@@ -3924,8 +3961,15 @@ typedef struct isdb_linear_env {
 
 ISDB_API isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms);
 ISDB_API isdb_result isdb_linear_env_config_check(const isdb_linear_env_config *cfg, isdb_refusal *why);
+/* Every environment: heap_size reports the bytes of its one block,
+   init_preallocated carves it from a caller buffer of heap_bytes (as a
+   policy's: ISDB_ERR_BUFFER_TOO_SMALL below heap_size, nothing written),
+   init allocates it. A refused init leaves env zeroed. */
+ISDB_API isdb_result isdb_linear_env_heap_size(const isdb_linear_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_linear_env *env);
+ISDB_API isdb_result isdb_linear_env_init_preallocated(const isdb_linear_env_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_linear_env *env);
 
 typedef struct isdb_sim_result {
     uint64_t rounds;
@@ -4015,8 +4059,11 @@ typedef struct isdb_isd_env {
 ISDB_API isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, const int *block_sizes,
                                                       const int *residual);
 ISDB_API isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_isd_env_heap_size(const isdb_isd_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc,
                                        isdb_isd_env *env);
+ISDB_API isdb_result isdb_isd_env_init_preallocated(const isdb_isd_env_config *cfg, void *heap, size_t heap_bytes,
+                                                    isdb_isd_env *env);
 /* T0 logged offline rows: X0 (T0 x d) the features of the logged actions,
    R0 (T0) their rewards, noise of sd log_noise_sd; `seed` drives the
    features, the logger and the noise. The online stream of env is not
@@ -4082,8 +4129,11 @@ typedef struct isdb_kernel_env {
 
 ISDB_API isdb_kernel_env_config isdb_kernel_env_config_init(int d, int n_arms);
 ISDB_API isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_kernel_env_heap_size(const isdb_kernel_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_kernel_env *env);
+ISDB_API isdb_result isdb_kernel_env_init_preallocated(const isdb_kernel_env_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_kernel_env *env);
 /* The phase (COSINE) or the sign s(t) (GP_SWITCH) at round t. */
 ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_OPKB */
@@ -4111,8 +4161,11 @@ typedef struct isdb_context_env {
 
 ISDB_API isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_contexts);
 ISDB_API isdb_result isdb_context_env_config_check(const isdb_context_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_context_env_heap_size(const isdb_context_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
                                            isdb_context_env *env);
+ISDB_API isdb_result isdb_context_env_init_preallocated(const isdb_context_env_config *cfg, void *heap, size_t heap_bytes,
+                                                        isdb_context_env *env);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_OAM */
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB
@@ -4140,8 +4193,11 @@ typedef struct isdb_active_env {
 
 ISDB_API isdb_active_env_config isdb_active_env_config_init(int d, int m);
 ISDB_API isdb_result isdb_active_env_config_check(const isdb_active_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_active_env_heap_size(const isdb_active_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_active_env *env);
+ISDB_API isdb_result isdb_active_env_init_preallocated(const isdb_active_env_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_active_env *env);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */
 
@@ -7174,6 +7230,16 @@ ISDB__PRIVATE void isdb__heap_free(const isdb_allocator *alloc, void *heap) {
 /* Heaps hold reals and 64-bit counters: 8-byte alignment (malloc gives more). */
 ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintptr_t)heap & 7u) == 0; }
 
+/* [a, a + na) and [b, b + nb) share a byte (addresses compared as uintptr_t). */
+ISDB__PRIVATE int isdb__overlap(const void *a, size_t na, const void *b, size_t nb) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na > 0 && nb > 0 && (x < y ? y - x < na : x - y < nb);
+}
+
+/* x * y for a heap layout (x, y >= 0), or -1, which isdb__take refuses,
+   when the product does not fit an int. */
+ISDB__PRIVATE int isdb__count_mul(int x, int y) { return y > 0 && x > INT_MAX / y ? -1 : x * y; }
+
 /* ---------------------------------------------------------------------------
    Snapshot serializer. One function per policy walks its config and state
    in a fixed order; the mode decides what a step does:
@@ -7750,8 +7816,9 @@ ISDB__ONCE const char *isdb_policy_kind_name(isdb_policy_kind kind) {
 
 /* Fills the base of a policy whose arrays were carved from heap. */
 ISDB__COLD_PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy_vtable *vt, int d, int max_arms,
-                                          uint64_t seed, void *heap, size_t heap_size) {
+                                          uint64_t seed, void *heap, size_t heap_size, size_t object_size) {
     memset(p, 0, sizeof *p);
+    p->_object_size = object_size;
     p->vt = vt;
     p->d = d;
     p->max_arms = max_arms;
@@ -7774,27 +7841,49 @@ ISDB__CALL_PRIVATE int isdb__want_sizes(isdb_refusal *why, int d, int max_arms, 
     return isdb__want_dim(why, d) && isdb__want_arms(why, max_arms, d, arms_field);
 }
 
-isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, pol, "pol") &&
-                         isdb__want(why, isdb__heap_aligned(heap), "heap", "non-NULL, 8-byte aligned"));
+isdb_result isdb_init_check(const void *heap, size_t heap_bytes, size_t needed, const void *pol, isdb_refusal *why) {
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, pol, "pol") &&
+          isdb__want(why, isdb__heap_aligned(heap), "heap", "non-NULL, 8-byte aligned")))
+        return ISDB_ERR_INVALID_ARG;
+    return heap_bytes >= needed || isdb__refuse(why, "heap_bytes", (double)needed, (double)SIZE_MAX, ">= heap_size")
+               ? ISDB_OK
+               : ISDB_ERR_BUFFER_TOO_SMALL;
 }
 
-/* The tail of every isdb_X_init: allocate the measured heap, run
-   init_preallocated through `setup`, and hand the heap to the policy. */
-ISDB__ONCE_PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t bytes, const isdb_allocator *alloc,
-                                                  isdb_result (*setup)(const void *cfg, void *heap, void *pol),
-                                                  const void *cfg, void *pol) {
+/* The end of a refused init (of a policy or an environment): obj (size
+   bytes; may be NULL) zeroed, so uninit is a no-op and every call on it
+   returns ISDB_ERR_BAD_STATE. Returns r. */
+ISDB__PRIVATE isdb_result isdb__refused(void *obj, size_t size, isdb_result r) {
+    if (obj) memset(obj, 0, size);
+    return r;
+}
+
+typedef isdb_result (*isdb__setup_fn)(const void *cfg, void *heap, size_t heap_bytes, void *obj);
+
+/* The tail of every isdb_X_init (of a policy or an environment): allocate
+   the measured heap, run init_preallocated through `setup` (which zeroes
+   obj, obj_size bytes, if it refuses), and hand the heap to the object,
+   whose copy of the allocator and ownership flag are keep and owns. */
+ISDB__ONCE_PRIVATE isdb_result isdb__init_owned(isdb_allocator *keep, int *owns, size_t obj_size, size_t bytes,
+                                           const isdb_allocator *alloc, isdb__setup_fn setup, const void *cfg,
+                                           void *obj) {
     void *heap;
     isdb_result r = isdb__heap_alloc(alloc, bytes, &heap);
-    if (r != ISDB_OK) return r;
-    r = setup(cfg, heap, pol);
+    if (r != ISDB_OK) return isdb__refused(obj, obj_size, r);
+    r = setup(cfg, heap, bytes, obj);
     if (r != ISDB_OK) {
         isdb__heap_free(alloc, heap);
         return r;
     }
-    if (alloc) base->_alloc = *alloc;
-    base->_owns_heap = 1;
+    if (alloc) *keep = *alloc;
+    *owns = 1;
     return ISDB_OK;
+}
+
+ISDB__ONCE_PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t pol_size, size_t bytes,
+                                                  const isdb_allocator *alloc, isdb__setup_fn setup, const void *cfg,
+                                                  void *pol) {
+    return isdb__init_owned(&base->_alloc, &base->_owns_heap, pol_size, bytes, alloc, setup, cfg, pol);
 }
 
 #define ISDB__INPUT_TEXT "finite, |v| <= ISDB_INPUT_MAX"
@@ -7816,8 +7905,9 @@ ISDB__CALL_PRIVATE int isdb__want_inputs(isdb_refusal *why, const isdb_real *v, 
 /* Checks shared by select, scores and probs; out_name names their output. */
 ISDB__CALL_PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out,
                                             const char *out_name, isdb_refusal *why) {
-    if (!(isdb__want_start(why) && isdb__want(why, p && p->vt, "pol", "an initialised policy") &&
-          isdb__want_ptr(why, out, out_name) &&
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, p, "pol"))) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__want(why, p->vt != NULL, "pol", "an initialised policy")) return ISDB_ERR_BAD_STATE;
+    if (!(isdb__want_ptr(why, out, out_name) &&
           isdb__want_int(why, n_arms, "n_arms", 1, p->max_arms, "[1, max_arms]")))
         return ISDB_ERR_INVALID_ARG;
     if (!X)
@@ -7832,8 +7922,9 @@ ISDB__CALL_PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isd
 ISDB__PRIVATE isdb_result isdb__check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
                                              isdb_refusal *why) {
     isdb_result r;
-    if (!(isdb__want_start(why) && isdb__want(why, p && p->vt, "pol", "an initialised policy") &&
-          isdb__want_int(why, arm, "arm", 0, p->max_arms - 1, "[0, max_arms - 1]")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, p, "pol"))) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__want(why, p->vt != NULL, "pol", "an initialised policy")) return ISDB_ERR_BAD_STATE;
+    if (!isdb__want_int(why, arm, "arm", 0, p->max_arms - 1, "[0, max_arms - 1]"))
         return ISDB_ERR_INVALID_ARG;
     if (x) {
         if ((r = isdb__want_input(why, x, p->d, "x")) != ISDB_OK) return r;
@@ -7915,7 +8006,9 @@ ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
     isdb_ser s;
     size_t total;
     unsigned char *out = (unsigned char *)buf;
-    if (!p || !p->vt || !size) return ISDB_ERR_INVALID_ARG;
+    if (!p) return ISDB_ERR_INVALID_ARG;
+    if (!p->vt) return ISDB_ERR_BAD_STATE;
+    if (!size) return ISDB_ERR_INVALID_ARG;
     memset(&s, 0, sizeof s);
     s.mode = ISDB__SER_SIZE;
     s.pos = ISDB__SNAPSHOT_HEADER;
@@ -7924,6 +8017,9 @@ ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
     *size = total;
     if (!buf) return ISDB_OK;
     if (cap < total) return ISDB_ERR_BUFFER_TOO_SMALL;
+    /* Writing into the policy's own heap or object would corrupt it. */
+    if (isdb__overlap(buf, total, p->_heap, p->_heap_size) || isdb__overlap(buf, total, p, p->_object_size))
+        return ISDB_ERR_INVALID_ARG;
     memcpy(out, "ISDB", 4);
     isdb__put_le(out + 4, ISDB__SNAPSHOT_VERSION, 4);
     isdb__put_le(out + 8, (uint64_t)p->vt->kind, 4);
@@ -8000,7 +8096,9 @@ ISDB__ONCE isdb_result isdb_snapshot_read_info(const void *buf, size_t size, isd
 ISDB__ONCE_PRIVATE isdb_result isdb__load_check(isdb_policy *p, const unsigned char *in, size_t size, isdb_ser *s) {
     isdb_result r;
     memset(s, 0, sizeof *s);
-    if (!p || !p->vt || !in) return ISDB_ERR_INVALID_ARG;
+    if (!p) return ISDB_ERR_INVALID_ARG;
+    if (!p->vt) return ISDB_ERR_BAD_STATE;
+    if (!in) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__snapshot_check(in, size, p->vt->kind)) != ISDB_OK) return r;
     s->mode = ISDB__SER_CHECK;
     s->in = in;
@@ -8518,32 +8616,33 @@ ISDB__ONCE isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol) {
+ISDB__ONCE isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, size_t heap_bytes,
+                                                     isdb_linucb *pol) {
     size_t bytes;
     isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
     isdb__linucb_layout(cfg, pol, heap);
     pol->_ridge.lambda = cfg->lambda;
     pol->_ridge.refresh = pol->cfg.refresh;
-    isdb__policy_base_init(&pol->base, &isdb__linucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__linucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__linucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__linucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_linucb_init_preallocated((const isdb_linucb_config *)cfg, heap, (isdb_linucb *)pol);
+ISDB__PRIVATE isdb_result isdb__linucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_linucb_init_preallocated((const isdb_linucb_config *)cfg, heap, heap_bytes, (isdb_linucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol) {
     size_t bytes;
     isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__linucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__linucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
@@ -8796,31 +8895,31 @@ ISDB__COLD isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol) {
+isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, size_t heap_bytes, isdb_swucb *pol) {
     size_t bytes;
     isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(cfg->window, cfg->d);
     isdb__swucb_layout(cfg, pol, heap);
     pol->_ridge.lambda = cfg->lambda;
-    isdb__policy_base_init(&pol->base, &isdb__swucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__swucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__swucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__swucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_swucb_init_preallocated((const isdb_swucb_config *)cfg, heap, (isdb_swucb *)pol);
+ISDB__PRIVATE isdb_result isdb__swucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_swucb_init_preallocated((const isdb_swucb_config *)cfg, heap, heap_bytes, (isdb_swucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol) {
     size_t bytes;
     isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__swucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__swucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
@@ -9163,30 +9262,31 @@ ISDB__ONCE isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, si
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol) {
+ISDB__ONCE isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, size_t heap_bytes,
+                                                      isdb_dlinucb *pol) {
     size_t bytes;
     isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
     isdb__dlinucb_layout(cfg, pol, heap);
-    isdb__policy_base_init(&pol->base, &isdb__dlinucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__dlinucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__dlinucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__dlinucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_dlinucb_init_preallocated((const isdb_dlinucb_config *)cfg, heap, (isdb_dlinucb *)pol);
+ISDB__PRIVATE isdb_result isdb__dlinucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_dlinucb_init_preallocated((const isdb_dlinucb_config *)cfg, heap, heap_bytes, (isdb_dlinucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc, isdb_dlinucb *pol) {
     size_t bytes;
     isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__dlinucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__dlinucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
@@ -9352,11 +9452,12 @@ ISDB__ONCE isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol) {
+ISDB__ONCE isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, size_t heap_bytes,
+                                                    isdb_lints *pol) {
     size_t bytes;
     isdb_result r = isdb_lints_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
@@ -9366,21 +9467,21 @@ ISDB__ONCE isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg
     pol->v = cfg->inflation == ISDB_LINTS_THEORY
                  ? cfg->R * isdb__sqrt(24 / cfg->epsilon * (isdb_real)cfg->d * isdb__log(1 / cfg->delta))
                  : cfg->R;
-    isdb__policy_base_init(&pol->base, &isdb__lints_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__lints_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes, sizeof *pol);
     isdb__lints_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__lints_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_lints_init_preallocated((const isdb_lints_config *)cfg, heap, (isdb_lints *)pol);
+ISDB__PRIVATE isdb_result isdb__lints_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_lints_init_preallocated((const isdb_lints_config *)cfg, heap, heap_bytes, (isdb_lints *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol) {
     size_t bytes;
     isdb_result r = isdb_lints_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__lints_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__lints_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
@@ -9503,6 +9604,7 @@ ISDB__ONCE_PRIVATE size_t isdb__bob_layout(const isdb_bob_config *c, const isdb_
     p->_logw = isdb__take_f64(&a, par->n_windows);
     p->_p = isdb__take_f64(&a, par->n_windows);
     p->_sw_heap = isdb__take(&a, 1, sw_bytes);
+    p->_sw_heap_bytes = sw_bytes;
     return a.overflow ? 0 : a.used;
 }
 
@@ -9524,7 +9626,7 @@ ISDB__PRIVATE void isdb__bob_distribution(isdb_bob *p) {
    empty window, nothing carried over (Algorithm 2 line 7). */
 ISDB__PRIVATE void isdb__bob_fresh(isdb_bob *p) {
     isdb_swucb_config sc = isdb__bob_sw_config(&p->cfg, p->par.windows[p->j]);
-    isdb_result r = isdb_swucb_init_preallocated(&sc, p->_sw_heap, &p->sw);
+    isdb_result r = isdb_swucb_init_preallocated(&sc, p->_sw_heap, p->_sw_heap_bytes, &p->sw);
     ISDB_ASSERT(r == ISDB_OK);
     (void)r;
 }
@@ -9726,11 +9828,12 @@ ISDB__ONCE isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol) {
+ISDB__ONCE isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_bob *pol) {
     size_t bytes;
     isdb_result r = isdb_bob_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     isdb_bob_tuned_params(cfg->d, cfg->T, cfg->R, cfg->reward_bound, &pol->par);
@@ -9738,21 +9841,21 @@ ISDB__ONCE isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, vo
     /* Every byte defined: checking a snapshot reads the heap laid out for
        the snapshot's window, which may be longer than any used so far. */
     memset(heap, 0, bytes);
-    isdb__policy_base_init(&pol->base, &isdb__bob_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__bob_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes, sizeof *pol);
     isdb__bob_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__bob_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_bob_init_preallocated((const isdb_bob_config *)cfg, heap, (isdb_bob *)pol);
+ISDB__PRIVATE isdb_result isdb__bob_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_bob_init_preallocated((const isdb_bob_config *)cfg, heap, heap_bytes, (isdb_bob *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol) {
     size_t bytes;
     isdb_result r = isdb_bob_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__bob_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__bob_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol) { return &pol->cfg; }
@@ -11120,29 +11223,30 @@ ISDB__ONCE isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, 
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, isdb_adaptive *pol) {
+ISDB__ONCE isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_adaptive *pol) {
     size_t bytes;
     isdb_result r = isdb_adaptive_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = isdb__adaptive_resolve(cfg);
     isdb__adaptive_layout(&pol->cfg, pol, heap);
-    isdb__policy_base_init(&pol->base, &isdb__adaptive_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__adaptive_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__adaptive_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__adaptive_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_adaptive_init_preallocated((const isdb_adaptive_config *)cfg, heap, (isdb_adaptive *)pol);
+ISDB__PRIVATE isdb_result isdb__adaptive_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_adaptive_init_preallocated((const isdb_adaptive_config *)cfg, heap, heap_bytes, (isdb_adaptive *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_allocator *alloc, isdb_adaptive *pol) {
     size_t bytes;
     isdb_result r = isdb_adaptive_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__adaptive_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__adaptive_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol) { return &pol->cfg; }
@@ -12117,6 +12221,12 @@ ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offli
     return c;
 }
 
+/* The monitor's ring: pieces, and doubles per piece (defined with the
+   monitor below). */
+ISDB__ONCE_PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
+ISDB__PRIVATE int isdb__isd_mon_stride(int d);
+ISDB__ONCE_PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c);
+
 /* Checks c, naming the first field refused in why (may be NULL), and
    writes the resolved config (history and monitor sizes). */
 ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
@@ -12147,6 +12257,12 @@ ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
         !isdb__want_int(why, r->monitor_window, "monitor_window", d + 10, INT_MAX, "0 or >= d + 10"))
         return 0;
     if (r->monitor_every == 0) r->monitor_every = 2 * d;
+    /* The monitor's ring is indexed by int (and must fit the heap). */
+    if (r->monitor != ISDB_ISD_MONITOR_OFF &&
+        !isdb__want(why, isdb__count_mul(isdb__isd_mon_cap(r), isdb__isd_mon_stride(d)) >= 0,
+                    c->monitor_chunk ? "monitor_chunk" : "monitor_window",
+                    "(monitor_window / monitor_chunk + 2) (d (d + 1) / 2 + d + 2) <= INT_MAX"))
+        return 0;
     need = r->history;
     if (r->learner == ISDB_ISD_RES_WINDOW) need = isdb__max_int(need, r->window);
     if (r->recompute_every > 0) need = isdb__max_int(need, r->recompute_every);
@@ -12156,7 +12272,9 @@ ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
                     "(n_offline + rows + 1) (d + 1) <= INT_MAX"))
         return 0;
     r->history = need;
-    return 1;
+    /* The scratch is indexed by int too. */
+    return isdb__want(why, isdb__isd_work_need(r) <= (size_t)INT_MAX, r->oracle ? "d" : "n_offline",
+                      "scratch (8 d^2 + 8 d doubles, or the estimator's on n_offline + history rows) <= INT_MAX");
 }
 
 ISDB__ONCE isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
@@ -12193,8 +12311,6 @@ ISDB__ONCE_PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, i
 }
 
 /* The monitor's pieces (defined with the monitor below). */
-ISDB__ONCE_PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
-ISDB__PRIVATE int isdb__isd_mon_stride(int d);
 ISDB__PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p);
 
 /* Carves (or with heap NULL measures) the heap of a resolved config. */
@@ -12227,7 +12343,7 @@ ISDB__ONCE_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *
     p->_z = isdb__take_f64(&a, d);
     p->_u = isdb__take_f64(&a, d);
     p->mon_cap = isdb__isd_mon_cap(c);
-    p->_mon = isdb__take_f64(&a, p->mon_cap * isdb__isd_mon_stride(d));
+    p->_mon = isdb__take_f64(&a, isdb__count_mul(p->mon_cap, isdb__isd_mon_stride(d)));
     p->_work = isdb__take_f64(&a, (int)work);
     p->_ada_heap = p->_shadow_heap = NULL;
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
@@ -12236,9 +12352,9 @@ ISDB__ONCE_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *
         size_t bytes;
         ac = isdb__adaptive_resolve(&ac);
         bytes = isdb__adaptive_layout(&ac, &probe, NULL);
-        if (bytes == 0 || bytes > (size_t)INT_MAX) return 0;
-        p->_ada_heap = isdb__take(&a, (int)bytes, 1);
-        p->_shadow_heap = c->guard ? isdb__take(&a, (int)bytes, 1) : NULL;
+        if (bytes == 0) return 0;
+        p->_ada_heap = isdb__take(&a, 1, bytes);
+        p->_shadow_heap = c->guard ? isdb__take(&a, 1, bytes) : NULL;
     }
     p->_guard_loss = isdb__take_f64(&a, isdb__isd_guarded(c) ? c->monitor_window : 0);
     return a.overflow ? 0 : a.used;
@@ -13950,24 +14066,27 @@ ISDB__ONCE isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol) {
+ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_isd *pol) {
     isdb_isd_config rc;
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
     int d, n0, pi, rank;
     uint64_t h = ISDB__FNV_BASIS;
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     isdb__isd_config_resolve(cfg, &rc, NULL);
     d = rc.d;
     n0 = rc.n_offline;
     pi = rc.oracle ? rc.p_inv : 0;
     if (n0 > 0) {
-        if ((r = isdb__check_input(cfg->X0, n0 * d)) != ISDB_OK) return r;
-        if ((r = isdb__check_input(cfg->R0, n0)) != ISDB_OK) return r;
+        if ((r = isdb__check_input(cfg->X0, n0 * d)) != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+        if ((r = isdb__check_input(cfg->R0, n0)) != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     }
-    if (rc.oracle && pi > 0 && !isdb__all_finite(cfg->U_inv, d * pi)) return ISDB_ERR_NONFINITE;
-    if (rc.oracle && cfg->beta_inv && (r = isdb__check_input(cfg->beta_inv, d)) != ISDB_OK) return r;
+    if (rc.oracle && pi > 0 && !isdb__all_finite(cfg->U_inv, d * pi))
+        return isdb__refused(pol, sizeof *pol, ISDB_ERR_NONFINITE);
+    if (rc.oracle && cfg->beta_inv && (r = isdb__check_input(cfg->beta_inv, d)) != ISDB_OK)
+        return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     isdb__isdp_layout(&rc, pol, heap);
     memset(heap, 0, bytes);
@@ -13995,34 +14114,34 @@ ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, vo
     }
     pol->cfg = rc;
     pol->data_hash = h;
-    isdb__policy_base_init(&pol->base, &isdb__isd_vt, d, rc.max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__isd_vt, d, rc.max_arms, 0, heap, bytes, sizeof *pol);
     /* The oracle basis: U_inv orthonormalised, completed by S_res. */
     if (rc.oracle) {
         if (pi > 0) {
             if (isdb_orth_basis(d, pi, pol->_u_inv0, 0.0, pol->_fit_next.U, &rank, pol->_work) != ISDB_OK ||
                 rank != pi)
-                return ISDB_ERR_INVALID_ARG;
+                return isdb__refused(pol, sizeof *pol, ISDB_ERR_INVALID_ARG);
         } else {
             isdb__identity(d, pol->_fit_next.U, 1.0);
         }
         isdb__copy(d * d, pol->_fit_next.U, pol->_fit0.U);
     }
     r = isdb__isd_fit_rows(pol, &pol->_fit0, n0, pol->_pool_x, pol->_pool_y, pol->_fit0.U);
-    if (r < 0) return r;
+    if (r < 0) return isdb__refused(pol, sizeof *pol, r);
     isdb__isd_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__ONCE_PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_isd_init_preallocated((const isdb_isd_config *)cfg, heap, (isdb_isd *)pol);
+ISDB__ONCE_PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_isd_init_preallocated((const isdb_isd_config *)cfg, heap, heap_bytes, (isdb_isd *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol) {
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__isd_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__isd_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol) { return &pol->cfg; }
@@ -15122,13 +15241,14 @@ ISDB__COLD_PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
     return ISDB_OK;
 }
 
-ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol) {
+ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, size_t heap_bytes,
+                                                   isdb_opkb *pol) {
     size_t bytes;
     double C0, E, kmax = 0.0;
     int i, N;
     isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     N = cfg->n_arms;
@@ -15137,7 +15257,7 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
     if (cfg->kernel == ISDB_KERNEL_GRAM) isdb__copy(N * N, cfg->gram, pol->_gram);
     pol->cfg.arms = cfg->arms ? pol->_arms : NULL;
     pol->cfg.gram = cfg->kernel == ISDB_KERNEL_GRAM ? pol->_gram : NULL;
-    if ((r = isdb__opkb_features(pol)) != ISDB_OK) return r;
+    if ((r = isdb__opkb_features(pol)) != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     /* lambda must keep S(P, lambda) well conditioned: at least 1e-10 of the
        largest k(x, x). */
     pol->lambda = cfg->sigma / cfg->horizon;
@@ -15145,10 +15265,10 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
         double kk = isdb__dot(pol->p, pol->_phi + i * pol->p, pol->_phi + i * pol->p);
         if (kk > kmax) kmax = kk;
     }
-    if (!(pol->lambda >= 1e-10 * kmax)) return ISDB_ERR_INVALID_ARG;
+    if (!(pol->lambda >= 1e-10 * kmax)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_INVALID_ARG);
     r = isdb_opkb_solve(N, pol->p, pol->_phi, NULL, pol->lambda, NULL, cfg->solver_tol, cfg->solver_max_iter,
                         pol->_pi, &pol->design_info, pol->_work);
-    if (r < 0) return r;
+    if (r < 0) return isdb__refused(pol, sizeof *pol, r);
     /* gamma from ln det S(pi, lambda) = -objective:
        ln det(I + T/sigma M) = ln det S - p ln lambda. */
     pol->gamma = cfg->gamma_factor * (-pol->design_info.objective - (double)pol->p * log(pol->lambda));
@@ -15156,30 +15276,30 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
     pol->log_term = log(C0 * (double)N / cfg->delta);
     pol->alpha = cfg->c4 * cfg->sigma / pol->log_term;
     E = ceil(cfg->c3 * pol->gamma * pol->log_term);
-    if (!isdb__finite(E) || !isdb__finite(pol->gamma)) return ISDB_ERR_NONFINITE;
+    if (!isdb__finite(E) || !isdb__finite(pol->gamma)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_NONFINITE);
     /* A kernel that is numerically zero (every arm alike): nothing to learn. */
-    if (!(pol->gamma > 0.0)) return ISDB_ERR_INVALID_ARG;
+    if (!(pol->gamma > 0.0)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_INVALID_ARG);
     if (E < 1.0) E = 1.0;
     if (E > 4503599627370496.0) E = 4503599627370496.0;
     pol->E = (uint64_t)E;
     pol->j_max = 0;
     while (pol->j_max < isdb__opkb_j_bound(cfg->horizon) && (ldexp(1.0, pol->j_max + 1) - 1.0) * E < cfg->horizon)
         pol->j_max++;
-    isdb__policy_base_init(&pol->base, &isdb__opkb_vt, cfg->d, N, cfg->seed, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__opkb_vt, cfg->d, N, cfg->seed, heap, bytes, sizeof *pol);
     isdb__opkb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__opkb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_opkb_init_preallocated((const isdb_opkb_config *)cfg, heap, (isdb_opkb *)pol);
+ISDB__PRIVATE isdb_result isdb__opkb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_opkb_init_preallocated((const isdb_opkb_config *)cfg, heap, heap_bytes, (isdb_opkb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol) {
     size_t bytes;
     isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__opkb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__opkb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol) { return &pol->cfg; }
@@ -15610,8 +15730,17 @@ ISDB__ONCE isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t ho
     return c;
 }
 
+/* The design's scratch (isdb__oam_layout) is indexed by int. */
+ISDB__ONCE_PRIVATE int isdb__oam_work_fits(const isdb_oam_config *c) {
+    size_t ws = isdb_oam_allocate_work_size(c->d, (c->max_contexts + 1) * c->max_arms);
+    return ws > 0 && ws <= (size_t)INT_MAX;
+}
+
 ISDB__ONCE isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__OAM_FIELDS(ISDB__CFG_CHECK));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__OAM_FIELDS(ISDB__CFG_CHECK) &&
+                         isdb__want(why, isdb__oam_work_fits(c), "max_contexts",
+                                    "the design's scratch, 2 P^2 + 5 d P + 8 P + 3 d^2 + d doubles (P = (max_contexts + 1) "
+                                    "max_arms), <= INT_MAX"));
 }
 
 ISDB__DEFINE_CONFIG_WALK(oam, ISDB__OAM_FIELDS)
@@ -16247,31 +16376,32 @@ ISDB__ONCE isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol) {
+ISDB__ONCE isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_oam *pol) {
     size_t bytes;
     isdb_result r = isdb_oam_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
     isdb__oam_layout(cfg, pol, heap);
     pol->fn = isdb_oam_f((double)cfg->horizon, cfg->d, cfg->c, log((double)cfg->horizon));
-    isdb__policy_base_init(&pol->base, &isdb__oam_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__oam_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__oam_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__oam_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_oam_init_preallocated((const isdb_oam_config *)cfg, heap, (isdb_oam *)pol);
+ISDB__PRIVATE isdb_result isdb__oam_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_oam_init_preallocated((const isdb_oam_config *)cfg, heap, heap_bytes, (isdb_oam *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol) {
     size_t bytes;
     isdb_result r = isdb_oam_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__oam_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__oam_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol) { return &pol->cfg; }
@@ -17056,12 +17186,13 @@ ISDB__ONCE isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, 
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, isdb_traceucb *pol) {
+ISDB__ONCE isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_traceucb *pol) {
     size_t bytes;
     int i, m;
     isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     m = cfg->m;
@@ -17075,21 +17206,21 @@ ISDB__ONCE isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_confi
     pol->cfg.weights = pol->_weights;
     pol->cfg.noise_var = pol->_noise_var;
     pol->_trace_mat = cfg->sparse_s > 0 ? pol->_trace_block : (pol->_sigma_mat ? pol->_sigma_mat : pol->_cov_est);
-    isdb__policy_base_init(&pol->base, &isdb__traceucb_vt, cfg->d, m, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__traceucb_vt, cfg->d, m, 0, heap, bytes, sizeof *pol);
     isdb__traceucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__traceucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_traceucb_init_preallocated((const isdb_traceucb_config *)cfg, heap, (isdb_traceucb *)pol);
+ISDB__PRIVATE isdb_result isdb__traceucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_traceucb_init_preallocated((const isdb_traceucb_config *)cfg, heap, heap_bytes, (isdb_traceucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc, isdb_traceucb *pol) {
     size_t bytes;
     isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__traceucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__traceucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol) { return &pol->cfg; }
@@ -17227,14 +17358,17 @@ ISDB__COLD isdb_result isdb_traceucb_static_allocation(int m, int d, int n, cons
 
 isdb_result isdb_env_next(isdb_env *e) {
     isdb_result r;
-    if (!e || !e->vt) return ISDB_ERR_INVALID_ARG;
+    if (!e) return ISDB_ERR_INVALID_ARG;
+    if (!e->vt) return ISDB_ERR_BAD_STATE;
     r = e->vt->next(e);
     if (r >= 0) e->t++;
     return r;
 }
 
 isdb_result isdb_env_reward(isdb_env *e, int arm, isdb_real *y) {
-    if (!e || !e->vt || !y || arm < 0 || arm >= e->n_arms) return ISDB_ERR_INVALID_ARG;
+    if (!e) return ISDB_ERR_INVALID_ARG;
+    if (!e->vt) return ISDB_ERR_BAD_STATE;
+    if (!y || arm < 0 || arm >= e->n_arms) return ISDB_ERR_INVALID_ARG;
     if (e->t == 0) return ISDB_ERR_BAD_STATE;
     return e->vt->reward(e, arm, y);
 }
@@ -17411,43 +17545,49 @@ ISDB__ONCE isdb_result isdb_linear_env_config_check(const isdb_linear_env_config
     }
 }
 
-ISDB__COLD isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
-                                 isdb_linear_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. theta has room for the d normals a Gaussian arm is
+   drawn from. */
+ISDB__COLD_PRIVATE size_t isdb__linear_env_layout(const isdb_linear_env_config *cfg, isdb_linear_env *env,
+                                                  void *heap) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, k, pieces;
-    if (!env || isdb_linear_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    int d = cfg->d, pieces = cfg->path == ISDB_PATH_PIECEWISE ? cfg->n_pieces : 0;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
+    env->base.means = isdb__take_f64(&a, cfg->n_arms);
+    env->theta = isdb__take_f64(&a, 2 * d);
+    env->_chol = isdb__take_f64(&a, cfg->arms == ISDB_ARMS_GAUSSIAN ? d * d : 0);
+    env->cfg.pieces = isdb__take_f64(&a, pieces * d);
+    env->cfg.switch_at = (const uint64_t *)isdb__take(&a, pieces > 1 ? pieces - 1 : 0, sizeof(uint64_t));
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_linear_env_heap_size(const isdb_linear_env_config *cfg, size_t *bytes) {
+    isdb_linear_env probe;
+    if (!bytes || isdb_linear_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__linear_env_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_linear_env_init_preallocated(const isdb_linear_env_config *cfg, void *heap,
+                                                         size_t heap_bytes, isdb_linear_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_linear_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, pieces;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     d = cfg->d;
     pieces = cfg->path == ISDB_PATH_PIECEWISE ? cfg->n_pieces : 0;
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves. theta has room for the d normals
-           a Gaussian arm is drawn from. */
-        env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
-        env->base.means = isdb__take_f64(&a, cfg->n_arms);
-        env->theta = isdb__take_f64(&a, 2 * d);
-        env->_chol = isdb__take_f64(&a, cfg->arms == ISDB_ARMS_GAUSSIAN ? d * d : 0);
-        env->cfg.pieces = isdb__take_f64(&a, pieces * d);
-        env->cfg.switch_at = (const uint64_t *)isdb__take(&a, pieces > 1 ? pieces - 1 : 0, sizeof(uint64_t));
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-            env->cfg = *cfg;
-        }
-    }
+    env->cfg = *cfg;
+    isdb__linear_env_layout(cfg, env, heap);
     if (cfg->arms == ISDB_ARMS_GAUSSIAN) {
         if (cfg->cov)
             isdb__copy(d * d, cfg->cov, env->_chol);
         else
             isdb__identity(d, env->_chol, 1);
-        if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) {
-            isdb__heap_free(alloc, heap);
-            return r;
-        }
+        if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     }
     if (pieces) {
         isdb__copy(pieces * d, cfg->pieces, (isdb_real *)isdb__unconst(env->cfg.pieces));
@@ -17462,17 +17602,30 @@ ISDB__COLD isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, c
     env->base.n_arms = cfg->n_arms;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__linear_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_linear_env_init_preallocated((const isdb_linear_env_config *)cfg, heap, heap_bytes,
+                                             (isdb_linear_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_linear_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_linear_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__linear_env_setup, cfg, env);
 }
 
 isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_real *cum_regret, isdb_sim_result *res) {
     isdb_result r = ISDB_OK;
     clock_t start;
     uint64_t i;
-    if (!p || !p->vt || !e || !e->vt || !res) return ISDB_ERR_INVALID_ARG;
+    if (!p || !e || !res) return ISDB_ERR_INVALID_ARG;
+    if (!p->vt || !e->vt) return ISDB_ERR_BAD_STATE;
     if (e->d != p->d || e->n_arms > p->max_arms) return ISDB_ERR_INVALID_ARG;
     memset(res, 0, sizeof *res);
     start = clock();
@@ -17619,36 +17772,46 @@ ISDB__COLD_PRIVATE void isdb__isd_env_reset(isdb_env *be) {
 static const isdb_env_vtable isdb__isd_env_vt = {"isd", isdb__isd_env_next, isdb__isd_env_reward,
                                                  isdb__isd_env_reset};
 
-ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc, isdb_isd_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. */
+ISDB__COLD_PRIVATE size_t isdb__isd_env_layout(const isdb_isd_env_config *cfg, isdb_isd_env *env, void *heap) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, k, b, i, j, off, pass;
+    int d = cfg->d;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
+    env->base.means = isdb__take_f64(&a, cfg->n_arms);
+    env->basis = isdb__take_f64(&a, d * d);
+    env->gamma0 = isdb__take_f64(&a, d);
+    env->beta_inv = isdb__take_f64(&a, d);
+    env->theta = isdb__take_f64(&a, d);
+    env->res = isdb__take_f64(&a, d);
+    env->_cov_factor = isdb__take_f64(&a, d * d);
+    env->_g = isdb__take_f64(&a, 5 * d + d * d);
+    env->_sizes = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
+    env->_resflag = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_isd_env_heap_size(const isdb_isd_env_config *cfg, size_t *bytes) {
+    isdb_isd_env probe;
+    if (!bytes || isdb_isd_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__isd_env_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_isd_env_init_preallocated(const isdb_isd_env_config *cfg, void *heap, size_t heap_bytes,
+                                                      isdb_isd_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_isd_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, k, b, i, j, off;
     isdb_rng rng;
-    if (!env || isdb_isd_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     d = cfg->d;
-    memset(&a, 0, sizeof a);
-    for (pass = 0; pass < 2; ++pass) {
-        env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
-        env->base.means = isdb__take_f64(&a, cfg->n_arms);
-        env->basis = isdb__take_f64(&a, d * d);
-        env->gamma0 = isdb__take_f64(&a, d);
-        env->beta_inv = isdb__take_f64(&a, d);
-        env->theta = isdb__take_f64(&a, d);
-        env->res = isdb__take_f64(&a, d);
-        env->_cov_factor = isdb__take_f64(&a, d * d);
-        env->_g = isdb__take_f64(&a, 5 * d + d * d);
-        env->_sizes = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
-        env->_resflag = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (pass == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            memset(heap, 0, a.used);
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-        }
-    }
+    memset(heap, 0, bytes);
+    isdb__isd_env_layout(cfg, env, heap);
     env->cfg = *cfg;
     memcpy(env->_sizes, cfg->block_sizes, (size_t)cfg->n_blocks * sizeof(int));
     memcpy(env->_resflag, cfg->residual, (size_t)cfg->n_blocks * sizeof(int));
@@ -17668,10 +17831,7 @@ ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const i
     } else {
         double *G = env->_cov_factor, *w = env->_g;
         for (i = 0; i < d * d; ++i) G[i] = isdb_rng_normal(&rng);
-        if ((r = isdb_qr(d, d, G, env->basis, w)) != ISDB_OK) {
-            isdb__heap_free(alloc, heap);
-            return r;
-        }
+        if ((r = isdb_qr(d, d, G, env->basis, w)) != ISDB_OK) return isdb__refused(env, sizeof *env, r);
         for (j = 0; j < d; ++j)
             if (G[j * d + j] < 0.0)
                 for (i = 0; i < d; ++i) env->basis[i * d + j] = -env->basis[i * d + j];
@@ -17700,10 +17860,20 @@ ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const i
     env->base.n_arms = cfg->n_arms;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__isd_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_isd_env_init_preallocated((const isdb_isd_env_config *)cfg, heap, heap_bytes, (isdb_isd_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc, isdb_isd_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_isd_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc, isdb__isd_env_setup,
+                            cfg, env);
 }
 
 ISDB__COLD isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_isd_logger logger, double log_noise_sd,
@@ -17895,44 +18065,49 @@ ISDB__ONCE isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
-                                 isdb_kernel_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. The scratch holds K and its eigendecomposition
+   while m is drawn. */
+ISDB__COLD_PRIVATE size_t isdb__kernel_env_layout(const isdb_kernel_env_config *cfg, isdb_kernel_env *env, void *heap,
+                                                  double **scratch) {
     isdb__arena a;
-    isdb_result r = ISDB_OK;
+    int N = cfg->n_arms, d = cfg->d, gp = cfg->kind == ISDB_KENV_GP_SWITCH;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, N * d);
+    env->base.means = isdb__take_f64(&a, N);
+    env->f = isdb__take_f64(&a, N);
+    env->theta = isdb__take_f64(&a, d);
+    env->cfg.switch_at = (const uint64_t *)isdb__take(&a, gp ? cfg->n_switches : 0, sizeof(uint64_t));
+    env->cfg.phase_at = (const uint64_t *)isdb__take(&a, gp ? 0 : cfg->n_phase, sizeof(uint64_t));
+    env->cfg.phase = isdb__take_f64(&a, gp ? 0 : cfg->n_phase);
+    *scratch = isdb__take_f64(&a, gp ? 3 * N * N + N : 0);
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_kernel_env_heap_size(const isdb_kernel_env_config *cfg, size_t *bytes) {
+    isdb_kernel_env probe;
+    double *scratch;
+    if (!bytes || isdb_kernel_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__kernel_env_layout(cfg, &probe, NULL, &scratch);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_kernel_env_init_preallocated(const isdb_kernel_env_config *cfg, void *heap,
+                                                         size_t heap_bytes, isdb_kernel_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_kernel_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
     isdb_rng rng;
-    void *heap = NULL;
     double *scratch = NULL;
-    int N, d, k, i, gp;
-    if (!env || isdb_kernel_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    int N, d, i, gp;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     N = cfg->n_arms;
     d = cfg->d;
     gp = cfg->kind == ISDB_KENV_GP_SWITCH;
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves; the scratch holds K and its
-           eigendecomposition while m is drawn. */
-        env->base.X = isdb__take_f64(&a, N * d);
-        env->base.means = isdb__take_f64(&a, N);
-        env->f = isdb__take_f64(&a, N);
-        env->theta = isdb__take_f64(&a, d);
-        env->cfg.switch_at = (const uint64_t *)isdb__take(&a, gp ? cfg->n_switches : 0, sizeof(uint64_t));
-        env->cfg.phase_at = (const uint64_t *)isdb__take(&a, gp ? 0 : cfg->n_phase, sizeof(uint64_t));
-        env->cfg.phase = isdb__take_f64(&a, gp ? 0 : cfg->n_phase);
-        scratch = isdb__take_f64(&a, gp ? 3 * N * N + N : 0);
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            const uint64_t *sw = cfg->switch_at, *pa = cfg->phase_at;
-            const double *ph = cfg->phase;
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-            env->cfg = *cfg;
-            env->cfg.switch_at = sw;
-            env->cfg.phase_at = pa;
-            env->cfg.phase = ph;
-        }
-    }
+    env->cfg = *cfg;
+    isdb__kernel_env_layout(cfg, env, heap, &scratch);
     if (gp && cfg->n_switches > 0)
         memcpy(isdb__unconst(env->cfg.switch_at), cfg->switch_at, (size_t)cfg->n_switches * sizeof(uint64_t));
     if (!gp && cfg->n_phase > 0) {
@@ -17963,10 +18138,7 @@ ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, c
         else
             r = isdb_kernel_gram(cfg->kernel, cfg->length_scale, N, d, env->base.X, K);
         if (r == ISDB_OK) r = isdb_sym_eig(N, K, w, V);
-        if (r < 0) {
-            isdb__heap_free(alloc, heap);
-            return r;
-        }
+        if (r < 0) return isdb__refused(env, sizeof *env, r);
         for (i = 0; i < N; ++i) z[i] = isdb_rng_normal(&rng) * sqrt(w[i] > 0.0 ? w[i] : 0.0);
         for (i = 0; i < N; ++i) {
             env->f[i] = isdb__dot(N, V + i * N, z);
@@ -17982,10 +18154,22 @@ ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, c
     env->base.n_arms = N;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__kernel_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_kernel_env_init_preallocated((const isdb_kernel_env_config *)cfg, heap, heap_bytes,
+                                             (isdb_kernel_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_kernel_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_kernel_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__kernel_env_setup, cfg, env);
 }
 
 #endif /* ISDB__HAS_OPKB */
@@ -18045,34 +18229,44 @@ ISDB__COLD_PRIVATE void isdb__context_env_reset(isdb_env *be) { ((isdb_context_e
 static const isdb_env_vtable isdb__context_env_vt = {"contexts", isdb__context_env_next, isdb__context_env_reward,
                                                       isdb__context_env_reset};
 
-ISDB__COLD isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
-                                  isdb_context_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. */
+ISDB__COLD_PRIVATE size_t isdb__context_env_layout(const isdb_context_env_config *cfg, isdb_context_env *env,
+                                                   void *heap, double **arms, double **theta) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, K, M, k, m, last = 0;
+    int d = cfg->d, K = cfg->n_arms, M = cfg->n_contexts;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, K * d);
+    env->base.means = isdb__take_f64(&a, K);
+    *arms = isdb__take_f64(&a, M * K * d);
+    *theta = isdb__take_f64(&a, d);
+    env->_cdf = isdb__take_f64(&a, M);
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_context_env_heap_size(const isdb_context_env_config *cfg, size_t *bytes) {
+    isdb_context_env probe;
+    double *arms, *theta;
+    if (!bytes || isdb_context_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__context_env_layout(cfg, &probe, NULL, &arms, &theta);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_context_env_init_preallocated(const isdb_context_env_config *cfg, void *heap,
+                                                          size_t heap_bytes, isdb_context_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_context_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, K, M, m, last = 0;
     double sum = 0.0, acc = 0.0;
     double *arms = NULL, *theta = NULL;
-    if (!env || isdb_context_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     d = cfg->d;
     K = cfg->n_arms;
     M = cfg->n_contexts;
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves. */
-        env->base.X = isdb__take_f64(&a, K * d);
-        env->base.means = isdb__take_f64(&a, K);
-        arms = isdb__take_f64(&a, M * K * d);
-        theta = isdb__take_f64(&a, d);
-        env->_cdf = isdb__take_f64(&a, M);
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-        }
-    }
+    isdb__context_env_layout(cfg, env, heap, &arms, &theta);
     env->cfg = *cfg;
     isdb__copy(M * K * d, cfg->arms, arms);
     isdb__copy(d, cfg->theta, theta);
@@ -18094,10 +18288,22 @@ ISDB__COLD isdb_result isdb_context_env_init(const isdb_context_env_config *cfg,
     env->base.n_arms = K;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__context_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_context_env_init_preallocated((const isdb_context_env_config *)cfg, heap, heap_bytes,
+                                              (isdb_context_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
+                                  isdb_context_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_context_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__context_env_setup, cfg, env);
 }
 
 #endif /* ISDB__HAS_OAM */
@@ -18162,40 +18368,46 @@ ISDB__ONCE isdb_result isdb_active_env_config_check(const isdb_active_env_config
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
-                                 isdb_active_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. */
+ISDB__COLD_PRIVATE size_t isdb__active_env_layout(const isdb_active_env_config *cfg, isdb_active_env *env,
+                                                  void *heap) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, m, i, k;
-    if (!env || isdb_active_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    int d = cfg->d, m = cfg->m;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, m * d);
+    env->base.means = isdb__take_f64(&a, m);
+    env->beta = isdb__take_f64(&a, m * d);
+    env->_chol = isdb__take_f64(&a, d * d);
+    env->_noise_sd = isdb__take_f64(&a, m);
+    env->_z = isdb__take_f64(&a, d);
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_active_env_heap_size(const isdb_active_env_config *cfg, size_t *bytes) {
+    isdb_active_env probe;
+    if (!bytes || isdb_active_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__active_env_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_active_env_init_preallocated(const isdb_active_env_config *cfg, void *heap,
+                                                         size_t heap_bytes, isdb_active_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_active_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, m, i;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     d = cfg->d;
     m = cfg->m;
     memset(env, 0, sizeof *env);
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves. */
-        env->base.X = isdb__take_f64(&a, m * d);
-        env->base.means = isdb__take_f64(&a, m);
-        env->beta = isdb__take_f64(&a, m * d);
-        env->_chol = isdb__take_f64(&a, d * d);
-        env->_noise_sd = isdb__take_f64(&a, m);
-        env->_z = isdb__take_f64(&a, d);
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-        }
-    }
+    isdb__active_env_layout(cfg, env, heap);
     if (cfg->Sigma)
         isdb__copy(d * d, cfg->Sigma, env->_chol);
     else
         isdb__identity(d, env->_chol, 1.0);
-    if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) {
-        isdb__heap_free(alloc, heap);
-        return r;
-    }
+    if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     for (i = 0; i < m; ++i) env->_noise_sd[i] = cfg->noise_var ? sqrt(cfg->noise_var[i]) : 1.0;
     env->cfg = *cfg;
     env->cfg.Sigma = NULL;
@@ -18207,10 +18419,22 @@ ISDB__COLD isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, c
     env->base.n_arms = m;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__active_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_active_env_init_preallocated((const isdb_active_env_config *)cfg, heap, heap_bytes,
+                                             (isdb_active_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_active_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_active_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__active_env_setup, cfg, env);
 }
 #endif /* ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */
