@@ -1561,6 +1561,20 @@
              the same verdicts).
       1.0.0  The public contract a product can keep. What a 0.8 user
              must change:
+             - isdb_<name>_init_preallocated(cfg, heap, heap_bytes, pol)
+               takes the buffer's size (pass sizeof buf): a buffer below
+               heap_size is refused with ISDB_ERR_BUFFER_TOO_SMALL and
+               nothing written; isdb_init_check(heap, heap_bytes, needed,
+               pol, why) names "heap_bytes" with lo the size needed;
+             - a refused init zeroes the object (so uninit is a no-op):
+               uninit a live object before initialising it again; every
+               call on an uninitialised object returns ISDB_ERR_BAD_STATE
+               (was ISDB_ERR_INVALID_ARG; a NULL pointer still is);
+             - isdb_policy_save refuses a buffer that overlaps the
+               policy's heap or object (ISDB_ERR_INVALID_ARG);
+             - ISD's and OAM's config_check refuse a heap or scratch that
+               does not fit (ISD: monitor_chunk, monitor_window, d or
+               n_offline; OAM: max_contexts), where heap_size wrapped;
              - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION):
                every 0.x release refused the one before; from 1.0.0 on
                every 1.x release loads every 1.x snapshot (SNAPSHOT
@@ -1568,7 +1582,8 @@
              - isdb_policy_vtable has walk_config, cfg_offset and
                arms_field (only a policy written outside the library
                sees it).
-             New: isdb_snapshot_read_info (what a snapshot holds, with no
+             New: the environments' heap_size and init_preallocated;
+             isdb_snapshot_read_info (what a snapshot holds, with no
              policy object), isdb_<name>_config_from_snapshot (the saved
              config, so init and load need nothing but the snapshot),
              isdb_policy_check_load (what load would return, naming the
