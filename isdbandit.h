@@ -1,4 +1,4 @@
-/* isdbandit.h - v0.2.0 - non-stationary linear bandits in one C99 header -
+/* isdbandit.h - v1.0.0 - non-stationary linear bandits in one C99 header -
    MIT or public domain (Unlicense), see the end of the file.
 
    Do this in *one* C or C++ file to create the implementation:
@@ -142,17 +142,20 @@
                   select's own arguments, names what select refuses
                   ("pol", "arm", "n_arms", "X"; scores and probs the same,
                   "out" for "arm"), isdb_policy_check_update what update
-                  refuses ("arm", "x", "reward"); isdb_init_check names "pol" or "heap"
-                  (non-NULL, 8-byte aligned). Every config an init
-                  accepts gives finite scores and estimates for inputs
-                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's
-                  sigma and M, noise, amplitudes, OAM's c and force_c) are
-                  at most 1e30 (1e6 in float); confidence levels (delta)
-                  are normal numbers; LinTS's epsilon is at least 1e-30
-                  (1e-6), so its sampling scale stays finite. Once t
-                  reaches 2^62, update and isdb_policy_check_update both
-                  refuse with ISDB_ERR_BAD_STATE, naming "pol". Snapshot
-                  refusals: SNAPSHOT FORMAT.
+                  refuses ("arm", "x", "reward"); isdb_init_check names
+                  "pol" or "heap" (non-NULL, 8-byte aligned), or
+                  "heap_bytes" (returning ISDB_ERR_BUFFER_TOO_SMALL, lo the
+                  size needed). A refused init leaves the object zeroed:
+                  uninit is a no-op, every call on it ISDB_ERR_BAD_STATE.
+                  Every config an init accepts gives finite scores and
+                  estimates for inputs within ISDB_INPUT_MAX: scales (R, S,
+                  L, alpha, ISD's sigma and M, noise, amplitudes, OAM's c
+                  and force_c) are at most 1e30 (1e6 in float); confidence
+                  levels (delta) are normal numbers; LinTS's epsilon is at
+                  least 1e-30 (1e-6), so its sampling scale stays finite.
+                  Once t reaches 2^62, update and isdb_policy_check_update
+                  both refuse with ISDB_ERR_BAD_STATE, naming "pol".
+                  Snapshot refusals: SNAPSHOT FORMAT.
       Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
                   a wrong arm index, a NULL pointer or a bad size returns an
                   error and leaves the object exactly as it was. Nothing in
@@ -167,8 +170,10 @@
       Aliasing    each linear-algebra routine says which arguments may alias.
       Memory      all memory of an object is one block taken at init; its
                   size is reported by isdb_X_heap_size, and
-                  isdb_X_init_preallocated takes a caller buffer instead of
-                  allocating. select, update, scores and probs never
+                  isdb_X_init_preallocated(&cfg, buf, buf_bytes, &obj)
+                  takes a caller buffer instead of allocating (policies
+                  and environments; below heap_size it is refused, never
+                  written). select, update, scores and probs never
                   allocate. Objects must not be copied or moved after init
                   (they point into their block). The Memory of each policy
                   below counts reals (isdb_real) or, for the double-only
@@ -186,6 +191,10 @@
                   a versioned little-endian byte format (see SNAPSHOT FORMAT
                   below); a run that is saved, loaded and continued makes
                   bit-for-bit the same choices as one that never stopped.
+                  A snapshot is all a product stores: isdb_snapshot_read_info
+                  says what it holds, isdb_X_config_from_snapshot gives the
+                  config to init with, and every 1.x release loads every
+                  earlier 1.x snapshot.
 
    PRECISION
       #define ISDB_REAL float before the include builds the library in
@@ -1337,26 +1346,52 @@
          from one context stream".
 
    SNAPSHOT FORMAT
-      Version 1; all integers little-endian.
+      Format 1, the format of every 1.x release; all integers
+      little-endian.
       offset 0   4 bytes  "ISDB"
       offset 4   u32      format version (1; 0x10001 from a float build)
       offset 8   u32      policy kind (isdb_policy_kind)
       offset 12  u32      library version, major << 16 | minor << 8 | patch
       offset 16  u64      total size in bytes, this header and checksum included
-      offset 24  ...      the config, then the state: reals as IEEE-754
-                          binary64 bit patterns (u64; binary32 as u32 in the
-                          state of a float build, config values stay u64),
-                          integers as i32 or u64,
-                          in an order fixed by the config and by values
-                          earlier in the stream (BOB: the window index)
+      offset 24  i64 i64 u64  d, the arm count, the seed (0: none)
+      offset 48  u64      t, the updates so far
+      offset 56  ...      the generator, the config's other fields (in the
+                          order of the policy's field list), then the state:
+                          reals as IEEE-754 binary64 bit patterns (u64;
+                          binary32 as u32 in the state of a float build,
+                          config values stay u64), integers as i32 or
+                          u64, in an order fixed by the config and by
+                          values earlier in the stream (BOB: the window
+                          index)
       last 8     u64      FNV-1a 64 hash of every byte before it
+      Reading one without a policy: isdb_snapshot_read_info (kind, d, arm
+      count, seed, t, format, precision, library version, size), then
+      isdb_X_config_from_snapshot, init and load. The input arrays a
+      config points to are not in the snapshot as values (ISD's offline
+      log and oracle inputs, OPKB's arm set or Gram matrix: their FNV-1a
+      hash; Trace-UCB's Sigma, weights and noise variances: the policy's
+      copies): config_from_snapshot leaves those fields NULL and the
+      product sets them again; load refuses other arrays with
+      ISDB_ERR_SNAPSHOT_CONFIG naming the field ("X0", "arms", "gram",
+      "Sigma", "weights", "noise_var", "beta_inv").
+      Compatibility: every 1.x release loads every snapshot of format 1
+      written by 1.0.0 or later, converting what a later release changed
+      (each such change is in its policy's block and in HISTORY), and
+      continues it; tests/corpus/snapshots holds one snapshot of every
+      policy in both precisions from each release, loaded and continued
+      by make test. A snapshot from before 1.0.0 (library version below
+      1.0.0) or of a later format is refused with
+      ISDB_ERR_SNAPSHOT_VERSION; one from a later 1.x of format 1 loads.
+      isdb_policy_check_load says what load would return, and for
+      ISDB_ERR_SNAPSHOT_CONFIG names the first config field that differs.
       load leaves the object unchanged on any refusal and returns the
       first that applies, in this order (isdb_policy_load's comment):
         ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than 32 bytes (the 24-byte
                                      header and the checksum)
         ISDB_ERR_SNAPSHOT_CORRUPT    no "ISDB" magic
         ISDB_ERR_SNAPSHOT_VERSION    another format version (the other
-                                     precision's included)
+                                     precision's included), or written
+                                     before 1.0.0
         ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than its stated size
         ISDB_ERR_SNAPSHOT_CORRUPT    longer than it, or a bad checksum
         ISDB_ERR_SNAPSHOT_POLICY     another policy kind
@@ -1538,6 +1573,40 @@
              each factor against its Gram sum computes the diagonal
              terms once per block of 16 columns (0.75x the load time,
              the same verdicts).
+      1.0.0  The public contract a product can keep. What a 0.8 user
+             must change:
+             - isdb_<name>_init_preallocated(cfg, heap, heap_bytes, pol)
+               takes the buffer's size (pass sizeof buf): a buffer below
+               heap_size is refused with ISDB_ERR_BUFFER_TOO_SMALL and
+               nothing written; isdb_init_check(heap, heap_bytes, needed,
+               pol, why) names "heap_bytes" with lo the size needed;
+             - a refused init zeroes the object (so uninit is a no-op):
+               uninit a live object before initialising it again; every
+               call on an uninitialised object returns ISDB_ERR_BAD_STATE
+               (was ISDB_ERR_INVALID_ARG; a NULL pointer still is);
+             - isdb_policy_save refuses a buffer that overlaps the
+               policy's heap or object (ISDB_ERR_INVALID_ARG);
+             - ISD's and OAM's config_check refuse a heap or scratch that
+               does not fit (ISD: monitor_chunk, monitor_window, d or
+               n_offline; OAM: max_contexts), where heap_size wrapped;
+             - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION):
+               every 0.x release refused the one before; from 1.0.0 on
+               every 1.x release loads every 1.x snapshot (SNAPSHOT
+               FORMAT: the promise, tests/corpus/snapshots);
+             - isdb_policy_vtable has walk_config, cfg_offset and
+               arms_field (only a policy written outside the library
+               sees it).
+             New: the environments' heap_size and init_preallocated;
+             isdb_snapshot_read_info (what a snapshot holds, with no
+             policy object), isdb_<name>_config_from_snapshot (the saved
+             config, so init and load need nothing but the snapshot),
+             isdb_policy_check_load (what load would return, naming the
+             first config field that differs). Each policy's config
+             fields are one list (name, type, default, check, snapshot
+             place) that makes config_init, config_check, the snapshot's
+             config block and config_from_snapshot. adaptive's snapshot
+             holds hold and play_horizon always. Nothing a policy
+             computes changed: the demo's CSVs are 0.8.2's.
 */
 
 #ifndef ISDBANDIT_H
@@ -1546,10 +1615,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ISDB_VERSION_MAJOR 0
-#define ISDB_VERSION_MINOR 8
-#define ISDB_VERSION_PATCH 2
-#define ISDB_VERSION_STRING "0.8.2"
+#define ISDB_VERSION_MAJOR 1
+#define ISDB_VERSION_MINOR 0
+#define ISDB_VERSION_PATCH 0
+#define ISDB_VERSION_STRING "1.0.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -1697,8 +1766,11 @@ typedef ISDB_REAL isdb_real;
 #if ISDB_REAL_IS_FLOAT
 #define isdb_active_env_config_check isdb_active_env_config_check_f32
 #define isdb_active_env_config_init isdb_active_env_config_init_f32
+#define isdb_active_env_heap_size isdb_active_env_heap_size_f32
 #define isdb_active_env_init isdb_active_env_init_f32
+#define isdb_active_env_init_preallocated isdb_active_env_init_preallocated_f32
 #define isdb_adaptive_config_check isdb_adaptive_config_check_f32
+#define isdb_adaptive_config_from_snapshot isdb_adaptive_config_from_snapshot_f32
 #define isdb_adaptive_config_init isdb_adaptive_config_init_f32
 #define isdb_adaptive_explain isdb_adaptive_explain_f32
 #define isdb_adaptive_get_beta isdb_adaptive_get_beta_f32
@@ -1714,6 +1786,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_adaptive_init isdb_adaptive_init_f32
 #define isdb_adaptive_init_preallocated isdb_adaptive_init_preallocated_f32
 #define isdb_bob_config_check isdb_bob_config_check_f32
+#define isdb_bob_config_from_snapshot isdb_bob_config_from_snapshot_f32
 #define isdb_bob_config_init isdb_bob_config_init_f32
 #define isdb_bob_explain isdb_bob_explain_f32
 #define isdb_bob_get_block isdb_bob_get_block_f32
@@ -1736,8 +1809,11 @@ typedef ISDB_REAL isdb_real;
 #define isdb_chol_update_work_size isdb_chol_update_work_size_f32
 #define isdb_context_env_config_check isdb_context_env_config_check_f32
 #define isdb_context_env_config_init isdb_context_env_config_init_f32
+#define isdb_context_env_heap_size isdb_context_env_heap_size_f32
 #define isdb_context_env_init isdb_context_env_init_f32
+#define isdb_context_env_init_preallocated isdb_context_env_init_preallocated_f32
 #define isdb_dlinucb_config_check isdb_dlinucb_config_check_f32
+#define isdb_dlinucb_config_from_snapshot isdb_dlinucb_config_from_snapshot_f32
 #define isdb_dlinucb_config_init isdb_dlinucb_config_init_f32
 #define isdb_dlinucb_explain isdb_dlinucb_explain_f32
 #define isdb_dlinucb_get_beta isdb_dlinucb_get_beta_f32
@@ -1755,11 +1831,14 @@ typedef ISDB_REAL isdb_real;
 #define isdb_feature_map_work_size isdb_feature_map_work_size_f32
 #define isdb_init_check isdb_init_check_f32
 #define isdb_isd_config_check isdb_isd_config_check_f32
+#define isdb_isd_config_from_snapshot isdb_isd_config_from_snapshot_f32
 #define isdb_isd_config_init isdb_isd_config_init_f32
 #define isdb_isd_env_config_check isdb_isd_env_config_check_f32
 #define isdb_isd_env_config_init isdb_isd_env_config_init_f32
 #define isdb_isd_env_get_invariant_basis isdb_isd_env_get_invariant_basis_f32
+#define isdb_isd_env_heap_size isdb_isd_env_heap_size_f32
 #define isdb_isd_env_init isdb_isd_env_init_f32
+#define isdb_isd_env_init_preallocated isdb_isd_env_init_preallocated_f32
 #define isdb_isd_env_offline isdb_isd_env_offline_f32
 #define isdb_isd_estimate isdb_isd_estimate_f32
 #define isdb_isd_estimate_work_size isdb_isd_estimate_work_size_f32
@@ -1786,12 +1865,17 @@ typedef ISDB_REAL isdb_real;
 #define isdb_kernel_env_config_check isdb_kernel_env_config_check_f32
 #define isdb_kernel_env_config_init isdb_kernel_env_config_init_f32
 #define isdb_kernel_env_drift isdb_kernel_env_drift_f32
+#define isdb_kernel_env_heap_size isdb_kernel_env_heap_size_f32
 #define isdb_kernel_env_init isdb_kernel_env_init_f32
+#define isdb_kernel_env_init_preallocated isdb_kernel_env_init_preallocated_f32
 #define isdb_kernel_gram isdb_kernel_gram_f32
 #define isdb_linear_env_config_check isdb_linear_env_config_check_f32
 #define isdb_linear_env_config_init isdb_linear_env_config_init_f32
+#define isdb_linear_env_heap_size isdb_linear_env_heap_size_f32
 #define isdb_linear_env_init isdb_linear_env_init_f32
+#define isdb_linear_env_init_preallocated isdb_linear_env_init_preallocated_f32
 #define isdb_lints_config_check isdb_lints_config_check_f32
+#define isdb_lints_config_from_snapshot isdb_lints_config_from_snapshot_f32
 #define isdb_lints_config_init isdb_lints_config_init_f32
 #define isdb_lints_explain isdb_lints_explain_f32
 #define isdb_lints_get_config isdb_lints_get_config_f32
@@ -1801,6 +1885,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_lints_init isdb_lints_init_f32
 #define isdb_lints_init_preallocated isdb_lints_init_preallocated_f32
 #define isdb_linucb_config_check isdb_linucb_config_check_f32
+#define isdb_linucb_config_from_snapshot isdb_linucb_config_from_snapshot_f32
 #define isdb_linucb_config_init isdb_linucb_config_init_f32
 #define isdb_linucb_explain isdb_linucb_explain_f32
 #define isdb_linucb_get_beta isdb_linucb_get_beta_f32
@@ -1815,6 +1900,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_oam_allocate isdb_oam_allocate_f32
 #define isdb_oam_allocate_work_size isdb_oam_allocate_work_size_f32
 #define isdb_oam_config_check isdb_oam_config_check_f32
+#define isdb_oam_config_from_snapshot isdb_oam_config_from_snapshot_f32
 #define isdb_oam_config_init isdb_oam_config_init_f32
 #define isdb_oam_epsilon isdb_oam_epsilon_f32
 #define isdb_oam_f isdb_oam_f_f32
@@ -1837,6 +1923,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_oam_problem_init isdb_oam_problem_init_f32
 #define isdb_oam_set_context isdb_oam_set_context_f32
 #define isdb_opkb_config_check isdb_opkb_config_check_f32
+#define isdb_opkb_config_from_snapshot isdb_opkb_config_from_snapshot_f32
 #define isdb_opkb_config_init isdb_opkb_config_init_f32
 #define isdb_opkb_config_preset isdb_opkb_config_preset_f32
 #define isdb_opkb_get_alpha isdb_opkb_get_alpha_f32
@@ -1865,6 +1952,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_orth_basis_work_size isdb_orth_basis_work_size_f32
 #define isdb_polar isdb_polar_f32
 #define isdb_polar_work_size isdb_polar_work_size_f32
+#define isdb_policy_check_load isdb_policy_check_load_f32
 #define isdb_policy_check_select isdb_policy_check_select_f32
 #define isdb_policy_check_update isdb_policy_check_update_f32
 #define isdb_policy_kind_name isdb_policy_kind_name_f32
@@ -1887,7 +1975,9 @@ typedef ISDB_REAL isdb_real;
 #define isdb_rng_seed isdb_rng_seed_f32
 #define isdb_rng_uniform isdb_rng_uniform_f32
 #define isdb_sim_run isdb_sim_run_f32
+#define isdb_snapshot_read_info isdb_snapshot_read_info_f32
 #define isdb_swucb_config_check isdb_swucb_config_check_f32
+#define isdb_swucb_config_from_snapshot isdb_swucb_config_from_snapshot_f32
 #define isdb_swucb_config_init isdb_swucb_config_init_f32
 #define isdb_swucb_explain isdb_swucb_explain_f32
 #define isdb_swucb_get_beta isdb_swucb_get_beta_f32
@@ -1899,6 +1989,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_swucb_tuned_window isdb_swucb_tuned_window_f32
 #define isdb_sym_eig isdb_sym_eig_f32
 #define isdb_traceucb_config_check isdb_traceucb_config_check_f32
+#define isdb_traceucb_config_from_snapshot isdb_traceucb_config_from_snapshot_f32
 #define isdb_traceucb_config_init isdb_traceucb_config_init_f32
 #define isdb_traceucb_estimate isdb_traceucb_estimate_f32
 #define isdb_traceucb_get_config isdb_traceucb_get_config_f32
@@ -2248,11 +2339,18 @@ typedef struct isdb_policy_vtable {
     isdb_result (*update)(isdb_policy *p, int arm, const isdb_real *x, isdb_real reward);
     isdb_result (*scores)(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
     isdb_result (*probs)(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
-    /* Writes, checks or reads the config and the state (one function for
-       all three, so save and load cannot disagree). */
+    /* Writes, checks or reads the state (one function for all three, so
+       save and load cannot disagree), after the config block. */
     void (*serialize)(isdb_policy *p, isdb_ser *s);
     /* Back to the state right after init (the generic reset reseeds rng). */
     void (*reset)(isdb_policy *p);
+    /* The config block: the policy's field list, walked on the config at
+       cfg_offset in the policy (or on a config being filled from a
+       snapshot); arms_field names the arm count ("max_arms", "n_arms",
+       "m"). */
+    void (*walk_config)(isdb_ser *s, void *cfg);
+    size_t cfg_offset;
+    const char *arms_field;
 } isdb_policy_vtable;
 
 struct isdb_policy {
@@ -2265,6 +2363,7 @@ struct isdb_policy {
     isdb_allocator _alloc;
     void *_heap;
     size_t _heap_size;
+    size_t _object_size; /* sizeof the whole policy object (save refuses a buffer overlapping it) */
     int _owns_heap;
 };
 
@@ -2279,11 +2378,17 @@ ISDB_API isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_r
                                               isdb_refusal *why);
 ISDB_API isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
                                               isdb_refusal *why);
-/* The checks every init_preallocated makes after the config's: pol
-   non-NULL ("pol"), then heap non-NULL and 8-byte aligned ("heap"). Every
-   policy init makes the pol check; an environment's init refuses a NULL
-   env before its config. */
-ISDB_API isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why);
+/* The checks every init_preallocated makes after the config's, needed
+   being what heap_size reports: pol non-NULL ("pol"), then heap non-NULL
+   and 8-byte aligned ("heap"), all ISDB_ERR_INVALID_ARG; then heap_bytes
+   >= needed, else ISDB_ERR_BUFFER_TOO_SMALL naming "heap_bytes" with lo =
+   needed. Every policy init makes the pol check; an environment's init
+   refuses a NULL env before its config. Any refused init, of a policy or
+   an environment, leaves a non-NULL object zeroed (writing nothing to the
+   heap when it is too small): uninit is a no-op on it, and every generic
+   call on it returns ISDB_ERR_BAD_STATE. */
+ISDB_API isdb_result isdb_init_check(const void *heap, size_t heap_bytes, size_t needed, const void *pol,
+                                     isdb_refusal *why);
 
 /* Chooses an arm among the n_arms rows of X (n_arms x d). */
 ISDB_API isdb_result isdb_policy_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm);
@@ -2296,7 +2401,10 @@ ISDB_API isdb_result isdb_policy_scores(isdb_policy *p, const isdb_real *X, int 
    deterministic policies: the arm select would return). No state change. */
 ISDB_API isdb_result isdb_policy_probs(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out);
 /* Snapshot of the whole state. With buf NULL only *size is set (the bytes
-   needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. */
+   needed); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *size. A
+   buf overlapping the policy's heap or the policy object itself (one
+   arena reused) is refused with ISDB_ERR_INVALID_ARG, the state
+   unchanged. A policy whose init was refused: ISDB_ERR_BAD_STATE. */
 ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t cap, size_t *size);
 /* Restores a snapshot written by a policy of the same kind and config.
    Anything else leaves p unchanged and returns the first of, in order:
@@ -2304,7 +2412,8 @@ ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t ca
        checksum)                          ISDB_ERR_SNAPSHOT_TRUNCATED
      no "ISDB" magic                      ISDB_ERR_SNAPSHOT_CORRUPT
      another format version (the other
-       precision's snapshots included)    ISDB_ERR_SNAPSHOT_VERSION
+       precision's snapshots included),
+       or a library version before 1.0.0  ISDB_ERR_SNAPSHOT_VERSION
      shorter than its stated size         ISDB_ERR_SNAPSHOT_TRUNCATED
      longer than it, or a bad checksum    ISDB_ERR_SNAPSHOT_CORRUPT
      another policy kind                  ISDB_ERR_SNAPSHOT_POLICY
@@ -2314,6 +2423,30 @@ ISDB_API isdb_result isdb_policy_save(const isdb_policy *p, void *buf, size_t ca
        count allows, a factor that does
        not match its sums...)             ISDB_ERR_SNAPSHOT_CORRUPT */
 ISDB_API isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size);
+/* What load would return, without changing p. For ISDB_ERR_SNAPSHOT_CONFIG
+   why->field is the first config field that differs, by the name
+   config_check gives it ("window", "gamma", ...; "X0", "arms", "Sigma"...
+   for an input array a policy copied at init); for another refusal
+   why->field is "buf" (or "pol") and why->range the code's text. why may
+   be NULL. */
+ISDB_API isdb_result isdb_policy_check_load(const isdb_policy *p, const void *buf, size_t size, isdb_refusal *why);
+
+/* What a snapshot holds, read without a policy object. */
+typedef struct isdb_snapshot_info {
+    isdb_policy_kind kind;    /* the policy that wrote it */
+    int d, max_arms;          /* its dimension and arm count (OPKB's n_arms, Trace-UCB's m) */
+    uint64_t seed;            /* its config's seed (0 for the deterministic policies) */
+    uint64_t t;               /* updates so far */
+    int format;               /* snapshot format: 1 for every 1.x release */
+    int real_bytes;           /* bytes per real: 8 (double) or 4 (float) */
+    uint32_t library_version; /* of the library that wrote it: major << 16 | minor << 8 | patch */
+    size_t size;              /* bytes, header and checksum included */
+} isdb_snapshot_info;
+/* Fills info from buf after the checks load makes first (the frame: size,
+   magic, format and precision, stated size, checksum), with their codes;
+   on a refusal info is zeroed. The kind is not checked against anything:
+   a kind this build does not compile is still reported. */
+ISDB_API isdb_result isdb_snapshot_read_info(const void *buf, size_t size, isdb_snapshot_info *info);
 /* Forgets all data and reseeds the generator; keeps the config. */
 ISDB_API void isdb_policy_reset(isdb_policy *p);
 /* Frees the heap if init allocated it. p may be NULL. */
@@ -2385,8 +2518,18 @@ ISDB_API isdb_linucb_config isdb_linucb_config_init(int d, int max_arms);
 ISDB_API isdb_result isdb_linucb_config_check(const isdb_linucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol);
-ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol);
+/* On heap, a caller buffer of heap_bytes, 8-byte aligned: below what
+   heap_size reports, ISDB_ERR_BUFFER_TOO_SMALL and nothing written (see
+   isdb_init_check). Every policy has the same pair of inits. */
+ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, size_t heap_bytes,
+                                                   isdb_linucb *pol);
 ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol);
+/* The config a snapshot of this policy was saved with (the resolved one),
+   so that init with it, then load, continues the saved run. Array fields
+   are NULL (see SNAPSHOT FORMAT). Codes: isdb_snapshot_read_info's, then
+   ISDB_ERR_SNAPSHOT_POLICY, ISDB_ERR_SNAPSHOT_VERSION for the other
+   precision, ISDB_ERR_SNAPSHOT_CORRUPT for a config block out of range. */
+ISDB_API isdb_result isdb_linucb_config_from_snapshot(const void *buf, size_t size, isdb_linucb_config *cfg);
 /* The current estimate theta (d). */
 ISDB_API void isdb_linucb_get_theta(const isdb_linucb *pol, isdb_real *theta);
 /* beta of the next round, alpha included. */
@@ -2429,8 +2572,11 @@ ISDB_API isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int windo
 ISDB_API isdb_result isdb_swucb_config_check(const isdb_swucb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol);
-ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol);
+ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_swucb *pol);
 ISDB_API const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_swucb_config_from_snapshot(const void *buf, size_t size, isdb_swucb_config *cfg);
 ISDB_API void isdb_swucb_get_theta(const isdb_swucb *pol, isdb_real *theta);
 ISDB_API isdb_real isdb_swucb_get_beta(const isdb_swucb *pol);
 ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
@@ -2495,8 +2641,11 @@ ISDB_API isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *cfg, i
 ISDB_API isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc,
                                        isdb_dlinucb *pol);
-ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol);
+ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, size_t heap_bytes,
+                                                    isdb_dlinucb *pol);
 ISDB_API const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_dlinucb_config_from_snapshot(const void *buf, size_t size, isdb_dlinucb_config *cfg);
 ISDB_API void isdb_dlinucb_get_theta(const isdb_dlinucb *pol, isdb_real *theta);
 ISDB_API isdb_real isdb_dlinucb_get_beta(const isdb_dlinucb *pol);
 /* *mean = x.theta, *bonus = beta ||V^-1 x||_{Vt}. Either may be NULL. */
@@ -2544,8 +2693,11 @@ ISDB_API isdb_lints_config isdb_lints_config_init(int d, int max_arms);
 ISDB_API isdb_result isdb_lints_config_check(const isdb_lints_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol);
-ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol);
+ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_lints *pol);
 ISDB_API const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_lints_config_from_snapshot(const void *buf, size_t size, isdb_lints_config *cfg);
 ISDB_API void isdb_lints_get_theta(const isdb_lints *pol, isdb_real *theta);
 /* The theta~ drawn by the last select (zeros before the first). */
 ISDB_API void isdb_lints_get_last_sample(const isdb_lints *pol, isdb_real *theta);
@@ -2608,6 +2760,7 @@ typedef struct isdb_bob {
     isdb_real *_logw;    /* EXP3 log-weights (n_windows), shifted so the largest is 0 */
     isdb_real *_p;       /* the master distribution of the current block (n_windows) */
     void *_sw_heap;   /* heap of the block's SW-UCB, sized for window H */
+    size_t _sw_heap_bytes;
     isdb_swucb sw;    /* the current block's SW-UCB (fresh until the block's first update) */
 } isdb_bob;
 
@@ -2615,8 +2768,11 @@ ISDB_API isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T);
 ISDB_API isdb_result isdb_bob_config_check(const isdb_bob_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol);
-ISDB_API isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol);
+ISDB_API isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, size_t heap_bytes,
+                                                isdb_bob *pol);
 ISDB_API const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_bob_config_from_snapshot(const void *buf, size_t size, isdb_bob_config *cfg);
 /* H, Delta, J, the block count, the EXP3 rate and the normaliser. */
 ISDB_API const isdb_bob_params *isdb_bob_get_params(const isdb_bob *pol);
 /* Index of the current block, from 0 (block i of the paper is index i - 1). */
@@ -2754,9 +2910,11 @@ ISDB_API isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg,
 ISDB_API isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_allocator *alloc,
                                         isdb_adaptive *pol);
-ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap,
+ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, size_t heap_bytes,
                                                      isdb_adaptive *pol);
 ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_adaptive_config_from_snapshot(const void *buf, size_t size, isdb_adaptive_config *cfg);
 /* The estimate theta (d) of the memory select plays from. */
 ISDB_API void isdb_adaptive_get_theta(const isdb_adaptive *pol, isdb_real *theta);
 /* beta of the next round, alpha included: alpha (sqrt(lambda) S + R' B)
@@ -3148,8 +3306,11 @@ ISDB_API isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *byte
 /* Init fits the decomposition (estimated mode: JBD and cross-validation,
    the cost of isdb_isd_estimate on n_offline rows). */
 ISDB_API isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol);
-ISDB_API isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol);
+ISDB_API isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, size_t heap_bytes,
+                                                isdb_isd *pol);
 ISDB_API const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_isd_config_from_snapshot(const void *buf, size_t size, isdb_isd_config *cfg);
 ISDB_API void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info);
 ISDB_API int isdb_isd_get_p_inv(const isdb_isd *pol);
 /* Blocks of the current decomposition in basis order (invariant first):
@@ -3353,8 +3514,11 @@ ISDB_API void isdb_opkb_config_preset(isdb_opkb_config *cfg, isdb_opkb_preset pr
 ISDB_API isdb_result isdb_opkb_config_check(const isdb_opkb_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol);
-ISDB_API isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol);
+ISDB_API isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, size_t heap_bytes,
+                                                 isdb_opkb *pol);
 ISDB_API const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_opkb_config_from_snapshot(const void *buf, size_t size, isdb_opkb_config *cfg);
 /* Epoch (1-based), block j, and the strategy index m_t of the coming round. */
 ISDB_API int isdb_opkb_get_epoch(const isdb_opkb *pol);
 ISDB_API int isdb_opkb_get_block(const isdb_opkb *pol);
@@ -3526,8 +3690,11 @@ ISDB_API isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t hori
 ISDB_API isdb_result isdb_oam_config_check(const isdb_oam_config *cfg, isdb_refusal *why);
 ISDB_API isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol);
-ISDB_API isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol);
+ISDB_API isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, size_t heap_bytes,
+                                                isdb_oam *pol);
 ISDB_API const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_oam_config_from_snapshot(const void *buf, size_t size, isdb_oam_config *cfg);
 /* epsilon_t of the config's schedule at round t (1-based). */
 ISDB_API double isdb_oam_epsilon(const isdb_oam_config *cfg, uint64_t t);
 /* Registers an action set (n_arms x d) before it is seen, as the paper's
@@ -3667,9 +3834,11 @@ ISDB_API isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *cfg,
 ISDB_API isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc,
                                         isdb_traceucb *pol);
-ISDB_API isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap,
+ISDB_API isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, size_t heap_bytes,
                                                      isdb_traceucb *pol);
 ISDB_API const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol);
+/* As isdb_linucb_config_from_snapshot. */
+ISDB_API isdb_result isdb_traceucb_config_from_snapshot(const void *buf, size_t size, isdb_traceucb_config *cfg);
 /* k[i]: samples of model i so far (m values; both stages when sparse). */
 ISDB_API void isdb_traceucb_get_counts(const isdb_traceucb *pol, int *k);
 /* sigma2[i]: the unbiased noise variance estimate RSS_i / (k_i - d); 0
@@ -3834,8 +4003,15 @@ typedef struct isdb_linear_env {
 
 ISDB_API isdb_linear_env_config isdb_linear_env_config_init(int d, int n_arms);
 ISDB_API isdb_result isdb_linear_env_config_check(const isdb_linear_env_config *cfg, isdb_refusal *why);
+/* Every environment: heap_size reports the bytes of its one block,
+   init_preallocated carves it from a caller buffer of heap_bytes (as a
+   policy's: ISDB_ERR_BUFFER_TOO_SMALL below heap_size, nothing written),
+   init allocates it. A refused init leaves env zeroed. */
+ISDB_API isdb_result isdb_linear_env_heap_size(const isdb_linear_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_linear_env *env);
+ISDB_API isdb_result isdb_linear_env_init_preallocated(const isdb_linear_env_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_linear_env *env);
 
 typedef struct isdb_sim_result {
     uint64_t rounds;
@@ -3925,8 +4101,11 @@ typedef struct isdb_isd_env {
 ISDB_API isdb_isd_env_config isdb_isd_env_config_init(int d, int n_arms, int n_blocks, const int *block_sizes,
                                                       const int *residual);
 ISDB_API isdb_result isdb_isd_env_config_check(const isdb_isd_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_isd_env_heap_size(const isdb_isd_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc,
                                        isdb_isd_env *env);
+ISDB_API isdb_result isdb_isd_env_init_preallocated(const isdb_isd_env_config *cfg, void *heap, size_t heap_bytes,
+                                                    isdb_isd_env *env);
 /* T0 logged offline rows: X0 (T0 x d) the features of the logged actions,
    R0 (T0) their rewards, noise of sd log_noise_sd; `seed` drives the
    features, the logger and the noise. The online stream of env is not
@@ -3992,8 +4171,11 @@ typedef struct isdb_kernel_env {
 
 ISDB_API isdb_kernel_env_config isdb_kernel_env_config_init(int d, int n_arms);
 ISDB_API isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_kernel_env_heap_size(const isdb_kernel_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_kernel_env *env);
+ISDB_API isdb_result isdb_kernel_env_init_preallocated(const isdb_kernel_env_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_kernel_env *env);
 /* The phase (COSINE) or the sign s(t) (GP_SWITCH) at round t. */
 ISDB_API double isdb_kernel_env_drift(const isdb_kernel_env *env, uint64_t t);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_OPKB */
@@ -4021,8 +4203,11 @@ typedef struct isdb_context_env {
 
 ISDB_API isdb_context_env_config isdb_context_env_config_init(int d, int n_arms, int n_contexts);
 ISDB_API isdb_result isdb_context_env_config_check(const isdb_context_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_context_env_heap_size(const isdb_context_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
                                            isdb_context_env *env);
+ISDB_API isdb_result isdb_context_env_init_preallocated(const isdb_context_env_config *cfg, void *heap, size_t heap_bytes,
+                                                        isdb_context_env *env);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_OAM */
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB
@@ -4050,8 +4235,11 @@ typedef struct isdb_active_env {
 
 ISDB_API isdb_active_env_config isdb_active_env_config_init(int d, int m);
 ISDB_API isdb_result isdb_active_env_config_check(const isdb_active_env_config *cfg, isdb_refusal *why);
+ISDB_API isdb_result isdb_active_env_heap_size(const isdb_active_env_config *cfg, size_t *bytes);
 ISDB_API isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
                                           isdb_active_env *env);
+ISDB_API isdb_result isdb_active_env_init_preallocated(const isdb_active_env_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_active_env *env);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */
 
@@ -7084,12 +7272,24 @@ ISDB__PRIVATE void isdb__heap_free(const isdb_allocator *alloc, void *heap) {
 /* Heaps hold reals and 64-bit counters: 8-byte alignment (malloc gives more). */
 ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintptr_t)heap & 7u) == 0; }
 
+/* [a, a + na) and [b, b + nb) share a byte (addresses compared as uintptr_t). */
+ISDB__PRIVATE int isdb__overlap(const void *a, size_t na, const void *b, size_t nb) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na > 0 && nb > 0 && (x < y ? y - x < na : x - y < nb);
+}
+
+/* x * y for a heap layout (x, y >= 0), or -1, which isdb__take refuses,
+   when the product does not fit an int. */
+ISDB__PRIVATE int isdb__count_mul(int x, int y) { return y > 0 && x > INT_MAX / y ? -1 : x * y; }
+
 /* ---------------------------------------------------------------------------
    Snapshot serializer. One function per policy walks its config and state
    in a fixed order; the mode decides what a step does:
      SIZE   count bytes            WRITE  write them
      CHECK  read and validate, store nothing
      READ   read and store (only after a CHECK pass succeeded)
+     TAKE   read the config values into a config struct (the state is
+            not walked): isdb_<name>_config_from_snapshot
    Config values are written, and on CHECK/READ compared with the object's
    own. A layout depends on the config and on values read before it
    (which the steps return), never on the object's state, so CHECK can
@@ -7097,7 +7297,7 @@ ISDB__PRIVATE int isdb__heap_aligned(const void *heap) { return heap && ((uintpt
    the object's scratch arrays, which no state depends on).
    ------------------------------------------------------------------------ */
 
-enum { ISDB__SER_SIZE, ISDB__SER_WRITE, ISDB__SER_CHECK, ISDB__SER_READ };
+enum { ISDB__SER_SIZE, ISDB__SER_WRITE, ISDB__SER_CHECK, ISDB__SER_READ, ISDB__SER_TAKE };
 
 struct isdb_ser {
     int mode;
@@ -7105,13 +7305,16 @@ struct isdb_ser {
     const unsigned char *in;
     size_t pos, end;
     int failed;
-    int config_differs; /* the failure was a config value unlike the object's */
+    const char *differs; /* the failure was this config field, unlike the object's */
     uint64_t t; /* updates of the policy being walked (the stream's when checking) */
+    int head_d, head_arms; /* TAKE: the snapshot's d and arm count */
+    uint64_t head_seed;
 };
 
 /* Format 1; a float build writes its reals as binary32 and marks the
    version so neither build reads the other's snapshots. */
-#define ISDB__SNAPSHOT_VERSION (ISDB_REAL_IS_FLOAT ? 0x10001u : 1u)
+#define ISDB__SNAPSHOT_FLOAT 0x10001u
+#define ISDB__SNAPSHOT_VERSION (ISDB_REAL_IS_FLOAT ? ISDB__SNAPSHOT_FLOAT : 1u)
 #define ISDB__SNAPSHOT_HEADER 24u
 
 #define ISDB__FNV_BASIS 0xcbf29ce484222325ull
@@ -7187,6 +7390,7 @@ ISDB__CALL_PRIVATE int isdb__ser_raw(isdb_ser *s, uint64_t *v, int bytes) {
         break;
     case ISDB__SER_CHECK:
     case ISDB__SER_READ:
+    case ISDB__SER_TAKE:
         if (s->end - s->pos < (size_t)bytes) {
             s->failed = 1;
             return 0;
@@ -7270,16 +7474,87 @@ ISDB__CALL_PRIVATE void isdb__ser_simplex(isdb_ser *s, isdb_real *v, int n) {
     if (s->mode >= ISDB__SER_CHECK && !(isdb__fabs(sum - 1) <= ISDB__SIMPLEX_TOL)) s->failed = 1;
 }
 
-/* Config values: written, and on reading required to equal the object's
-   own (bit for bit). */
-ISDB__CALL_PRIVATE void isdb__ser_cfg_u64(isdb_ser *s, uint64_t v) {
+/* Config values (u64 each): written; on checking required to equal the
+   object's own, bit for bit (the first that differs is named in
+   s->differs); on taking, read. Each returns the value the config holds
+   after the step: the object's, or the stream's when taking. */
+ISDB__CALL_PRIVATE uint64_t isdb__ser_cfg_u64(isdb_ser *s, const char *name, uint64_t v) {
     uint64_t x = v;
-    if (isdb__ser_raw(s, &x, 8) && s->mode >= ISDB__SER_CHECK && x != v) s->failed = s->config_differs = 1;
+    if (!isdb__ser_raw(s, &x, 8)) return v;
+    if (s->mode == ISDB__SER_TAKE) return x;
+    if (s->mode >= ISDB__SER_CHECK && x != v) {
+        s->failed = 1;
+        s->differs = name;
+    }
+    return v;
 }
 
-ISDB__CALL_PRIVATE void isdb__ser_cfg_int(isdb_ser *s, int v) { isdb__ser_cfg_u64(s, (uint64_t)(int64_t)v); }
+ISDB__CALL_PRIVATE int isdb__ser_cfg_int(isdb_ser *s, const char *name, int v) {
+    int64_t x = (int64_t)isdb__ser_cfg_u64(s, name, (uint64_t)(int64_t)v);
+    if (x >= INT_MIN && x <= INT_MAX) return (int)x;
+    s->failed = 1; /* only a taken value can be out of range */
+    return v;
+}
 
-ISDB__CALL_PRIVATE void isdb__ser_cfg_real(isdb_ser *s, isdb_real v) { isdb__ser_cfg_u64(s, isdb__real_bits(v)); }
+ISDB__CALL_PRIVATE isdb_real isdb__ser_cfg_real(isdb_ser *s, const char *name, isdb_real v) {
+    uint64_t x = isdb__ser_cfg_u64(s, name, isdb__real_bits(v));
+#if ISDB_REAL_IS_FLOAT
+    if (x > 0xffffffffu) { /* only a taken value: binary32 in a u64 */
+        s->failed = 1;
+        return v;
+    }
+#endif
+    return isdb__bits_real(x);
+}
+
+/* ---- Config field lists ----
+   Each policy's config fields are listed once, in snapshot order, as
+     X(kind, type, name, default, check)
+   kind   how the snapshot holds it: INT (int or enum), REAL, U64; or
+          DIM, ARMS, SEED, written by every policy's head (d, the arm
+          count, the generator's seed) before the list's other fields
+   type   its C type
+   default  what config_init sets (may name config_init's arguments)
+   check  true when the value is valid: an isdb__want_* chain on c->name
+          (it may read other fields of c) that fills why when not
+   The list makes config_init's defaults (ISDB__CFG_DEFAULT),
+   config_check's chain (ISDB__CFG_CHECK), the snapshot's config block
+   and config_from_snapshot (ISDB__CFG_WALK); the name is the one a
+   refusal and a refused load (isdb_policy_check_load) give. */
+#define ISDB__CFG_DEFAULT(kind, type, name, def, check) c.name = (def);
+#define ISDB__CFG_CHECK(kind, type, name, def, check) &&(check)
+#define ISDB__CFG_WALK(kind, type, name, def, check) ISDB__CFG_WALK_##kind(type, name, #name)
+#define ISDB__CFG_WALK_INT(type, name, text) c->name = (type)isdb__ser_cfg_int(s, text, (int)c->name);
+#define ISDB__CFG_WALK_REAL(type, name, text) c->name = isdb__ser_cfg_real(s, text, c->name);
+#define ISDB__CFG_WALK_U64(type, name, text) c->name = isdb__ser_cfg_u64(s, text, c->name);
+#define ISDB__CFG_WALK_DIM(type, name, text) \
+    if (s->mode == ISDB__SER_TAKE) c->name = s->head_d;
+#define ISDB__CFG_WALK_ARMS(type, name, text) \
+    if (s->mode == ISDB__SER_TAKE) c->name = s->head_arms;
+#define ISDB__CFG_WALK_SEED(type, name, text) \
+    if (s->mode == ISDB__SER_TAKE) c->name = s->head_seed;
+/* A nested options struct with a list of its own (ISD's est). */
+#define ISDB__CFG_WALK_OPTS(type, name, text) isdb__walk_##name(s, &c->name);
+/* The fields d, max_arms, lambda, delta, R, S, L and alpha of the ridge
+   UCB configs (LinUCB, SW-UCB, D-LinUCB); the head of most lists. */
+#define ISDB__UCB_HEAD_FIELDS(X)                                                                    \
+    X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                   \
+    X(ARMS, int, max_arms, max_arms, isdb__want_arms(why, c->max_arms, c->d, "max_arms"))
+#define ISDB__UCB_FIELDS(X)                                                                         \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                      \
+    X(REAL, isdb_real, delta, ISDB__R(0.01), isdb__want_delta(why, c->delta, "delta"))             \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                     \
+    X(REAL, isdb_real, S, 1, isdb__want_scale(why, c->S, "S"))                                     \
+    X(REAL, isdb_real, L, 1, isdb__want_pos_scale(why, c->L, "L"))                                 \
+    X(REAL, isdb_real, alpha, 1, isdb__want_scale(why, c->alpha, "alpha"))
+
+/* The config walk of policy `name` (isdb__<name>_walk_config), for its
+   vtable and its config_from_snapshot. */
+#define ISDB__DEFINE_CONFIG_WALK(name, FIELDS)                                   \
+    ISDB__ONCE_PRIVATE void isdb__##name##_walk_config(isdb_ser *s, void *cv) { \
+        isdb_##name##_config *c = (isdb_##name##_config *)cv;                   \
+        FIELDS(ISDB__CFG_WALK)                                                   \
+    }
 
 ISDB__CALL_PRIVATE void isdb__ser_require(isdb_ser *s, int ok) {
     if (s->mode >= ISDB__SER_CHECK && !ok) s->failed = 1;
@@ -7583,8 +7858,9 @@ ISDB__ONCE const char *isdb_policy_kind_name(isdb_policy_kind kind) {
 
 /* Fills the base of a policy whose arrays were carved from heap. */
 ISDB__COLD_PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy_vtable *vt, int d, int max_arms,
-                                          uint64_t seed, void *heap, size_t heap_size) {
+                                          uint64_t seed, void *heap, size_t heap_size, size_t object_size) {
     memset(p, 0, sizeof *p);
+    p->_object_size = object_size;
     p->vt = vt;
     p->d = d;
     p->max_arms = max_arms;
@@ -7596,32 +7872,60 @@ ISDB__COLD_PRIVATE void isdb__policy_base_init(isdb_policy *p, const isdb_policy
 
 /* Sizes every policy checks: d as isdb__dim_ok, max_arms >= 1, and an
    n_arms x d matrix indexable by int. */
+ISDB__CALL_PRIVATE int isdb__want_dim(isdb_refusal *why, int d) {
+    return isdb__dim_ok(d) || isdb__refuse(why, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]");
+}
+/* An arm count (d already checked). */
+ISDB__CALL_PRIVATE int isdb__want_arms(isdb_refusal *why, int n, int d, const char *field) {
+    return isdb__want_int(why, n, field, 1, INT_MAX / d, "[1, INT_MAX / d]");
+}
 ISDB__CALL_PRIVATE int isdb__want_sizes(isdb_refusal *why, int d, int max_arms, const char *arms_field) {
-    return (isdb__dim_ok(d) || isdb__refuse(why, "d", 1, ISDB_MAX_DIM, "[1, ISDB_MAX_DIM]")) &&
-           isdb__want_int(why, max_arms, arms_field, 1, INT_MAX / d, "[1, INT_MAX / d]");
+    return isdb__want_dim(why, d) && isdb__want_arms(why, max_arms, d, arms_field);
 }
 
-isdb_result isdb_init_check(const void *heap, const void *pol, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, pol, "pol") &&
-                         isdb__want(why, isdb__heap_aligned(heap), "heap", "non-NULL, 8-byte aligned"));
+isdb_result isdb_init_check(const void *heap, size_t heap_bytes, size_t needed, const void *pol, isdb_refusal *why) {
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, pol, "pol") &&
+          isdb__want(why, isdb__heap_aligned(heap), "heap", "non-NULL, 8-byte aligned")))
+        return ISDB_ERR_INVALID_ARG;
+    return heap_bytes >= needed || isdb__refuse(why, "heap_bytes", (double)needed, (double)SIZE_MAX, ">= heap_size")
+               ? ISDB_OK
+               : ISDB_ERR_BUFFER_TOO_SMALL;
 }
 
-/* The tail of every isdb_X_init: allocate the measured heap, run
-   init_preallocated through `setup`, and hand the heap to the policy. */
-ISDB__ONCE_PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t bytes, const isdb_allocator *alloc,
-                                                  isdb_result (*setup)(const void *cfg, void *heap, void *pol),
-                                                  const void *cfg, void *pol) {
+/* The end of a refused init (of a policy or an environment): obj (size
+   bytes; may be NULL) zeroed, so uninit is a no-op and every call on it
+   returns ISDB_ERR_BAD_STATE. Returns r. */
+ISDB__PRIVATE isdb_result isdb__refused(void *obj, size_t size, isdb_result r) {
+    if (obj) memset(obj, 0, size);
+    return r;
+}
+
+typedef isdb_result (*isdb__setup_fn)(const void *cfg, void *heap, size_t heap_bytes, void *obj);
+
+/* The tail of every isdb_X_init (of a policy or an environment): allocate
+   the measured heap, run init_preallocated through `setup` (which zeroes
+   obj, obj_size bytes, if it refuses), and hand the heap to the object,
+   whose copy of the allocator and ownership flag are keep and owns. */
+ISDB__ONCE_PRIVATE isdb_result isdb__init_owned(isdb_allocator *keep, int *owns, size_t obj_size, size_t bytes,
+                                           const isdb_allocator *alloc, isdb__setup_fn setup, const void *cfg,
+                                           void *obj) {
     void *heap;
     isdb_result r = isdb__heap_alloc(alloc, bytes, &heap);
-    if (r != ISDB_OK) return r;
-    r = setup(cfg, heap, pol);
+    if (r != ISDB_OK) return isdb__refused(obj, obj_size, r);
+    r = setup(cfg, heap, bytes, obj);
     if (r != ISDB_OK) {
         isdb__heap_free(alloc, heap);
         return r;
     }
-    if (alloc) base->_alloc = *alloc;
-    base->_owns_heap = 1;
+    if (alloc) *keep = *alloc;
+    *owns = 1;
     return ISDB_OK;
+}
+
+ISDB__ONCE_PRIVATE isdb_result isdb__policy_init_owned(isdb_policy *base, size_t pol_size, size_t bytes,
+                                                  const isdb_allocator *alloc, isdb__setup_fn setup, const void *cfg,
+                                                  void *pol) {
+    return isdb__init_owned(&base->_alloc, &base->_owns_heap, pol_size, bytes, alloc, setup, cfg, pol);
 }
 
 #define ISDB__INPUT_TEXT "finite, |v| <= ISDB_INPUT_MAX"
@@ -7643,8 +7947,9 @@ ISDB__CALL_PRIVATE int isdb__want_inputs(isdb_refusal *why, const isdb_real *v, 
 /* Checks shared by select, scores and probs; out_name names their output. */
 ISDB__CALL_PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isdb_real *X, int n_arms, const void *out,
                                             const char *out_name, isdb_refusal *why) {
-    if (!(isdb__want_start(why) && isdb__want(why, p && p->vt, "pol", "an initialised policy") &&
-          isdb__want_ptr(why, out, out_name) &&
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, p, "pol"))) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__want(why, p->vt != NULL, "pol", "an initialised policy")) return ISDB_ERR_BAD_STATE;
+    if (!(isdb__want_ptr(why, out, out_name) &&
           isdb__want_int(why, n_arms, "n_arms", 1, p->max_arms, "[1, max_arms]")))
         return ISDB_ERR_INVALID_ARG;
     if (!X)
@@ -7659,8 +7964,9 @@ ISDB__CALL_PRIVATE isdb_result isdb__check_round(const isdb_policy *p, const isd
 ISDB__PRIVATE isdb_result isdb__check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
                                              isdb_refusal *why) {
     isdb_result r;
-    if (!(isdb__want_start(why) && isdb__want(why, p && p->vt, "pol", "an initialised policy") &&
-          isdb__want_int(why, arm, "arm", 0, p->max_arms - 1, "[0, max_arms - 1]")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, p, "pol"))) return ISDB_ERR_INVALID_ARG;
+    if (!isdb__want(why, p->vt != NULL, "pol", "an initialised policy")) return ISDB_ERR_BAD_STATE;
+    if (!isdb__want_int(why, arm, "arm", 0, p->max_arms - 1, "[0, max_arms - 1]"))
         return ISDB_ERR_INVALID_ARG;
     if (x) {
         if ((r = isdb__want_input(why, x, p->d, "x")) != ISDB_OK) return r;
@@ -7722,21 +8028,29 @@ ISDB__ONCE void isdb_policy_uninit(isdb_policy *p) {
 
 const char *isdb_policy_name(const isdb_policy *p) { return (p && p->vt) ? p->vt->name : "none"; }
 
+/* The policy's config block: the head, then its list. */
 ISDB__ONCE_PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
-    isdb__ser_cfg_int(s, p->d);
-    isdb__ser_cfg_int(s, p->max_arms);
-    isdb__ser_cfg_u64(s, p->seed);
+    isdb__ser_cfg_int(s, "d", p->d);
+    isdb__ser_cfg_int(s, p->vt->arms_field, p->max_arms);
+    isdb__ser_cfg_u64(s, "seed", p->seed);
     s->t = isdb__ser_tally(s, &p->t, ISDB__COUNT_MAX);
     isdb__ser_rng(s, &p->rng);
+    p->vt->walk_config(s, (unsigned char *)p + p->vt->cfg_offset);
     p->vt->serialize(p, s);
 }
+
+/* The library version as snapshots hold it; the first a 1.x reader takes. */
+#define ISDB__VERSION_WORD ((ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH)
+#define ISDB__VERSION_WORD_1_0 0x10000u
 
 ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
     isdb_policy *p = (isdb_policy *)isdb__unconst(cp);
     isdb_ser s;
     size_t total;
     unsigned char *out = (unsigned char *)buf;
-    if (!p || !p->vt || !size) return ISDB_ERR_INVALID_ARG;
+    if (!p) return ISDB_ERR_INVALID_ARG;
+    if (!p->vt) return ISDB_ERR_BAD_STATE;
+    if (!size) return ISDB_ERR_INVALID_ARG;
     memset(&s, 0, sizeof s);
     s.mode = ISDB__SER_SIZE;
     s.pos = ISDB__SNAPSHOT_HEADER;
@@ -7745,10 +8059,13 @@ ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
     *size = total;
     if (!buf) return ISDB_OK;
     if (cap < total) return ISDB_ERR_BUFFER_TOO_SMALL;
+    /* Writing into the policy's own heap or object would corrupt it. */
+    if (isdb__overlap(buf, total, p->_heap, p->_heap_size) || isdb__overlap(buf, total, p, p->_object_size))
+        return ISDB_ERR_INVALID_ARG;
     memcpy(out, "ISDB", 4);
     isdb__put_le(out + 4, ISDB__SNAPSHOT_VERSION, 4);
     isdb__put_le(out + 8, (uint64_t)p->vt->kind, 4);
-    isdb__put_le(out + 12, (ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH, 4);
+    isdb__put_le(out + 12, ISDB__VERSION_WORD, 4);
     isdb__put_le(out + 16, (uint64_t)total, 8);
     s.mode = ISDB__SER_WRITE;
     s.out = out;
@@ -7758,42 +8075,141 @@ ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
     return ISDB_OK;
 }
 
-/* The header and the checksum of a snapshot for a policy of `kind`, in
-   the order isdb_policy_load documents. */
-ISDB__ONCE_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
-    uint64_t stated;
+/* The header and the checksum of a snapshot, in the order
+   isdb_policy_load documents; the policy kind is left to the caller.
+   any_precision takes the other precision's snapshots too. */
+ISDB__ONCE_PRIVATE isdb_result isdb__snapshot_frame(const unsigned char *in, size_t size, int any_precision) {
+    uint64_t stated, format;
+    if (!in) return ISDB_ERR_INVALID_ARG;
     if (size < ISDB__SNAPSHOT_HEADER + 8) return ISDB_ERR_SNAPSHOT_TRUNCATED;
     if (memcmp(in, "ISDB", 4) != 0) return ISDB_ERR_SNAPSHOT_CORRUPT;
-    if (isdb__get_le(in + 4, 4) != ISDB__SNAPSHOT_VERSION) return ISDB_ERR_SNAPSHOT_VERSION;
+    /* Format 1 from 1.0.0 on; earlier releases wrote format 1 too, with
+       no promise, and are told by their version. */
+    format = isdb__get_le(in + 4, 4);
+    if (!(format == ISDB__SNAPSHOT_VERSION || (any_precision && (format == 1 || format == ISDB__SNAPSHOT_FLOAT))) ||
+        isdb__get_le(in + 12, 4) < ISDB__VERSION_WORD_1_0)
+        return ISDB_ERR_SNAPSHOT_VERSION;
     stated = isdb__get_le(in + 16, 8);
     if (stated > (uint64_t)size) return ISDB_ERR_SNAPSHOT_TRUNCATED;
     if (stated < (uint64_t)size || isdb__get_le(in + size - 8, 8) != isdb__fnv1a(in, size - 8))
         return ISDB_ERR_SNAPSHOT_CORRUPT;
-    if (isdb__get_le(in + 8, 4) != (uint64_t)kind) return ISDB_ERR_SNAPSHOT_POLICY;
     return ISDB_OK;
 }
 
-ISDB__ONCE isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
+ISDB__ONCE_PRIVATE isdb_result isdb__snapshot_check(const unsigned char *in, size_t size, isdb_policy_kind kind) {
+    isdb_result r = isdb__snapshot_frame(in, size, 0);
+    if (r != ISDB_OK) return r;
+    return isdb__get_le(in + 8, 4) == (uint64_t)kind ? ISDB_OK : ISDB_ERR_SNAPSHOT_POLICY;
+}
+
+/* The head every snapshot starts with after its 24-byte header: d, the
+   arm count and the seed (config values, u64 each), then t. */
+#define ISDB__HEAD_D (ISDB__SNAPSHOT_HEADER)
+#define ISDB__HEAD_ARMS (ISDB__SNAPSHOT_HEADER + 8)
+#define ISDB__HEAD_SEED (ISDB__SNAPSHOT_HEADER + 16)
+#define ISDB__HEAD_T (ISDB__SNAPSHOT_HEADER + 24)
+#define ISDB__HEAD_END (ISDB__SNAPSHOT_HEADER + 32)
+
+ISDB__ONCE isdb_result isdb_snapshot_read_info(const void *buf, size_t size, isdb_snapshot_info *info) {
     const unsigned char *in = (const unsigned char *)buf;
-    isdb_ser s;
     isdb_result r;
-    if (!p || !p->vt || !buf) return ISDB_ERR_INVALID_ARG;
+    int64_t d, arms;
+    if (!info) return ISDB_ERR_INVALID_ARG;
+    memset(info, 0, sizeof *info);
+    if ((r = isdb__snapshot_frame(in, size, 1)) != ISDB_OK) return r;
+    if (size < ISDB__HEAD_END + 8) return ISDB_ERR_SNAPSHOT_TRUNCATED;
+    d = (int64_t)isdb__get_le(in + ISDB__HEAD_D, 8);
+    arms = (int64_t)isdb__get_le(in + ISDB__HEAD_ARMS, 8);
+    if (d < 1 || d > ISDB_MAX_DIM || arms < 1 || arms > INT_MAX) return ISDB_ERR_SNAPSHOT_CORRUPT;
+    info->kind = (isdb_policy_kind)isdb__get_le(in + 8, 4);
+    info->d = (int)d;
+    info->max_arms = (int)arms;
+    info->seed = isdb__get_le(in + ISDB__HEAD_SEED, 8);
+    info->t = isdb__get_le(in + ISDB__HEAD_T, 8);
+    info->format = 1;
+    info->real_bytes = isdb__get_le(in + 4, 4) == ISDB__SNAPSHOT_FLOAT ? 4 : 8;
+    info->library_version = (uint32_t)isdb__get_le(in + 12, 4);
+    info->size = size;
+    return ISDB_OK;
+}
+
+/* The CHECK walk of load: the code load would return, the config field
+   that differs in s->differs. */
+ISDB__ONCE_PRIVATE isdb_result isdb__load_check(isdb_policy *p, const unsigned char *in, size_t size, isdb_ser *s) {
+    isdb_result r;
+    memset(s, 0, sizeof *s);
+    if (!p) return ISDB_ERR_INVALID_ARG;
+    if (!p->vt) return ISDB_ERR_BAD_STATE;
+    if (!in) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__snapshot_check(in, size, p->vt->kind)) != ISDB_OK) return r;
-    memset(&s, 0, sizeof s);
-    s.mode = ISDB__SER_CHECK;
-    s.in = in;
-    s.pos = ISDB__SNAPSHOT_HEADER;
-    s.end = size - 8;
-    isdb__serialize_policy(p, &s);
+    s->mode = ISDB__SER_CHECK;
+    s->in = in;
+    s->pos = ISDB__SNAPSHOT_HEADER;
+    s->end = size - 8;
+    isdb__serialize_policy(p, s);
     /* The walk stops at its first failure: a config value unlike the
        object's, or a state value (or a length) no run of this config
        writes. */
-    if (s.failed || s.pos != s.end) return s.config_differs ? ISDB_ERR_SNAPSHOT_CONFIG : ISDB_ERR_SNAPSHOT_CORRUPT;
+    if (s->failed || s->pos != s->end) return s->differs ? ISDB_ERR_SNAPSHOT_CONFIG : ISDB_ERR_SNAPSHOT_CORRUPT;
+    return ISDB_OK;
+}
+
+ISDB__ONCE isdb_result isdb_policy_check_load(const isdb_policy *p, const void *buf, size_t size, isdb_refusal *why) {
+    isdb_ser s;
+    isdb_result r = isdb__load_check((isdb_policy *)isdb__unconst(p), (const unsigned char *)buf, size, &s);
+    isdb__want_start(why);
+    if (r == ISDB_ERR_SNAPSHOT_CONFIG)
+        isdb__refuse(why, s.differs, (double)NAN, (double)NAN, "the value of the object's own config");
+    else if (r != ISDB_OK)
+        isdb__refuse(why, !p || !p->vt ? "pol" : "buf", (double)NAN, (double)NAN, isdb_result_string(r));
+    return r;
+}
+
+ISDB__ONCE isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t size) {
+    isdb_ser s;
+    isdb_result r = isdb__load_check(p, (const unsigned char *)buf, size, &s);
+    if (r != ISDB_OK) return r;
     s.mode = ISDB__SER_READ;
     s.pos = ISDB__SNAPSHOT_HEADER;
     isdb__serialize_policy(p, &s);
     return ISDB_OK;
 }
+
+/* config_from_snapshot: the head's d, arm count and seed, then the
+   policy's config list, taken into cfg (cfg_size bytes, zeroed first, so
+   pointer fields are NULL). */
+ISDB__ONCE_PRIVATE isdb_result isdb__config_from_snapshot(const void *buf, size_t size, isdb_policy_kind kind,
+                                                          void (*walk)(isdb_ser *s, void *cfg), void *cfg,
+                                                          size_t cfg_size) {
+    isdb_snapshot_info info;
+    isdb_ser s;
+    isdb_result r;
+    if (!cfg) return ISDB_ERR_INVALID_ARG;
+    memset(cfg, 0, cfg_size);
+    if ((r = isdb_snapshot_read_info(buf, size, &info)) != ISDB_OK) return r;
+    if (info.real_bytes != (int)sizeof(isdb_real)) return ISDB_ERR_SNAPSHOT_VERSION;
+    if (info.kind != kind) return ISDB_ERR_SNAPSHOT_POLICY;
+    memset(&s, 0, sizeof s);
+    s.mode = ISDB__SER_TAKE;
+    s.in = (const unsigned char *)buf;
+    s.end = size - 8;
+    s.head_d = info.d;
+    s.head_arms = info.max_arms;
+    s.head_seed = info.seed;
+    /* past the head and the generator: four u64, a real and an i32 */
+    s.pos = ISDB__HEAD_END + 32 + sizeof(isdb_real) + 4;
+    walk(&s, cfg);
+    if (s.failed) {
+        memset(cfg, 0, cfg_size);
+        return ISDB_ERR_SNAPSHOT_CORRUPT;
+    }
+    return ISDB_OK;
+}
+#define ISDB__CONFIG_FROM_SNAPSHOT(name, kind)                                                                 \
+    ISDB__ONCE isdb_result isdb_##name##_config_from_snapshot(const void *buf, size_t size,                   \
+                                                              isdb_##name##_config *cfg) {                    \
+        return isdb__config_from_snapshot(buf, size, kind, isdb__##name##_walk_config, cfg, sizeof *cfg);     \
+    }
 
 /* ---------------------------------------------------------------------------
    Deterministic index policies: select and scores both evaluate `index`
@@ -8169,28 +8585,25 @@ ISDB__PRIVATE int isdb__want_width(isdb_refusal *why, isdb_width width) {
    LinUCB / OFUL
    ------------------------------------------------------------------------ */
 
+#define ISDB__LINUCB_FIELDS(X)                                                                      \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                        \
+    ISDB__UCB_FIELDS(X)                                                                             \
+    X(INT, isdb_width, width, ISDB_WIDTH_LOGDET, isdb__want_width(why, c->width))                  \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__ONCE isdb_linucb_config isdb_linucb_config_init(int d, int max_arms) {
     isdb_linucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.lambda = 1;
-    c.delta = ISDB__R(0.01);
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.width = ISDB_WIDTH_LOGDET;
-    c.refresh = 0;
+    ISDB__LINUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
 ISDB__ONCE isdb_result isdb_linucb_config_check(const isdb_linucb_config *c, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
-                         isdb__want_width(why, c->width) && isdb__want_count(why, c->refresh, "refresh"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__LINUCB_FIELDS(ISDB__CFG_CHECK));
 }
+
+ISDB__DEFINE_CONFIG_WALK(linucb, ISDB__LINUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(linucb, ISDB_POLICY_LINUCB)
 
 ISDB__ONCE_PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_linucb *p, void *heap) {
     isdb__arena a;
@@ -8228,14 +8641,6 @@ ISDB__PRIVATE isdb_result isdb__linucb_update(isdb_policy *p, int arm, const isd
 ISDB__ONCE_PRIVATE void isdb__linucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_linucb *p = (isdb_linucb *)bp;
     const isdb_linucb_config *c = &p->cfg;
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, (int)c->width);
-    isdb__ser_cfg_int(s, c->refresh);
     isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
 }
 
@@ -8243,7 +8648,8 @@ ISDB__ONCE_PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&
 
 static const isdb_policy_vtable isdb__linucb_vt = {
     ISDB_POLICY_LINUCB,     "linucb",           0, isdb__linucb_select, isdb__linucb_update, isdb__linucb_scores,
-    isdb__probs_one_hot,    isdb__linucb_serialize, isdb__linucb_reset};
+    isdb__probs_one_hot,    isdb__linucb_serialize, isdb__linucb_reset, isdb__linucb_walk_config,
+    offsetof(isdb_linucb, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes) {
     isdb_linucb probe;
@@ -8252,32 +8658,33 @@ ISDB__ONCE isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, isdb_linucb *pol) {
+ISDB__ONCE isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg, void *heap, size_t heap_bytes,
+                                                     isdb_linucb *pol) {
     size_t bytes;
     isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
     isdb__linucb_layout(cfg, pol, heap);
     pol->_ridge.lambda = cfg->lambda;
     pol->_ridge.refresh = pol->cfg.refresh;
-    isdb__policy_base_init(&pol->base, &isdb__linucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__linucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__linucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__linucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_linucb_init_preallocated((const isdb_linucb_config *)cfg, heap, (isdb_linucb *)pol);
+ISDB__PRIVATE isdb_result isdb__linucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_linucb_init_preallocated((const isdb_linucb_config *)cfg, heap, heap_bytes, (isdb_linucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isdb_allocator *alloc, isdb_linucb *pol) {
     size_t bytes;
     isdb_result r = isdb_linucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__linucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__linucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
@@ -8295,30 +8702,27 @@ ISDB__ONCE isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x,
    SW-UCB
    ------------------------------------------------------------------------ */
 
+#define ISDB__SWUCB_FIELDS(X)                                                                       \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                        \
+    X(INT, int, window, window,                                                                     \
+      isdb__want_int(why, c->window, "window", 1, INT_MAX / (c->d + 1), "[1, INT_MAX / (d + 1)]"))  \
+    ISDB__UCB_FIELDS(X)                                                                             \
+    X(INT, isdb_width, width, ISDB_WIDTH_LOGDET, isdb__want_width(why, c->width))                  \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__COLD isdb_swucb_config isdb_swucb_config_init(int d, int max_arms, int window) {
     isdb_swucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.window = window;
-    c.lambda = 1;
-    c.delta = ISDB__R(0.01);
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.width = ISDB_WIDTH_LOGDET;
-    c.refresh = 0;
+    ISDB__SWUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
 ISDB__COLD isdb_result isdb_swucb_config_check(const isdb_swucb_config *c, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-                         isdb__want_int(why, c->window, "window", 1, INT_MAX / (c->d + 1), "[1, INT_MAX / (d + 1)]") &&
-                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
-                         isdb__want_width(why, c->width) && isdb__want_count(why, c->refresh, "refresh"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__SWUCB_FIELDS(ISDB__CFG_CHECK));
 }
+
+ISDB__DEFINE_CONFIG_WALK(swucb, ISDB__SWUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(swucb, ISDB_POLICY_SWUCB)
 
 ISDB__COLD_PRIVATE size_t isdb__swucb_layout(const isdb_swucb_config *c, isdb_swucb *p, void *heap) {
     isdb__arena a;
@@ -8487,15 +8891,6 @@ ISDB__ONCE_PRIVATE void isdb__swucb_serialize(isdb_policy *bp, isdb_ser *s) {
     uint64_t t = s->t, rebuilds;
     isdb__swucb_ring g;
     isdb__ridge_views r;
-    isdb__ser_cfg_int(s, c->window);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, (int)c->width);
-    isdb__ser_cfg_int(s, c->refresh);
     /* The ring fills from slot 0; once full, head is the oldest slot. */
     count = isdb__ser_int(s, &p->count, 0, w);
     isdb__ser_require(s, (uint64_t)count == (t < (uint64_t)w ? t : (uint64_t)w));
@@ -8532,7 +8927,8 @@ ISDB__PRIVATE void isdb__swucb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__swucb_vt = {
     ISDB_POLICY_SWUCB,   "swucb",           0, isdb__swucb_select, isdb__swucb_update, isdb__swucb_scores,
-    isdb__probs_one_hot, isdb__swucb_serialize, isdb__swucb_reset};
+    isdb__probs_one_hot, isdb__swucb_serialize, isdb__swucb_reset, isdb__swucb_walk_config,
+    offsetof(isdb_swucb, cfg), "max_arms"};
 
 ISDB__COLD isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes) {
     isdb_swucb probe;
@@ -8541,31 +8937,31 @@ ISDB__COLD isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, isdb_swucb *pol) {
+isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, void *heap, size_t heap_bytes, isdb_swucb *pol) {
     size_t bytes;
     isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(cfg->window, cfg->d);
     isdb__swucb_layout(cfg, pol, heap);
     pol->_ridge.lambda = cfg->lambda;
-    isdb__policy_base_init(&pol->base, &isdb__swucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__swucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__swucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__swucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_swucb_init_preallocated((const isdb_swucb_config *)cfg, heap, (isdb_swucb *)pol);
+ISDB__PRIVATE isdb_result isdb__swucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_swucb_init_preallocated((const isdb_swucb_config *)cfg, heap, heap_bytes, (isdb_swucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_allocator *alloc, isdb_swucb *pol) {
     size_t bytes;
     isdb_result r = isdb_swucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__swucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__swucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
@@ -8608,29 +9004,25 @@ ISDB__ONCE isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isd
    D-LinUCB
    ------------------------------------------------------------------------ */
 
+#define ISDB__DLINUCB_FIELDS(X)                                                                     \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                        \
+    X(REAL, isdb_real, gamma, gamma, isdb__want_open01(why, c->gamma, "gamma"))                    \
+    ISDB__UCB_FIELDS(X)                                                                             \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__ONCE isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isdb_real gamma) {
     isdb_dlinucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.gamma = gamma;
-    c.lambda = 1;
-    c.delta = ISDB__R(0.01);
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.refresh = 0;
+    ISDB__DLINUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
 ISDB__ONCE isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, isdb_refusal *why) {
-    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-                         isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-                         isdb__want_open01(why, c->gamma, "gamma") &&
-                         isdb__want_ucb(why, c->lambda, c->delta, c->R, c->S, c->L, c->alpha) &&
-                         isdb__want_count(why, c->refresh, "refresh"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__DLINUCB_FIELDS(ISDB__CFG_CHECK));
 }
+
+ISDB__DEFINE_CONFIG_WALK(dlinucb, ISDB__DLINUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(dlinucb, ISDB_POLICY_DLINUCB)
 
 ISDB__ONCE_PRIVATE size_t isdb__dlinucb_layout(const isdb_dlinucb_config *c, isdb_dlinucb *p, void *heap) {
     isdb__arena a;
@@ -8862,14 +9254,6 @@ ISDB__ONCE_PRIVATE void isdb__dlinucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_gram g;
     isdb__ser_view Vt, L, b, z;
     int exact;
-    isdb__ser_cfg_real(s, c->gamma);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, c->refresh);
     exact = c->refresh == 1 || s->t % (uint64_t)isdb__max_int(c->refresh, 1) == 0;
     g.A = isdb__ser_view_real(s, p->_gram, dd);
     g.ld = d;
@@ -8910,7 +9294,8 @@ ISDB__ONCE_PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__dlinucb_vt = {
     ISDB_POLICY_DLINUCB, "dlinucb",           0, isdb__dlinucb_select, isdb__dlinucb_update, isdb__dlinucb_scores,
-    isdb__probs_one_hot, isdb__dlinucb_serialize, isdb__dlinucb_reset};
+    isdb__probs_one_hot, isdb__dlinucb_serialize, isdb__dlinucb_reset, isdb__dlinucb_walk_config,
+    offsetof(isdb_dlinucb, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes) {
     isdb_dlinucb probe;
@@ -8919,30 +9304,31 @@ ISDB__ONCE isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, si
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, isdb_dlinucb *pol) {
+ISDB__ONCE isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *cfg, void *heap, size_t heap_bytes,
+                                                      isdb_dlinucb *pol) {
     size_t bytes;
     isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
     isdb__dlinucb_layout(cfg, pol, heap);
-    isdb__policy_base_init(&pol->base, &isdb__dlinucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__dlinucb_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__dlinucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__dlinucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_dlinucb_init_preallocated((const isdb_dlinucb_config *)cfg, heap, (isdb_dlinucb *)pol);
+ISDB__PRIVATE isdb_result isdb__dlinucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_dlinucb_init_preallocated((const isdb_dlinucb_config *)cfg, heap, heap_bytes, (isdb_dlinucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const isdb_allocator *alloc, isdb_dlinucb *pol) {
     size_t bytes;
     isdb_result r = isdb_dlinucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__dlinucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__dlinucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
@@ -8976,21 +9362,6 @@ ISDB__ONCE isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_
    Linear Thompson sampling
    ------------------------------------------------------------------------ */
 
-ISDB__ONCE isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
-    isdb_lints_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.lambda = 1;
-    c.R = 1;
-    c.inflation = ISDB_LINTS_NONE;
-    c.epsilon = 0.5;
-    c.delta = ISDB__R(0.01);
-    c.seed = 1;
-    c.mc_samples = 1000;
-    c.refresh = 0;
-    return c;
-}
 
 /* THEORY's scale v = R sqrt(24 / epsilon d ln(1 / delta)) with R at most
    ISDB__SCALE_MAX, d at most ISDB_MAX_DIM = 2^14 and delta at least
@@ -9006,19 +9377,35 @@ ISDB__ONCE isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
 #define ISDB__LINTS_EPSILON_TEXT "[1e-30, 1]"
 #endif
 
-ISDB__ONCE isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
-    return isdb__checked(
-        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") && isdb__want_ridge(why, c->lambda, "lambda") &&
-        isdb__want_scale(why, c->R, "R") &&
-        isdb__want_int(why, (int)c->inflation, "inflation", ISDB_LINTS_THEORY, ISDB_LINTS_NONE,
-                       "an isdb_lints_inflation") &&
-        (c->inflation == ISDB_LINTS_NONE ||
-         (isdb__want_real(why, c->epsilon, "epsilon", ISDB__LINTS_EPSILON_MIN, 1, 0, ISDB__LINTS_EPSILON_TEXT) &&
-          isdb__want_delta(why, c->delta, "delta"))) &&
-        isdb__want_int(why, c->mc_samples, "mc_samples", 1, INT_MAX, ">= 1") &&
-        isdb__want_count(why, c->refresh, "refresh"));
+/* epsilon and delta are checked with THEORY only. */
+#define ISDB__LINTS_FIELDS(X)                                                                        \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(SEED, uint64_t, seed, 1, 1)                                                                    \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                       \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                      \
+    X(INT, isdb_lints_inflation, inflation, ISDB_LINTS_NONE,                                        \
+      isdb__want_int(why, (int)c->inflation, "inflation", ISDB_LINTS_THEORY, ISDB_LINTS_NONE,       \
+                     "an isdb_lints_inflation"))                                                     \
+    X(REAL, isdb_real, epsilon, ISDB__R(0.5),                                                       \
+      c->inflation == ISDB_LINTS_NONE ||                                                             \
+          isdb__want_real(why, c->epsilon, "epsilon", ISDB__LINTS_EPSILON_MIN, 1, 0, ISDB__LINTS_EPSILON_TEXT)) \
+    X(REAL, isdb_real, delta, ISDB__R(0.01), c->inflation == ISDB_LINTS_NONE || isdb__want_delta(why, c->delta, "delta")) \
+    X(INT, int, mc_samples, 1000, isdb__want_int(why, c->mc_samples, "mc_samples", 1, INT_MAX, ">= 1"))  \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
+ISDB__ONCE isdb_lints_config isdb_lints_config_init(int d, int max_arms) {
+    isdb_lints_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__LINTS_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
 }
+
+ISDB__ONCE isdb_result isdb_lints_config_check(const isdb_lints_config *c, isdb_refusal *why) {
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__LINTS_FIELDS(ISDB__CFG_CHECK));
+}
+
+ISDB__DEFINE_CONFIG_WALK(lints, ISDB__LINTS_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(lints, ISDB_POLICY_LINTS)
 
 ISDB__ONCE_PRIVATE size_t isdb__lints_layout(const isdb_lints_config *c, isdb_lints *p, void *heap) {
     isdb__arena a;
@@ -9084,13 +9471,6 @@ ISDB__PRIVATE isdb_result isdb__lints_update(isdb_policy *p, int arm, const isdb
 ISDB__ONCE_PRIVATE void isdb__lints_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_lints *p = (isdb_lints *)bp;
     const isdb_lints_config *c = &p->cfg;
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_int(s, (int)c->inflation);
-    isdb__ser_cfg_real(s, c->epsilon);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_int(s, c->mc_samples);
-    isdb__ser_cfg_int(s, c->refresh);
     isdb__ridge_serialize(&p->_ridge, s, c->refresh, 0, c->lambda, 0);
     isdb__ser_real(s, p->_sample, c->d);
 }
@@ -9104,7 +9484,8 @@ ISDB__ONCE_PRIVATE void isdb__lints_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__lints_vt = {
     ISDB_POLICY_LINTS, "lints",           0, isdb__lints_select, isdb__lints_update, isdb__lints_probs,
-    isdb__lints_probs, isdb__lints_serialize, isdb__lints_reset};
+    isdb__lints_probs, isdb__lints_serialize, isdb__lints_reset, isdb__lints_walk_config,
+    offsetof(isdb_lints, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes) {
     isdb_lints probe;
@@ -9113,11 +9494,12 @@ ISDB__ONCE isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, isdb_lints *pol) {
+ISDB__ONCE isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, void *heap, size_t heap_bytes,
+                                                    isdb_lints *pol) {
     size_t bytes;
     isdb_result r = isdb_lints_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = isdb__max_int(4 * cfg->d, 256);
@@ -9127,21 +9509,21 @@ ISDB__ONCE isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg
     pol->v = cfg->inflation == ISDB_LINTS_THEORY
                  ? cfg->R * isdb__sqrt(24 / cfg->epsilon * (isdb_real)cfg->d * isdb__log(1 / cfg->delta))
                  : cfg->R;
-    isdb__policy_base_init(&pol->base, &isdb__lints_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__lints_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes, sizeof *pol);
     isdb__lints_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__lints_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_lints_init_preallocated((const isdb_lints_config *)cfg, heap, (isdb_lints *)pol);
+ISDB__PRIVATE isdb_result isdb__lints_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_lints_init_preallocated((const isdb_lints_config *)cfg, heap, heap_bytes, (isdb_lints *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_allocator *alloc, isdb_lints *pol) {
     size_t bytes;
     isdb_result r = isdb_lints_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__lints_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__lints_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
@@ -9196,23 +9578,6 @@ ISDB__ONCE isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isd
     return ISDB_OK;
 }
 
-ISDB__ONCE isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
-    isdb_bob_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.T = T;
-    c.lambda = 1;
-    c.R = 1;
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.reward_bound = 1;
-    c.clip = 0;
-    c.seed = 1;
-    c.refresh = 0;
-    return c;
-}
 
 /* A block's rescaled reward is at most 1/2 + ISDB_INPUT_MAX / (2
    reward_bound), and 2 H reward_bound must stay finite: these bounds keep
@@ -9228,20 +9593,38 @@ ISDB__ONCE isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T)
 #define ISDB__REWARD_BOUND_TEXT "[1e-30, 1e30]"
 #endif
 
+/* delta = 1/T is in (0, 1/2] once T >= 2. */
+#define ISDB__BOB_FIELDS(X)                                                                          \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(SEED, uint64_t, seed, 1, 1)                                                                    \
+    X(U64, uint64_t, T, T, isdb__want_u64(why, c->T, "T", 2, UINT64_MAX, ">= 2"))                   \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                       \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                      \
+    X(REAL, isdb_real, S, 1, isdb__want_scale(why, c->S, "S"))                                      \
+    X(REAL, isdb_real, L, 1, isdb__want_pos_scale(why, c->L, "L"))                                  \
+    X(REAL, isdb_real, alpha, 1, isdb__want_scale(why, c->alpha, "alpha"))                          \
+    X(REAL, isdb_real, reward_bound, 1,                                                             \
+      isdb__want_real(why, c->reward_bound, "reward_bound", ISDB__REWARD_BOUND_MIN, ISDB__REWARD_BOUND_MAX, 0, \
+                      ISDB__REWARD_BOUND_TEXT))                                                      \
+    X(INT, int, clip, 0, isdb__want_flag(why, c->clip, "clip"))                                     \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
+ISDB__ONCE isdb_bob_config isdb_bob_config_init(int d, int max_arms, uint64_t T) {
+    isdb_bob_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__BOB_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
+}
+
 ISDB__ONCE isdb_result isdb_bob_config_check(const isdb_bob_config *c, isdb_refusal *why) {
     isdb_bob_params par;
-    /* delta = 1/T is in (0, 1/2] once T >= 2. */
-    return isdb__checked(
-        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-        isdb__want_u64(why, c->T, "T", 2, UINT64_MAX, ">= 2") &&
-        isdb__want_ucb(why, c->lambda, ISDB__R(0.5), c->R, c->S, c->L, c->alpha) &&
-        isdb__want_real(why, c->reward_bound, "reward_bound", ISDB__REWARD_BOUND_MIN, ISDB__REWARD_BOUND_MAX, 0,
-                        ISDB__REWARD_BOUND_TEXT) &&
-        isdb__want_flag(why, c->clip, "clip") && isdb__want_count(why, c->refresh, "refresh") &&
-        isdb__want(why, isdb_bob_tuned_params(c->d, c->T, c->R, c->reward_bound, &par) == ISDB_OK, "T",
-                   "block length d^(2/3) T^(1/2) <= INT_MAX"));
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__BOB_FIELDS(ISDB__CFG_CHECK) &&
+                         isdb__want(why, isdb_bob_tuned_params(c->d, c->T, c->R, c->reward_bound, &par) == ISDB_OK,
+                                    "T", "block length d^(2/3) T^(1/2) <= INT_MAX"));
 }
+
+ISDB__DEFINE_CONFIG_WALK(bob, ISDB__BOB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(bob, ISDB_POLICY_BOB)
 
 /* The SW-UCB of a block with window w (Algorithm 2 lines 9-13): delta =
    1/T, the width of eq. 5 with n = w, and the refresh period resolved. */
@@ -9272,6 +9655,7 @@ ISDB__ONCE_PRIVATE size_t isdb__bob_layout(const isdb_bob_config *c, const isdb_
     p->_logw = isdb__take_f64(&a, par->n_windows);
     p->_p = isdb__take_f64(&a, par->n_windows);
     p->_sw_heap = isdb__take(&a, 1, sw_bytes);
+    p->_sw_heap_bytes = sw_bytes;
     return a.overflow ? 0 : a.used;
 }
 
@@ -9293,7 +9677,7 @@ ISDB__PRIVATE void isdb__bob_distribution(isdb_bob *p) {
    empty window, nothing carried over (Algorithm 2 line 7). */
 ISDB__PRIVATE void isdb__bob_fresh(isdb_bob *p) {
     isdb_swucb_config sc = isdb__bob_sw_config(&p->cfg, p->par.windows[p->j]);
-    isdb_result r = isdb_swucb_init_preallocated(&sc, p->_sw_heap, &p->sw);
+    isdb_result r = isdb_swucb_init_preallocated(&sc, p->_sw_heap, p->_sw_heap_bytes, &p->sw);
     ISDB_ASSERT(r == ISDB_OK);
     (void)r;
 }
@@ -9423,15 +9807,6 @@ ISDB__ONCE_PRIVATE void isdb__bob_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_real bound, top = -ISDB__REAL_MAX;
     isdb_swucb_config sc;
     isdb__ser_view logw;
-    isdb__ser_cfg_u64(s, c->T);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_real(s, c->reward_bound);
-    isdb__ser_cfg_int(s, c->clip);
-    isdb__ser_cfg_int(s, c->refresh);
     block = isdb__ser_u64(s, &p->block);
     len = isdb__bob_block_len(p, block);
     in_block = isdb__ser_int(s, &p->in_block, 0, len - 1);
@@ -9492,7 +9867,8 @@ ISDB__ONCE_PRIVATE void isdb__bob_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__bob_vt = {ISDB_POLICY_BOB,  "bob",           0, isdb__bob_select,
                                                 isdb__bob_update, isdb__bob_scores, isdb__bob_probs,
-                                                isdb__bob_serialize, isdb__bob_reset};
+                                                isdb__bob_serialize, isdb__bob_reset, isdb__bob_walk_config,
+                                                offsetof(isdb_bob, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes) {
     isdb_bob probe;
@@ -9503,11 +9879,12 @@ ISDB__ONCE isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, isdb_bob *pol) {
+ISDB__ONCE isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_bob *pol) {
     size_t bytes;
     isdb_result r = isdb_bob_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     isdb_bob_tuned_params(cfg->d, cfg->T, cfg->R, cfg->reward_bound, &pol->par);
@@ -9515,21 +9892,21 @@ ISDB__ONCE isdb_result isdb_bob_init_preallocated(const isdb_bob_config *cfg, vo
     /* Every byte defined: checking a snapshot reads the heap laid out for
        the snapshot's window, which may be longer than any used so far. */
     memset(heap, 0, bytes);
-    isdb__policy_base_init(&pol->base, &isdb__bob_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__bob_vt, cfg->d, cfg->max_arms, cfg->seed, heap, bytes, sizeof *pol);
     isdb__bob_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__bob_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_bob_init_preallocated((const isdb_bob_config *)cfg, heap, (isdb_bob *)pol);
+ISDB__PRIVATE isdb_result isdb__bob_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_bob_init_preallocated((const isdb_bob_config *)cfg, heap, heap_bytes, (isdb_bob *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_bob_init(const isdb_bob_config *cfg, const isdb_allocator *alloc, isdb_bob *pol) {
     size_t bytes;
     isdb_result r = isdb_bob_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__bob_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__bob_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol) { return &pol->cfg; }
@@ -9562,21 +9939,33 @@ ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_
    Adaptive
    ------------------------------------------------------------------------ */
 
+/* The memories, refresh and play_horizon are resolved (0: a default) and
+   checked again by isdb_adaptive_config_check. */
+#define ISDB__ADAPTIVE_FIELDS(X)                                                                     \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(REAL, isdb_real, lambda, 1, isdb__want_ridge(why, c->lambda, "lambda"))                       \
+    X(REAL, isdb_real, R, 1, isdb__want_scale(why, c->R, "R"))                                      \
+    X(REAL, isdb_real, delta, ISDB__R(0.01), isdb__want_delta(why, c->delta, "delta"))              \
+    X(REAL, isdb_real, S, 1, isdb__want_scale(why, c->S, "S"))                                      \
+    X(REAL, isdb_real, L, 1, isdb__want_pos_scale(why, c->L, "L"))                                  \
+    X(REAL, isdb_real, alpha, 1, isdb__want_scale(why, c->alpha, "alpha"))                          \
+    X(INT, int, min_memory, 0, isdb__want_count(why, c->min_memory, "min_memory"))                  \
+    X(INT, int, max_memory, 0, isdb__want_count(why, c->max_memory, "max_memory"))                  \
+    X(REAL, isdb_real, threshold, ISDB__R(3.5), isdb__want_pos(why, c->threshold, "threshold"))     \
+    X(REAL, isdb_real, play_threshold, ISDB__R(1.5), isdb__want_nonneg(why, c->play_threshold, "play_threshold")) \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                           \
+    X(INT, isdb_adaptive_noise, noise_estimate, ISDB_ADAPTIVE_NOISE_LOCAL,                          \
+      isdb__want_int(why, (int)c->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,         \
+                     ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise"))                           \
+    X(INT, isdb_adaptive_cut, cut, ISDB_ADAPTIVE_CUT_AUTO,                                           \
+      isdb__want_int(why, (int)c->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL, "an isdb_adaptive_cut")) \
+    X(INT, int, hold, 1, isdb__want_flag(why, c->hold, "hold"))                                     \
+    X(INT, int, play_horizon, 0, isdb__want_int(why, c->play_horizon, "play_horizon", 0, 1024, "[0, 1024]"))
+
 ISDB__ONCE isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     isdb_adaptive_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.lambda = 1;
-    c.R = 1;
-    c.delta = ISDB__R(0.01);
-    c.S = 1;
-    c.L = 1;
-    c.alpha = 1;
-    c.threshold = 3.5;
-    c.play_threshold = ISDB__R(1.5);
-    c.noise_estimate = ISDB_ADAPTIVE_NOISE_LOCAL;
-    c.hold = 1;
+    ISDB__ADAPTIVE_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
@@ -9618,29 +10007,20 @@ ISDB__PRIVATE int isdb__adaptive_memories(const isdb_adaptive_config *c, int *me
     return n;
 }
 
-ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *cfg, isdb_refusal *why) {
-    isdb_adaptive_config c;
+ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *c, isdb_refusal *why) {
+    isdb_adaptive_config r;
     int memories[ISDB_ADAPTIVE_MAX_ESTIMATORS];
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, cfg, "cfg") &&
-          isdb__want_sizes(why, cfg->d, cfg->max_arms, "max_arms") &&
-          isdb__want_ucb(why, cfg->lambda, cfg->delta, cfg->R, cfg->S, cfg->L, cfg->alpha) &&
-          isdb__want_count(why, cfg->min_memory, "min_memory") &&
-          isdb__want_count(why, cfg->max_memory, "max_memory") && isdb__want_pos(why, cfg->threshold, "threshold") &&
-          isdb__want_nonneg(why, cfg->play_threshold, "play_threshold") &&
-          isdb__want_count(why, cfg->refresh, "refresh") &&
-          isdb__want_int(why, (int)cfg->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,
-                         ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise") &&
-          isdb__want_int(why, (int)cfg->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL,
-                         "an isdb_adaptive_cut") &&
-          isdb__want_int(why, cfg->hold, "hold", 0, 1, "0 or 1") &&
-          isdb__want_int(why, cfg->play_horizon, "play_horizon", 0, 1024, "[0, 1024]")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__ADAPTIVE_FIELDS(ISDB__CFG_CHECK)))
         return ISDB_ERR_INVALID_ARG;
-    c = isdb__adaptive_resolve(cfg);
-    return isdb__checked(isdb__want_int(why, c.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
-                         isdb__want_int(why, c.max_memory, "max_memory", c.min_memory, INT_MAX, "0 or >= min_memory") &&
-                         isdb__want(why, isdb__adaptive_memories(&c, memories) > 0, "max_memory",
+    r = isdb__adaptive_resolve(c);
+    return isdb__checked(isdb__want_int(why, r.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
+                         isdb__want_int(why, r.max_memory, "max_memory", r.min_memory, INT_MAX, "0 or >= min_memory") &&
+                         isdb__want(why, isdb__adaptive_memories(&r, memories) > 0, "max_memory",
                                     "within 30 doublings of min_memory"));
 }
+
+ISDB__DEFINE_CONFIG_WALK(adaptive, ISDB__ADAPTIVE_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(adaptive, ISDB_POLICY_ADAPTIVE)
 
 /* Lays out the heap for the resolved config c and sets the estimators'
    memories, discounts and refresh periods, and the widths' logarithms.
@@ -10820,25 +11200,6 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     const isdb_adaptive_config *c = &p->cfg;
     int k, n = p->n_est;
     isdb_real lo = c->lambda;
-    /* first, so that a snapshot with hold and one without (0.6.0's) each
-       refuse the other as another config; likewise play_horizon, written
-       only when not 1 (2 to 1024: neither hold's 1 nor the bits of any
-       lambda), so that play_horizon 1 writes and reads 0.7.0's format */
-    if (c->play_horizon != 1) isdb__ser_cfg_int(s, c->play_horizon);
-    if (c->hold) isdb__ser_cfg_int(s, c->hold);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_int(s, c->min_memory);
-    isdb__ser_cfg_int(s, c->max_memory);
-    isdb__ser_cfg_real(s, c->threshold);
-    isdb__ser_cfg_real(s, c->play_threshold);
-    isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, (int)c->noise_estimate);
-    isdb__ser_cfg_int(s, (int)c->cut);
     isdb__ser_int(s, &p->played, 0, n - 1);
     isdb__ser_require(s, isdb__ser_u64(s, &p->changes) <= s->t);
     isdb__ser_real_range(s, &p->recur, 1, 0, 1);
@@ -10909,7 +11270,8 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__adaptive_vt = {
     ISDB_POLICY_ADAPTIVE, "adaptive",           0, isdb__adaptive_select, isdb__adaptive_update, isdb__adaptive_scores,
-    isdb__probs_one_hot,  isdb__adaptive_serialize, isdb__adaptive_reset};
+    isdb__probs_one_hot,  isdb__adaptive_serialize, isdb__adaptive_reset, isdb__adaptive_walk_config,
+    offsetof(isdb_adaptive, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes) {
     isdb_adaptive probe;
@@ -10920,29 +11282,30 @@ ISDB__ONCE isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, 
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, isdb_adaptive *pol) {
+ISDB__ONCE isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_adaptive *pol) {
     size_t bytes;
     isdb_result r = isdb_adaptive_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = isdb__adaptive_resolve(cfg);
     isdb__adaptive_layout(&pol->cfg, pol, heap);
-    isdb__policy_base_init(&pol->base, &isdb__adaptive_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__adaptive_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__adaptive_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__adaptive_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_adaptive_init_preallocated((const isdb_adaptive_config *)cfg, heap, (isdb_adaptive *)pol);
+ISDB__PRIVATE isdb_result isdb__adaptive_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_adaptive_init_preallocated((const isdb_adaptive_config *)cfg, heap, heap_bytes, (isdb_adaptive *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const isdb_allocator *alloc, isdb_adaptive *pol) {
     size_t bytes;
     isdb_result r = isdb_adaptive_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__adaptive_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__adaptive_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol) { return &pol->cfg; }
@@ -11006,24 +11369,45 @@ int isdb_adaptive_get_holding(const isdb_adaptive *pol) { return isdb__adaptive_
    ISD-linUCB: invariance detection
    ------------------------------------------------------------------------ */
 
+/* The estimator's options, listed as a config is (ISDB__CFG_DEFAULT...):
+   its fields are named "est.<field>" in ISD's config. jbd's defaults
+   other than off_norm are isdb_jbd_options_init's. */
+#define ISDB__ISD_OPTIONS_FIELDS(X)                                                                  \
+    X(INT, isdb_isd_rule, rule, ISDB_ISD_RULE_TEST,                                                  \
+      isdb__want_int(why, (int)c->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule")) \
+    X(INT, int, splits, 0, isdb__want(why, c->splits >= 0 && c->splits != 1, "est.splits", "0 or >= 2")) \
+    X(REAL, double, level, 0.01, isdb__want_open01(why, c->level, "est.level"))                      \
+    X(INT, int, basis_error, 1, isdb__want_flag(why, c->basis_error, "est.basis_error"))            \
+    X(INT, int, n_windows, 25, isdb__want_int(why, c->n_windows, "est.n_windows", 2, INT_MAX, ">= 2")) \
+    X(INT, int, window_length, 0, isdb__want_count(why, c->window_length, "est.window_length"))     \
+    X(INT, int, center, 1, isdb__want_flag(why, c->center, "est.center"))                            \
+    X(INT, int, intercept, 0, isdb__want_flag(why, c->intercept, "est.intercept"))                   \
+    X(INT, int, folds, 10, isdb__want_int(why, c->folds, "est.folds", 2, INT_MAX, ">= 2"))          \
+    X(INT, int, adapt, 0, isdb__want_count(why, c->adapt, "est.adapt"))                              \
+    X(INT, isdb_isd_selection, one_se, ISDB_ISD_ONE_SE_PAIRED,                                       \
+      isdb__want_int(why, (int)c->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED, \
+                     "an isdb_isd_selection"))                                                       \
+    X(INT, int, force_residual, 0, isdb__want_flag(why, c->force_residual, "est.force_residual"))   \
+    X(INT, isdb_jbd_method, jbd.method, c.jbd.method,                                                \
+      isdb__want_int(why, (int)c->jbd.method, "est.jbd.method", ISDB_JBD_JACOBI, ISDB_JBD_UWEDGE, "an isdb_jbd_method")) \
+    X(INT, int, jbd.max_iter, c.jbd.max_iter, isdb__want_count(why, c->jbd.max_iter, "est.jbd.max_iter")) \
+    X(REAL, double, jbd.tol, c.jbd.tol, isdb__want_nonneg(why, c->jbd.tol, "est.jbd.tol"))           \
+    X(REAL, double, jbd.threshold, c.jbd.threshold,                                                  \
+      isdb__want_real(why, c->jbd.threshold, "est.jbd.threshold", 0.0, 1.0, 0, "[0, 1]"))           \
+    X(INT, isdb_jbd_scale, jbd.scale, c.jbd.scale,                                                   \
+      isdb__want_int(why, (int)c->jbd.scale, "est.jbd.scale", ISDB_JBD_SCALE_CORRELATION, ISDB_JBD_SCALE_FROBENIUS, \
+                     "an isdb_jbd_scale"))                                                            \
+    X(INT, isdb_jbd_offnorm, jbd.off_norm, ISDB_JBD_OFF_ENTRYWISE,                                   \
+      isdb__want_int(why, (int)c->jbd.off_norm, "est.jbd.off_norm", ISDB_JBD_OFF_MAXCOL, ISDB_JBD_OFF_ENTRYWISE, \
+                     "an isdb_jbd_offnorm"))
+#define ISDB__ISD_OPTIONS_WALK(kind, type, name, def, check) ISDB__CFG_WALK_##kind(type, name, "est." #name)
+
 ISDB__ONCE isdb_isd_options isdb_isd_options_init(void) {
-    isdb_isd_options o;
-    memset(&o, 0, sizeof o);
-    o.rule = ISDB_ISD_RULE_TEST;
-    o.splits = 0;
-    o.level = 0.01;
-    o.basis_error = 1;
-    o.n_windows = 25;
-    o.window_length = 0;
-    o.center = 1;
-    o.intercept = 0;
-    o.folds = 10;
-    o.adapt = 0;
-    o.one_se = ISDB_ISD_ONE_SE_PAIRED;
-    o.force_residual = 0;
-    o.jbd = isdb_jbd_options_init();
-    o.jbd.off_norm = ISDB_JBD_OFF_ENTRYWISE;
-    return o;
+    isdb_isd_options c;
+    memset(&c, 0, sizeof c);
+    c.jbd = isdb_jbd_options_init();
+    ISDB__ISD_OPTIONS_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
 }
 
 /* The lgamma of C99 may write the global signgam; this one has no state:
@@ -11113,30 +11497,12 @@ typedef struct isdb__isd_dims {
 
 
 /* The estimator's options, named as the members of isdb_isd_config.est. */
-ISDB__ONCE_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *o) {
-    return isdb__want_ptr(why, o, "est") &&
-           isdb__want_int(why, (int)o->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule") &&
-           isdb__want(why, o->splits >= 0 && o->splits != 1, "est.splits", "0 or >= 2") &&
-           isdb__want_open01(why, o->level, "est.level") &&
-           isdb__want_flag(why, o->basis_error, "est.basis_error") &&
-           isdb__want_int(why, o->n_windows, "est.n_windows", 2, INT_MAX, ">= 2") &&
-           isdb__want_count(why, o->window_length, "est.window_length") &&
-           isdb__want_flag(why, o->center, "est.center") && isdb__want_flag(why, o->intercept, "est.intercept") &&
-           isdb__want_int(why, o->folds, "est.folds", 2, INT_MAX, ">= 2") &&
-           isdb__want_count(why, o->adapt, "est.adapt") &&
-           isdb__want_int(why, (int)o->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED,
-                          "an isdb_isd_selection") &&
-           isdb__want_flag(why, o->force_residual, "est.force_residual") &&
-           isdb__want_int(why, (int)o->jbd.method, "est.jbd.method", ISDB_JBD_JACOBI, ISDB_JBD_UWEDGE,
-                          "an isdb_jbd_method") &&
-           isdb__want_count(why, o->jbd.max_iter, "est.jbd.max_iter") &&
-           isdb__want_nonneg(why, o->jbd.tol, "est.jbd.tol") &&
-           isdb__want_real(why, o->jbd.threshold, "est.jbd.threshold", 0.0, 1.0, 0, "[0, 1]") &&
-           isdb__want_int(why, (int)o->jbd.scale, "est.jbd.scale", ISDB_JBD_SCALE_CORRELATION, ISDB_JBD_SCALE_FROBENIUS,
-                          "an isdb_jbd_scale") &&
-           isdb__want_int(why, (int)o->jbd.off_norm, "est.jbd.off_norm", ISDB_JBD_OFF_MAXCOL, ISDB_JBD_OFF_ENTRYWISE,
-                          "an isdb_jbd_offnorm");
+ISDB__ONCE_PRIVATE int isdb__isd_options_want(isdb_refusal *why, const isdb_isd_options *c) {
+    return isdb__want_ptr(why, c, "est") ISDB__ISD_OPTIONS_FIELDS(ISDB__CFG_CHECK);
 }
+
+/* ISD's est (ISDB__CFG_WALK_OPTS). */
+ISDB__ONCE_PRIVATE void isdb__walk_est(isdb_ser *s, isdb_isd_options *c) { ISDB__ISD_OPTIONS_FIELDS(ISDB__ISD_OPTIONS_WALK) }
 
 ISDB__ONCE_PRIVATE int isdb__isd_options_ok(const isdb_isd_options *o) { return isdb__isd_options_want(NULL, o); }
 
@@ -11838,44 +12204,6 @@ ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const do
    ISD-linUCB: the policy
    ------------------------------------------------------------------------ */
 
-ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
-    isdb_isd_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.n_offline = n_offline;
-    c.X0 = X0;
-    c.R0 = R0;
-    c.oracle = 0;
-    c.p_inv = 0;
-    c.U_inv = NULL;
-    c.beta_inv = NULL;
-    c.est = isdb_isd_options_init();
-    c.learner = ISDB_ISD_RES_ADAPTIVE;
-    c.window = 100;
-    c.gamma = 0.99;
-    c.lambda = 1.0;
-    c.refresh = 0;
-    c.radius = ISDB_ISD_RADIUS_DATA;
-    c.delta = 0.01;
-    c.R = 1.0;
-    c.L = 1.0;
-    c.S = 1.0;
-    c.alpha = 1.0;
-    c.delta_pi = -1.0;
-    c.recompute_every = 0;
-    c.history = 0;
-    c.monitor = ISDB_ISD_MONITOR_FALLBACK;
-    c.monitor_window = 0;
-    c.monitor_every = 0;
-    c.monitor_chunk = 0;
-    c.monitor_level = 1e-4;
-    c.monitor_confirm = 1;
-    c.guard = 1;
-    c.warm_start = 1;
-    return c;
-}
-
 /* The ADAPTIVE residual learner's config: the noise scale, bounds, ridge,
    confidence level, multiplier and refresh of c, in dimension d (its
    memories and refresh resolved for d; it runs in dimension p_res). */
@@ -11906,21 +12234,70 @@ ISDB__PRIVATE int isdb__isd_guarded(const isdb_isd_config *c) {
    over and is now the residual learner (SWAPPED). */
 enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
 
+/* The input arrays X0, R0, U_inv and beta_inv are checked after the
+   list, and held in the snapshot as their hash; the sizes of the rows
+   kept (history, monitor_window, monitor_every) are resolved after it. */
+#define ISDB__ISD_FIELDS(X)                                                                          \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(INT, int, n_offline, n_offline,                                                                \
+      isdb__want_int(why, c->n_offline, "n_offline", 0, INT_MAX / (c->d + 1) - 1, "[0, INT_MAX / (d + 1) - 1]")) \
+    X(INT, int, oracle, 0, isdb__want_flag(why, c->oracle, "oracle"))                                \
+    X(INT, int, p_inv, 0, !c->oracle || isdb__want_int(why, c->p_inv, "p_inv", 0, c->d, "[0, d]"))   \
+    X(OPTS, isdb_isd_options, est, isdb_isd_options_init(), isdb__isd_options_want(why, &c->est))   \
+    X(INT, isdb_isd_learner, learner, ISDB_ISD_RES_ADAPTIVE,                                         \
+      isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_ADAPTIVE, "an isdb_isd_learner")) \
+    X(INT, int, window, 100,                                                                         \
+      c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) \
+    X(REAL, double, gamma, 0.99, c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) \
+    X(REAL, double, lambda, 1.0, isdb__want_ridge(why, c->lambda, "lambda"))                         \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                            \
+    X(INT, isdb_isd_radius, radius, ISDB_ISD_RADIUS_DATA,                                            \
+      isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_DATA, "an isdb_isd_radius")) \
+    X(REAL, double, delta, 0.01, isdb__want_delta(why, c->delta, "delta"))                           \
+    X(REAL, double, R, 1.0, isdb__want_scale(why, c->R, "R"))                                        \
+    X(REAL, double, L, 1.0, isdb__want_pos_scale(why, c->L, "L"))                                    \
+    X(REAL, double, S, 1.0, isdb__want_scale(why, c->S, "S"))                                        \
+    X(REAL, double, alpha, 1.0, isdb__want_scale(why, c->alpha, "alpha"))                            \
+    X(REAL, double, delta_pi, -1.0,                                                                  \
+      isdb__want_real(why, c->delta_pi, "delta_pi", -ISDB__REAL_MAX, ISDB__SCALE_MAX, 0, "< 0 (the plug-in) or [0, 1e30]")) \
+    X(INT, int, recompute_every, 0, isdb__want_count(why, c->recompute_every, "recompute_every"))    \
+    X(INT, int, history, 0, isdb__want_count(why, c->history, "history"))                            \
+    X(INT, isdb_isd_monitor, monitor, ISDB_ISD_MONITOR_FALLBACK,                                     \
+      isdb__want_int(why, (int)c->monitor, "monitor", ISDB_ISD_MONITOR_OFF, ISDB_ISD_MONITOR_RECOMPUTE, "an isdb_isd_monitor")) \
+    X(INT, int, monitor_window, 0, isdb__want_count(why, c->monitor_window, "monitor_window"))       \
+    X(INT, int, monitor_every, 0, isdb__want_count(why, c->monitor_every, "monitor_every"))          \
+    X(INT, int, monitor_chunk, 0, isdb__want_count(why, c->monitor_chunk, "monitor_chunk"))          \
+    X(REAL, double, monitor_level, 1e-4, isdb__want_open01(why, c->monitor_level, "monitor_level"))  \
+    X(INT, int, monitor_confirm, 1, isdb__want_flag(why, c->monitor_confirm, "monitor_confirm"))     \
+    X(INT, int, guard, 1, isdb__want_flag(why, c->guard, "guard"))                                   \
+    X(INT, int, warm_start, 1, isdb__want_flag(why, c->warm_start, "warm_start"))
+
+ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
+    isdb_isd_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__ISD_FIELDS(ISDB__CFG_DEFAULT)
+    c.X0 = X0;
+    c.R0 = R0;
+    return c;
+}
+
+/* The monitor's ring: pieces, and doubles per piece (defined with the
+   monitor below). */
+ISDB__ONCE_PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
+ISDB__PRIVATE int isdb__isd_mon_stride(int d);
+ISDB__ONCE_PRIVATE size_t isdb__isd_work_need(const isdb_isd_config *c);
+
 /* Checks c, naming the first field refused in why (may be NULL), and
    writes the resolved config (history and monitor sizes). */
 ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_isd_config *r, isdb_refusal *why) {
     int d, need;
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-          isdb__want_sizes(why, c->d, c->max_arms, "max_arms")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__ISD_FIELDS(ISDB__CFG_CHECK)))
         return 0;
     d = c->d;
-    if (!(isdb__want_int(why, c->n_offline, "n_offline", 0, INT_MAX / (d + 1) - 1, "[0, INT_MAX / (d + 1) - 1]") &&
-          (c->n_offline == 0 || (isdb__want_ptr(why, c->X0, "X0") && isdb__want_ptr(why, c->R0, "R0"))) &&
-          isdb__want_flag(why, c->oracle, "oracle") && isdb__isd_options_want(why, &c->est)))
+    if (!(c->n_offline == 0 || (isdb__want_ptr(why, c->X0, "X0") && isdb__want_ptr(why, c->R0, "R0"))))
         return 0;
     if (c->oracle) {
-        if (!(isdb__want_int(why, c->p_inv, "p_inv", 0, d, "[0, d]") &&
-              (c->p_inv == 0 || isdb__want_ptr(why, c->U_inv, "U_inv")) &&
+        if (!((c->p_inv == 0 || isdb__want_ptr(why, c->U_inv, "U_inv")) &&
               isdb__want(why, c->p_inv == 0 || c->beta_inv || c->n_offline >= 1, "n_offline",
                          ">= 1 when beta_inv is NULL")))
             return 0;
@@ -11928,29 +12305,6 @@ ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
                            "enough rows for the estimator's windows and folds")) {
         return 0;
     }
-    if (!(isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_ADAPTIVE,
-                         "an isdb_isd_learner") &&
-          (c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) &&
-          (c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) &&
-          isdb__want_ridge(why, c->lambda, "lambda") && isdb__want_count(why, c->refresh, "refresh") &&
-          isdb__want_int(why, (int)c->radius, "radius", ISDB_ISD_RADIUS_PAPER, ISDB_ISD_RADIUS_DATA,
-                         "an isdb_isd_radius") &&
-          isdb__want_delta(why, c->delta, "delta") && isdb__want_scale(why, c->R, "R") &&
-          isdb__want_pos_scale(why, c->L, "L") && isdb__want_scale(why, c->S, "S") &&
-          isdb__want_scale(why, c->alpha, "alpha") &&
-          isdb__want_real(why, c->delta_pi, "delta_pi", -ISDB__REAL_MAX, ISDB__SCALE_MAX, 0,
-                          "< 0 (the plug-in) or [0, 1e30]") &&
-          isdb__want_count(why, c->recompute_every, "recompute_every") &&
-          isdb__want_count(why, c->history, "history") &&
-          isdb__want_int(why, (int)c->monitor, "monitor", ISDB_ISD_MONITOR_OFF, ISDB_ISD_MONITOR_RECOMPUTE,
-                         "an isdb_isd_monitor") &&
-          isdb__want_count(why, c->monitor_window, "monitor_window") &&
-          isdb__want_count(why, c->monitor_every, "monitor_every") &&
-          isdb__want_count(why, c->monitor_chunk, "monitor_chunk") &&
-          isdb__want_open01(why, c->monitor_level, "monitor_level") &&
-          isdb__want_flag(why, c->monitor_confirm, "monitor_confirm") &&
-          isdb__want_flag(why, c->guard, "guard") && isdb__want_flag(why, c->warm_start, "warm_start")))
-        return 0;
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
         isdb_adaptive_config a = isdb__isd_ada_config(c);
         if (!isdb__want(why, isdb_adaptive_config_check(&a, NULL) == ISDB_OK, "learner",
@@ -11963,6 +12317,12 @@ ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
         !isdb__want_int(why, r->monitor_window, "monitor_window", d + 10, INT_MAX, "0 or >= d + 10"))
         return 0;
     if (r->monitor_every == 0) r->monitor_every = 2 * d;
+    /* The monitor's ring is indexed by int (and must fit the heap). */
+    if (r->monitor != ISDB_ISD_MONITOR_OFF &&
+        !isdb__want(why, isdb__count_mul(isdb__isd_mon_cap(r), isdb__isd_mon_stride(d)) >= 0,
+                    c->monitor_chunk ? "monitor_chunk" : "monitor_window",
+                    "(monitor_window / monitor_chunk + 2) (d (d + 1) / 2 + d + 2) <= INT_MAX"))
+        return 0;
     need = r->history;
     if (r->learner == ISDB_ISD_RES_WINDOW) need = isdb__max_int(need, r->window);
     if (r->recompute_every > 0) need = isdb__max_int(need, r->recompute_every);
@@ -11972,13 +12332,18 @@ ISDB__ONCE_PRIVATE int isdb__isd_config_resolve(const isdb_isd_config *c, isdb_i
                     "(n_offline + rows + 1) (d + 1) <= INT_MAX"))
         return 0;
     r->history = need;
-    return 1;
+    /* The scratch is indexed by int too. */
+    return isdb__want(why, isdb__isd_work_need(r) <= (size_t)INT_MAX, r->oracle ? "d" : "n_offline",
+                      "scratch (8 d^2 + 8 d doubles, or the estimator's on n_offline + history rows) <= INT_MAX");
 }
 
 ISDB__ONCE isdb_result isdb_isd_config_check(const isdb_isd_config *cfg, isdb_refusal *why) {
     isdb_isd_config r;
     return isdb__checked(isdb__isd_config_resolve(cfg, &r, why));
 }
+
+ISDB__DEFINE_CONFIG_WALK(isd, ISDB__ISD_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(isd, ISDB_POLICY_ISD)
 
 /* Doubles of scratch: the estimator on the largest pool, or the fits,
    rebuilds and tests (8 d^2 + 8 d), and at least select's 24 d. */
@@ -12006,8 +12371,6 @@ ISDB__ONCE_PRIVATE void isdb__isd_fit_layout(isdb__isd_fit *f, isdb__arena *a, i
 }
 
 /* The monitor's pieces (defined with the monitor below). */
-ISDB__ONCE_PRIVATE int isdb__isd_mon_cap(const isdb_isd_config *c);
-ISDB__PRIVATE int isdb__isd_mon_stride(int d);
 ISDB__PRIVATE void isdb__isd_mon_rebuild(isdb_isd *p);
 
 /* Carves (or with heap NULL measures) the heap of a resolved config. */
@@ -12040,7 +12403,7 @@ ISDB__ONCE_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *
     p->_z = isdb__take_f64(&a, d);
     p->_u = isdb__take_f64(&a, d);
     p->mon_cap = isdb__isd_mon_cap(c);
-    p->_mon = isdb__take_f64(&a, p->mon_cap * isdb__isd_mon_stride(d));
+    p->_mon = isdb__take_f64(&a, isdb__count_mul(p->mon_cap, isdb__isd_mon_stride(d)));
     p->_work = isdb__take_f64(&a, (int)work);
     p->_ada_heap = p->_shadow_heap = NULL;
     if (c->learner == ISDB_ISD_RES_ADAPTIVE) {
@@ -12049,9 +12412,9 @@ ISDB__ONCE_PRIVATE size_t isdb__isdp_layout(const isdb_isd_config *c, isdb_isd *
         size_t bytes;
         ac = isdb__adaptive_resolve(&ac);
         bytes = isdb__adaptive_layout(&ac, &probe, NULL);
-        if (bytes == 0 || bytes > (size_t)INT_MAX) return 0;
-        p->_ada_heap = isdb__take(&a, (int)bytes, 1);
-        p->_shadow_heap = c->guard ? isdb__take(&a, (int)bytes, 1) : NULL;
+        if (bytes == 0) return 0;
+        p->_ada_heap = isdb__take(&a, 1, bytes);
+        p->_shadow_heap = c->guard ? isdb__take(&a, 1, bytes) : NULL;
     }
     p->_guard_loss = isdb__take_f64(&a, isdb__isd_guarded(c) ? c->monitor_window : 0);
     return a.overflow ? 0 : a.used;
@@ -13607,58 +13970,15 @@ ISDB__ONCE_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_v
 ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb_isd *p = (isdb_isd *)bp;
     const isdb_isd_config *c = &p->cfg;
-    const isdb_isd_options *e = &c->est;
     int d = c->d, dd = d * d, H = c->history, q, i;
     double logdet;
     uint64_t mon_count, alarms, t_online;
     isdb__isd_fit_views fit;
     isdb__ser_gram g;
     isdb__ser_view L, b, z, theta;
-    isdb__ser_cfg_int(s, c->n_offline);
-    isdb__ser_cfg_u64(s, p->data_hash);
-    isdb__ser_cfg_int(s, c->oracle);
-    isdb__ser_cfg_int(s, c->p_inv);
-    isdb__ser_cfg_int(s, c->beta_inv != NULL);
-    isdb__ser_cfg_int(s, (int)e->rule);
-    isdb__ser_cfg_int(s, e->splits);
-    isdb__ser_cfg_real(s, e->level);
-    isdb__ser_cfg_int(s, e->basis_error);
-    isdb__ser_cfg_int(s, e->n_windows);
-    isdb__ser_cfg_int(s, e->window_length);
-    isdb__ser_cfg_int(s, e->center);
-    isdb__ser_cfg_int(s, e->intercept);
-    isdb__ser_cfg_int(s, e->folds);
-    isdb__ser_cfg_int(s, e->adapt);
-    isdb__ser_cfg_int(s, (int)e->one_se);
-    isdb__ser_cfg_int(s, e->force_residual);
-    isdb__ser_cfg_int(s, (int)e->jbd.method);
-    isdb__ser_cfg_int(s, e->jbd.max_iter);
-    isdb__ser_cfg_real(s, e->jbd.tol);
-    isdb__ser_cfg_real(s, e->jbd.threshold);
-    isdb__ser_cfg_int(s, (int)e->jbd.scale);
-    isdb__ser_cfg_int(s, (int)e->jbd.off_norm);
-    isdb__ser_cfg_int(s, (int)c->learner);
-    isdb__ser_cfg_int(s, c->window);
-    isdb__ser_cfg_real(s, c->gamma);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, (int)c->radius);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->L);
-    isdb__ser_cfg_real(s, c->S);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_real(s, c->delta_pi);
-    isdb__ser_cfg_int(s, c->recompute_every);
-    isdb__ser_cfg_int(s, c->history);
-    isdb__ser_cfg_int(s, (int)c->monitor);
-    isdb__ser_cfg_int(s, c->monitor_window);
-    isdb__ser_cfg_int(s, c->monitor_every);
-    isdb__ser_cfg_int(s, c->monitor_chunk);
-    isdb__ser_cfg_real(s, c->monitor_level);
-    isdb__ser_cfg_int(s, c->monitor_confirm);
-    isdb__ser_cfg_int(s, c->guard);
-    isdb__ser_cfg_int(s, c->warm_start);
+    /* the offline rows and oracle inputs copied at init */
+    isdb__ser_cfg_u64(s, "X0", p->data_hash);
+    isdb__ser_cfg_int(s, "beta_inv", c->beta_inv != NULL);
     fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
     q = d - fit.p_inv;
     isdb__ser_int(s, &p->hist_count, 0, H);
@@ -13795,7 +14115,8 @@ ISDB__ONCE_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__isd_vt = {ISDB_POLICY_ISD,     "isd",           0, isdb__isd_select,
                                                 isdb__isd_update,    isdb__isd_scores, isdb__probs_one_hot,
-                                                isdb__isd_serialize, isdb__isd_reset};
+                                                isdb__isd_serialize, isdb__isd_reset, isdb__isd_walk_config,
+                                                offsetof(isdb_isd, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     isdb_isd_config r;
@@ -13805,24 +14126,27 @@ ISDB__ONCE isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, isdb_isd *pol) {
+ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_isd *pol) {
     isdb_isd_config rc;
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
     int d, n0, pi, rank;
     uint64_t h = ISDB__FNV_BASIS;
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     isdb__isd_config_resolve(cfg, &rc, NULL);
     d = rc.d;
     n0 = rc.n_offline;
     pi = rc.oracle ? rc.p_inv : 0;
     if (n0 > 0) {
-        if ((r = isdb__check_input(cfg->X0, n0 * d)) != ISDB_OK) return r;
-        if ((r = isdb__check_input(cfg->R0, n0)) != ISDB_OK) return r;
+        if ((r = isdb__check_input(cfg->X0, n0 * d)) != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+        if ((r = isdb__check_input(cfg->R0, n0)) != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     }
-    if (rc.oracle && pi > 0 && !isdb__all_finite(cfg->U_inv, d * pi)) return ISDB_ERR_NONFINITE;
-    if (rc.oracle && cfg->beta_inv && (r = isdb__check_input(cfg->beta_inv, d)) != ISDB_OK) return r;
+    if (rc.oracle && pi > 0 && !isdb__all_finite(cfg->U_inv, d * pi))
+        return isdb__refused(pol, sizeof *pol, ISDB_ERR_NONFINITE);
+    if (rc.oracle && cfg->beta_inv && (r = isdb__check_input(cfg->beta_inv, d)) != ISDB_OK)
+        return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     isdb__isdp_layout(&rc, pol, heap);
     memset(heap, 0, bytes);
@@ -13850,34 +14174,34 @@ ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, vo
     }
     pol->cfg = rc;
     pol->data_hash = h;
-    isdb__policy_base_init(&pol->base, &isdb__isd_vt, d, rc.max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__isd_vt, d, rc.max_arms, 0, heap, bytes, sizeof *pol);
     /* The oracle basis: U_inv orthonormalised, completed by S_res. */
     if (rc.oracle) {
         if (pi > 0) {
             if (isdb_orth_basis(d, pi, pol->_u_inv0, 0.0, pol->_fit_next.U, &rank, pol->_work) != ISDB_OK ||
                 rank != pi)
-                return ISDB_ERR_INVALID_ARG;
+                return isdb__refused(pol, sizeof *pol, ISDB_ERR_INVALID_ARG);
         } else {
             isdb__identity(d, pol->_fit_next.U, 1.0);
         }
         isdb__copy(d * d, pol->_fit_next.U, pol->_fit0.U);
     }
     r = isdb__isd_fit_rows(pol, &pol->_fit0, n0, pol->_pool_x, pol->_pool_y, pol->_fit0.U);
-    if (r < 0) return r;
+    if (r < 0) return isdb__refused(pol, sizeof *pol, r);
     isdb__isd_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__ONCE_PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_isd_init_preallocated((const isdb_isd_config *)cfg, heap, (isdb_isd *)pol);
+ISDB__ONCE_PRIVATE isdb_result isdb__isd_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_isd_init_preallocated((const isdb_isd_config *)cfg, heap, heap_bytes, (isdb_isd *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allocator *alloc, isdb_isd *pol) {
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__isd_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__isd_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol) { return &pol->cfg; }
@@ -14389,31 +14713,6 @@ ISDB__ONCE_PRIVATE double *isdb__take_f64_n(isdb__arena *a, size_t count) {
     return isdb__take_f64(a, (int)count);
 }
 
-ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
-    isdb_opkb_config c;
-    memset(&c, 0, sizeof c);
-    c.d = d;
-    c.n_arms = n_arms;
-    c.arms = NULL;
-    c.kernel = ISDB_KERNEL_LINEAR;
-    c.length_scale = 1.0;
-    c.gram = NULL;
-    c.features = ISDB_FEATURES_AUTO;
-    c.rank_tol = 1e-12;
-    c.adaptive = 0;
-    c.horizon = horizon;
-    c.sigma = 100.0;
-    c.delta = 1e-4;
-    c.reward_scale = 1.0;
-    c.solver_tol = 1e-9;
-    c.solver_max_iter = 200;
-    c.seed = 1;
-    c.test = ISDB_OPKB_TEST_CALIBRATED;
-    c.test_z = ISDB__OPKB_TEST_Z;
-    isdb_opkb_config_preset(&c, ISDB_OPKB_TUNED);
-    return c;
-}
-
 ISDB__ONCE void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset preset) {
     if (!c) return;
     if (preset == ISDB_OPKB_THEORY) {
@@ -14430,18 +14729,20 @@ ISDB__ONCE void isdb_opkb_config_preset(isdb_opkb_config *c, isdb_opkb_preset pr
         c->test_block = 1;
         c->max_restarts = INT_MAX;
     } else {
-        c->gamma_factor = 0.5;
-        c->c1 = 0.1;
-        c->c3 = 0.04;
-        c->c4 = 0.25;
-        c->beta_scale = 50.0;
-        c->set_scale = 2.5;
-        c->mix = 0.2;
-        c->c0_scale = 0.005;
-        c->test_mean = 1;
-        c->j_star = 4;
-        c->test_block = 0;
-        c->max_restarts = 100;
+        /* the list's defaults */
+        isdb_opkb_config t = isdb_opkb_config_init(c->d, c->n_arms, c->horizon);
+        c->gamma_factor = t.gamma_factor;
+        c->c1 = t.c1;
+        c->c3 = t.c3;
+        c->c4 = t.c4;
+        c->beta_scale = t.beta_scale;
+        c->set_scale = t.set_scale;
+        c->mix = t.mix;
+        c->c0_scale = t.c0_scale;
+        c->test_mean = t.test_mean;
+        c->j_star = t.j_star;
+        c->test_block = t.test_block;
+        c->max_restarts = t.max_restarts;
     }
 }
 
@@ -14459,43 +14760,71 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
     return c->n_arms;
 }
 
+/* The arm set (arms, or gram with ISDB_KERNEL_GRAM; NULL by default) is
+   checked after the list and held in the snapshot as its hash. The
+   defaults of gamma_factor to max_restarts are ISDB_OPKB_TUNED's. */
+#define ISDB__OPKB_FIELDS(X)                                                                         \
+    X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                    \
+    X(ARMS, int, n_arms, n_arms,                                                                     \
+      isdb__want_arms(why, c->n_arms, c->d, "n_arms") &&                                             \
+          isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]"))             \
+    X(SEED, uint64_t, seed, 1, 1)                                                                    \
+    X(INT, isdb_kernel, kernel, ISDB_KERNEL_LINEAR,                                                  \
+      isdb__want_int(why, (int)c->kernel, "kernel", ISDB_KERNEL_LINEAR, ISDB_KERNEL_GRAM, "an isdb_kernel")) \
+    X(REAL, double, length_scale, 1.0,                                                               \
+      (c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52) ||                         \
+          isdb__want_real(why, c->length_scale, "length_scale", ISDB__LENGTH_SCALE_MIN, ISDB__REAL_MAX, 0, \
+                          "[1e-150, DBL_MAX]"))                                                      \
+    X(INT, isdb_feature_map, features, ISDB_FEATURES_AUTO,                                           \
+      isdb__want_int(why, (int)c->features, "features", ISDB_FEATURES_AUTO, ISDB_FEATURES_EIGEN, "an isdb_feature_map")) \
+    X(REAL, double, rank_tol, 1e-12, isdb__want_real(why, c->rank_tol, "rank_tol", 0.0, 1.0, 2, "[0, 1)")) \
+    X(INT, int, adaptive, 0, isdb__want_flag(why, c->adaptive, "adaptive"))                          \
+    X(REAL, double, horizon, horizon, isdb__want_real(why, c->horizon, "horizon", 2.0, 1e15, 0, "[2, 1e15]")) \
+    X(REAL, double, sigma, 100.0,                                                                    \
+      isdb__want_pos(why, c->sigma, "sigma") &&                                                      \
+          (isdb__ridge_ok(c->sigma / c->horizon) ||                                                  \
+           isdb__refuse(why, "sigma", 1e-30 * c->horizon, 1e30 * c->horizon, "sigma / horizon in [1e-30, 1e30]"))) \
+    X(REAL, double, delta, 1e-4, isdb__want_delta(why, c->delta, "delta"))                           \
+    X(REAL, double, reward_scale, 1.0,                                                               \
+      isdb__want_real(why, c->reward_scale, "reward_scale", 1e-30, 1e30, 0, "[1e-30, 1e30]"))       \
+    X(REAL, double, gamma_factor, 0.5, isdb__want_pos_scale(why, c->gamma_factor, "gamma_factor"))   \
+    X(REAL, double, c1, 0.1, isdb__want_real(why, c->c1, "c1", 0.0, 1.0, 0, "[0, 1]"))              \
+    X(REAL, double, c3, 0.04, isdb__want_pos_scale(why, c->c3, "c3"))                                \
+    X(REAL, double, c4, 0.25, isdb__want_nonneg(why, c->c4, "c4"))                                   \
+    X(REAL, double, beta_scale, 50.0, isdb__want_pos(why, c->beta_scale, "beta_scale"))              \
+    X(REAL, double, set_scale, 2.5, isdb__want_nonneg(why, c->set_scale, "set_scale"))               \
+    X(REAL, double, mix, 0.2, isdb__want_real(why, c->mix, "mix", 0.0, 1.0, 0, "[0, 1]"))           \
+    X(REAL, double, c0_scale, 0.005, isdb__want_pos(why, c->c0_scale, "c0_scale"))                   \
+    X(INT, int, test_mean, 1, isdb__want_flag(why, c->test_mean, "test_mean"))                       \
+    X(INT, int, j_star, 4, isdb__want_int(why, c->j_star, "j_star", 0, 64, "[0, 64]"))              \
+    X(INT, int, test_block, 0, isdb__want_flag(why, c->test_block, "test_block"))                    \
+    X(INT, int, max_restarts, 100, isdb__want_count(why, c->max_restarts, "max_restarts"))           \
+    X(INT, isdb_opkb_test, test, ISDB_OPKB_TEST_CALIBRATED,                                          \
+      isdb__want_int(why, (int)c->test, "test", ISDB_OPKB_TEST_CALIBRATED, ISDB_OPKB_TEST_CONSTANT, "an isdb_opkb_test")) \
+    X(REAL, double, test_z, ISDB__OPKB_TEST_Z, isdb__want_pos(why, c->test_z, "test_z"))             \
+    X(REAL, double, solver_tol, 1e-9, isdb__want_pos(why, c->solver_tol, "solver_tol"))              \
+    X(INT, int, solver_max_iter, 200, isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"))
+
+ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
+    isdb_opkb_config c;
+    memset(&c, 0, sizeof c);
+    ISDB__OPKB_FIELDS(ISDB__CFG_DEFAULT)
+    return c;
+}
+
 ISDB__ONCE isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_refusal *why) {
     int N;
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->n_arms, "n_arms") &&
-          isdb__want_int(why, c->n_arms, "n_arms", 1, ISDB__OPKB_MAX_ARMS, "[1, 4096]") &&
-          isdb__want_int(why, (int)c->kernel, "kernel", ISDB_KERNEL_LINEAR, ISDB_KERNEL_GRAM, "an isdb_kernel") &&
-          isdb__want_int(why, (int)c->features, "features", ISDB_FEATURES_AUTO, ISDB_FEATURES_EIGEN,
-                         "an isdb_feature_map")))
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__OPKB_FIELDS(ISDB__CFG_CHECK)))
         return ISDB_ERR_INVALID_ARG;
     N = c->n_arms;
-    return isdb__checked(
-        (c->kernel == ISDB_KERNEL_GRAM
-             ? isdb__want(why, c->gram && isdb__all_finite(c->gram, N * N), "gram", "non-NULL, finite")
-             : isdb__want_ptr(why, c->arms, "arms")) &&
-        isdb__want_inputs(why, c->arms, N * c->d, "arms", 1) &&
-        ((c->kernel != ISDB_KERNEL_RBF && c->kernel != ISDB_KERNEL_MATERN52) ||
-         isdb__want_real(why, c->length_scale, "length_scale", ISDB__LENGTH_SCALE_MIN, ISDB__REAL_MAX, 0,
-                         "[1e-150, DBL_MAX]")) &&
-        isdb__want_real(why, c->rank_tol, "rank_tol", 0.0, 1.0, 2, "[0, 1)") &&
-        isdb__want_flag(why, c->adaptive, "adaptive") &&
-        isdb__want_real(why, c->horizon, "horizon", 2.0, 1e15, 0, "[2, 1e15]") &&
-        isdb__want_pos(why, c->sigma, "sigma") &&
-        (isdb__ridge_ok(c->sigma / c->horizon) ||
-         isdb__refuse(why, "sigma", 1e-30 * c->horizon, 1e30 * c->horizon, "sigma / horizon in [1e-30, 1e30]")) &&
-        isdb__want_delta(why, c->delta, "delta") &&
-        isdb__want_real(why, c->reward_scale, "reward_scale", 1e-30, 1e30, 0, "[1e-30, 1e30]") &&
-        isdb__want_pos_scale(why, c->gamma_factor, "gamma_factor") &&
-        isdb__want_real(why, c->c1, "c1", 0.0, 1.0, 0, "[0, 1]") && isdb__want_pos_scale(why, c->c3, "c3") &&
-        isdb__want_nonneg(why, c->c4, "c4") && isdb__want_pos(why, c->beta_scale, "beta_scale") &&
-        isdb__want_nonneg(why, c->set_scale, "set_scale") &&
-        isdb__want_real(why, c->mix, "mix", 0.0, 1.0, 0, "[0, 1]") && isdb__want_pos(why, c->c0_scale, "c0_scale") &&
-        isdb__want_flag(why, c->test_mean, "test_mean") && isdb__want_int(why, c->j_star, "j_star", 0, 64, "[0, 64]") &&
-        isdb__want_flag(why, c->test_block, "test_block") && isdb__want_count(why, c->max_restarts, "max_restarts") &&
-        isdb__want_int(why, (int)c->test, "test", ISDB_OPKB_TEST_CALIBRATED, ISDB_OPKB_TEST_CONSTANT,
-                       "an isdb_opkb_test") &&
-        isdb__want_pos(why, c->test_z, "test_z") && isdb__want_pos(why, c->solver_tol, "solver_tol") &&
-        isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"));
+    return isdb__checked((c->kernel == ISDB_KERNEL_GRAM
+                              ? isdb__want(why, c->gram && isdb__all_finite(c->gram, N * N), "gram", "non-NULL, finite")
+                              : isdb__want_ptr(why, c->arms, "arms")) &&
+                         isdb__want_inputs(why, c->arms, N * c->d, "arms", 1));
 }
+
+ISDB__DEFINE_CONFIG_WALK(opkb, ISDB__OPKB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(opkb, ISDB_POLICY_OPKB)
 
 /* Doubles of scratch: the feature map at init, then the solver, the rows
    of a set A and vectors. */
@@ -14877,35 +15206,11 @@ ISDB__ONCE_PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
     uint64_t start, block_start, restarts, tests, last;
     double wmax, qmax;
-    isdb__ser_cfg_int(s, (int)c->kernel);
-    isdb__ser_cfg_real(s, c->length_scale);
-    isdb__ser_cfg_int(s, (int)c->features);
-    isdb__ser_cfg_real(s, c->rank_tol);
-    isdb__ser_cfg_u64(s, c->arms ? isdb__fnv1a((const unsigned char *)p->_arms, (size_t)(N * c->d) * sizeof(double))
-                                 : 0);
-    isdb__ser_cfg_u64(s, c->gram ? isdb__fnv1a((const unsigned char *)p->_gram, (size_t)(N * N) * sizeof(double))
-                                 : 0);
-    isdb__ser_cfg_int(s, c->adaptive);
-    isdb__ser_cfg_real(s, c->horizon);
-    isdb__ser_cfg_real(s, c->sigma);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_real(s, c->reward_scale);
-    isdb__ser_cfg_real(s, c->gamma_factor);
-    isdb__ser_cfg_real(s, c->c1);
-    isdb__ser_cfg_real(s, c->c3);
-    isdb__ser_cfg_real(s, c->c4);
-    isdb__ser_cfg_real(s, c->beta_scale);
-    isdb__ser_cfg_real(s, c->set_scale);
-    isdb__ser_cfg_real(s, c->mix);
-    isdb__ser_cfg_real(s, c->c0_scale);
-    isdb__ser_cfg_int(s, c->test_mean);
-    isdb__ser_cfg_int(s, c->j_star);
-    isdb__ser_cfg_int(s, c->test_block);
-    isdb__ser_cfg_int(s, c->max_restarts);
-    isdb__ser_cfg_int(s, (int)c->test);
-    isdb__ser_cfg_real(s, c->test_z);
-    isdb__ser_cfg_real(s, c->solver_tol);
-    isdb__ser_cfg_int(s, c->solver_max_iter);
+    /* the arm set copied at init */
+    isdb__ser_cfg_u64(s, "arms",
+                      c->arms ? isdb__fnv1a((const unsigned char *)p->_arms, (size_t)(N * c->d) * sizeof(double)) : 0);
+    isdb__ser_cfg_u64(s, "gram",
+                      c->gram ? isdb__fnv1a((const unsigned char *)p->_gram, (size_t)(N * N) * sizeof(double)) : 0);
     restarts = (uint64_t)isdb__ser_int(s, &p->epoch, 1, INT_MAX) - 1;
     block = isdb__ser_int(s, &p->block, 0, p->j_max);
     isdb__ser_int(s, &p->m_cur, 0, block);
@@ -14965,7 +15270,8 @@ ISDB__ONCE_PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__opkb_vt = {
     ISDB_POLICY_OPKB,     "opkb",           ISDB_POLICY_X_OPTIONAL, isdb__opkb_select, isdb__opkb_update,
-    isdb__opkb_probs,     isdb__opkb_probs, isdb__opkb_serialize,   isdb__opkb_reset};
+    isdb__opkb_probs,     isdb__opkb_probs, isdb__opkb_serialize,   isdb__opkb_reset,
+    isdb__opkb_walk_config, offsetof(isdb_opkb, cfg), "n_arms"};
 
 ISDB__ONCE isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes) {
     isdb_opkb probe;
@@ -14995,13 +15301,14 @@ ISDB__COLD_PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
     return ISDB_OK;
 }
 
-ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, isdb_opkb *pol) {
+ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, size_t heap_bytes,
+                                                   isdb_opkb *pol) {
     size_t bytes;
     double C0, E, kmax = 0.0;
     int i, N;
     isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     N = cfg->n_arms;
@@ -15010,7 +15317,7 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
     if (cfg->kernel == ISDB_KERNEL_GRAM) isdb__copy(N * N, cfg->gram, pol->_gram);
     pol->cfg.arms = cfg->arms ? pol->_arms : NULL;
     pol->cfg.gram = cfg->kernel == ISDB_KERNEL_GRAM ? pol->_gram : NULL;
-    if ((r = isdb__opkb_features(pol)) != ISDB_OK) return r;
+    if ((r = isdb__opkb_features(pol)) != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     /* lambda must keep S(P, lambda) well conditioned: at least 1e-10 of the
        largest k(x, x). */
     pol->lambda = cfg->sigma / cfg->horizon;
@@ -15018,10 +15325,10 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
         double kk = isdb__dot(pol->p, pol->_phi + i * pol->p, pol->_phi + i * pol->p);
         if (kk > kmax) kmax = kk;
     }
-    if (!(pol->lambda >= 1e-10 * kmax)) return ISDB_ERR_INVALID_ARG;
+    if (!(pol->lambda >= 1e-10 * kmax)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_INVALID_ARG);
     r = isdb_opkb_solve(N, pol->p, pol->_phi, NULL, pol->lambda, NULL, cfg->solver_tol, cfg->solver_max_iter,
                         pol->_pi, &pol->design_info, pol->_work);
-    if (r < 0) return r;
+    if (r < 0) return isdb__refused(pol, sizeof *pol, r);
     /* gamma from ln det S(pi, lambda) = -objective:
        ln det(I + T/sigma M) = ln det S - p ln lambda. */
     pol->gamma = cfg->gamma_factor * (-pol->design_info.objective - (double)pol->p * log(pol->lambda));
@@ -15029,30 +15336,30 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
     pol->log_term = log(C0 * (double)N / cfg->delta);
     pol->alpha = cfg->c4 * cfg->sigma / pol->log_term;
     E = ceil(cfg->c3 * pol->gamma * pol->log_term);
-    if (!isdb__finite(E) || !isdb__finite(pol->gamma)) return ISDB_ERR_NONFINITE;
+    if (!isdb__finite(E) || !isdb__finite(pol->gamma)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_NONFINITE);
     /* A kernel that is numerically zero (every arm alike): nothing to learn. */
-    if (!(pol->gamma > 0.0)) return ISDB_ERR_INVALID_ARG;
+    if (!(pol->gamma > 0.0)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_INVALID_ARG);
     if (E < 1.0) E = 1.0;
     if (E > 4503599627370496.0) E = 4503599627370496.0;
     pol->E = (uint64_t)E;
     pol->j_max = 0;
     while (pol->j_max < isdb__opkb_j_bound(cfg->horizon) && (ldexp(1.0, pol->j_max + 1) - 1.0) * E < cfg->horizon)
         pol->j_max++;
-    isdb__policy_base_init(&pol->base, &isdb__opkb_vt, cfg->d, N, cfg->seed, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__opkb_vt, cfg->d, N, cfg->seed, heap, bytes, sizeof *pol);
     isdb__opkb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__opkb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_opkb_init_preallocated((const isdb_opkb_config *)cfg, heap, (isdb_opkb *)pol);
+ISDB__PRIVATE isdb_result isdb__opkb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_opkb_init_preallocated((const isdb_opkb_config *)cfg, heap, heap_bytes, (isdb_opkb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_allocator *alloc, isdb_opkb *pol) {
     size_t bytes;
     isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__opkb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__opkb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol) { return &pol->cfg; }
@@ -15455,42 +15762,49 @@ isdb_result isdb_oam_allocate(const isdb_oam_problem *pr, double *w, isdb_oam_al
 /* Allocations are kept finite in the state. */
 #define ISDB__OAM_T_MAX 1e300
 
+#define ISDB__OAM_FIELDS(X)                                                                          \
+    ISDB__UCB_HEAD_FIELDS(X)                                                                         \
+    X(INT, int, max_contexts, 8,                                                                     \
+      isdb__want_int(why, c->max_contexts, "max_contexts", 1, INT_MAX / c->max_arms / c->d - 2,     \
+                     "[1, INT_MAX / max_arms / d - 2]"))                                             \
+    X(U64, uint64_t, horizon, horizon, isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2")) \
+    X(REAL, double, c, 1.0, isdb__want_scale(why, c->c, "c"))                                        \
+    X(REAL, double, zeta, 0.1, isdb__want_nonneg(why, c->zeta, "zeta"))                              \
+    X(INT, isdb_oam_forcing, forcing, ISDB_OAM_FORCE_NONE,                                           \
+      isdb__want_int(why, (int)c->forcing, "forcing", ISDB_OAM_FORCE_LOGLOG, ISDB_OAM_FORCE_NONE,    \
+                     "an isdb_oam_forcing"))                                                          \
+    X(REAL, double, force_c, 0.1, isdb__want_scale(why, c->force_c, "force_c"))                      \
+    X(INT, int, force_s_now, 0, isdb__want_flag(why, c->force_s_now, "force_s_now"))                 \
+    X(REAL, double, lambda, 0.0,                                                                     \
+      c->lambda == 0.0 ||                                                                            \
+          isdb__want_real(why, c->lambda, "lambda", ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0, "0 or [1e-30, 1e30]")) \
+    X(REAL, double, solver_tol, 1e-8, isdb__want_real(why, c->solver_tol, "solver_tol", 0.0, 1.0, 3, "(0, 1)")) \
+    X(INT, int, solver_max_iter, 500,                                                                \
+      isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"))               \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
+
 ISDB__ONCE isdb_oam_config isdb_oam_config_init(int d, int max_arms, uint64_t horizon) {
     isdb_oam_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.max_arms = max_arms;
-    c.max_contexts = 8;
-    c.horizon = horizon;
-    c.c = 1.0;
-    c.zeta = 0.1;
-    c.forcing = ISDB_OAM_FORCE_NONE;
-    c.force_c = 0.1;
-    c.force_s_now = 0;
-    c.lambda = 0.0;
-    c.solver_tol = 1e-8;
-    c.solver_max_iter = 500;
-    c.refresh = 0;
+    ISDB__OAM_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
-ISDB__ONCE isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
-    return isdb__checked(
-        isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") &&
-        isdb__want_sizes(why, c->d, c->max_arms, "max_arms") &&
-        isdb__want_int(why, c->max_contexts, "max_contexts", 1, INT_MAX / c->max_arms / c->d - 2,
-                       "[1, INT_MAX / max_arms / d - 2]") &&
-        isdb__want_u64(why, c->horizon, "horizon", 2, UINT64_MAX, ">= 2") && isdb__want_scale(why, c->c, "c") &&
-        isdb__want_nonneg(why, c->zeta, "zeta") &&
-        isdb__want_int(why, (int)c->forcing, "forcing", ISDB_OAM_FORCE_LOGLOG, ISDB_OAM_FORCE_NONE,
-                       "an isdb_oam_forcing") &&
-        isdb__want_scale(why, c->force_c, "force_c") && isdb__want_flag(why, c->force_s_now, "force_s_now") &&
-        (c->lambda == 0.0 || isdb__want_real(why, c->lambda, "lambda", ISDB__LAMBDA_MIN, ISDB__LAMBDA_MAX, 0,
-                                             "0 or [1e-30, 1e30]")) &&
-        isdb__want_real(why, c->solver_tol, "solver_tol", 0.0, 1.0, 3, "(0, 1)") &&
-        isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1") &&
-        isdb__want_count(why, c->refresh, "refresh"));
+/* The design's scratch (isdb__oam_layout) is indexed by int. */
+ISDB__ONCE_PRIVATE int isdb__oam_work_fits(const isdb_oam_config *c) {
+    size_t ws = isdb_oam_allocate_work_size(c->d, (c->max_contexts + 1) * c->max_arms);
+    return ws > 0 && ws <= (size_t)INT_MAX;
 }
+
+ISDB__ONCE isdb_result isdb_oam_config_check(const isdb_oam_config *c, isdb_refusal *why) {
+    return isdb__checked(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__OAM_FIELDS(ISDB__CFG_CHECK) &&
+                         isdb__want(why, isdb__oam_work_fits(c), "max_contexts",
+                                    "the design's scratch, 2 P^2 + 5 d P + 8 P + 3 d^2 + d doubles (P = (max_contexts + 1) "
+                                    "max_arms), <= INT_MAX"));
+}
+
+ISDB__DEFINE_CONFIG_WALK(oam, ISDB__OAM_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(oam, ISDB_POLICY_OAM)
 
 ISDB__ONCE_PRIVATE size_t isdb__oam_layout(const isdb_oam_config *c, isdb_oam *p, void *heap) {
     isdb__arena a;
@@ -15984,17 +16298,6 @@ ISDB__ONCE_PRIVATE void isdb__oam_serialize(isdb_policy *bp, isdb_ser *s) {
     double logdet;
     isdb__ser_gram g;
     isdb__ser_view L, b, theta, basis, vec;
-    isdb__ser_cfg_int(s, Mc);
-    isdb__ser_cfg_u64(s, c->horizon);
-    isdb__ser_cfg_real(s, c->c);
-    isdb__ser_cfg_real(s, c->zeta);
-    isdb__ser_cfg_int(s, (int)c->forcing);
-    isdb__ser_cfg_real(s, c->force_c);
-    isdb__ser_cfg_int(s, c->force_s_now);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_real(s, c->solver_tol);
-    isdb__ser_cfg_int(s, c->solver_max_iter);
-    isdb__ser_cfg_int(s, c->refresh);
     g.A = isdb__ser_view_real(s, p->_gram, dd);
     g.ld = d;
     isdb__ser_check_gram(s, g.A, d, d, 0, c->lambda * (1.0 - ISDB__SER_TOL), c->lambda + isdb__ser_sum_cap(s->t));
@@ -16124,7 +16427,7 @@ ISDB__ONCE_PRIVATE void isdb__oam_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__oam_vt = {
     ISDB_POLICY_OAM, "oam", 0, isdb__oam_select, isdb__oam_update, isdb__oam_scores, isdb__oam_probs,
-    isdb__oam_serialize, isdb__oam_reset};
+    isdb__oam_serialize, isdb__oam_reset, isdb__oam_walk_config, offsetof(isdb_oam, cfg), "max_arms"};
 
 ISDB__ONCE isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes) {
     isdb_oam probe;
@@ -16133,31 +16436,32 @@ ISDB__ONCE isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *by
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, isdb_oam *pol) {
+ISDB__ONCE isdb_result isdb_oam_init_preallocated(const isdb_oam_config *cfg, void *heap, size_t heap_bytes,
+                                                  isdb_oam *pol) {
     size_t bytes;
     isdb_result r = isdb_oam_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     if (pol->cfg.refresh == 0) pol->cfg.refresh = cfg->d;
     isdb__oam_layout(cfg, pol, heap);
     pol->fn = isdb_oam_f((double)cfg->horizon, cfg->d, cfg->c, log((double)cfg->horizon));
-    isdb__policy_base_init(&pol->base, &isdb__oam_vt, cfg->d, cfg->max_arms, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__oam_vt, cfg->d, cfg->max_arms, 0, heap, bytes, sizeof *pol);
     isdb__oam_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__oam_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_oam_init_preallocated((const isdb_oam_config *)cfg, heap, (isdb_oam *)pol);
+ISDB__PRIVATE isdb_result isdb__oam_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_oam_init_preallocated((const isdb_oam_config *)cfg, heap, heap_bytes, (isdb_oam *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_oam_init(const isdb_oam_config *cfg, const isdb_allocator *alloc, isdb_oam *pol) {
     size_t bytes;
     isdb_result r = isdb_oam_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__oam_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__oam_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_oam_config *isdb_oam_get_config(const isdb_oam *pol) { return &pol->cfg; }
@@ -16248,25 +16552,35 @@ uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x) {
 #define ISDB__TU_FEW 1e300
 #define ISDB__TU_CAP 1e280
 
+/* The input arrays Sigma, weights and noise_var (NULL by default) are
+   checked after the list, and held in the snapshot as the policy's
+   copies. */
+#define ISDB__TRACEUCB_FIELDS(X)                                                                     \
+    X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                    \
+    X(ARMS, int, m, m,                                                                               \
+      isdb__want_arms(why, c->m, c->d, "m") &&                                                       \
+          isdb__want_int(why, c->m, "m", 1, INT_MAX / (c->d * c->d), "[1, INT_MAX / d^2]"))          \
+    X(INT, isdb_traceucb_mode, mode, ISDB_TRACEUCB_TRACE,                                            \
+      isdb__want_int(why, (int)c->mode, "mode", ISDB_TRACEUCB_TRACE, ISDB_TRACEUCB_STATIC, "an isdb_traceucb_mode")) \
+    X(INT, isdb_traceucb_width, width, ISDB_TRACEUCB_WIDTH_SCALED,                                   \
+      isdb__want_int(why, (int)c->width, "width", ISDB_TRACEUCB_WIDTH_THEORY, ISDB_TRACEUCB_WIDTH_SCALED, \
+                     "an isdb_traceucb_width"))                                                       \
+    X(INT, isdb_traceucb_objective, objective, ISDB_TRACEUCB_MAX_LOSS,                               \
+      isdb__want_int(why, (int)c->objective, "objective", ISDB_TRACEUCB_MAX_LOSS, ISDB_TRACEUCB_AVERAGE_LOSS, \
+                     "an isdb_traceucb_objective"))                                                   \
+    X(REAL, double, alpha, 1.0, isdb__want_scale(why, c->alpha, "alpha"))                            \
+    X(REAL, double, R, 1.0, isdb__want_scale(why, c->R, "R"))                                        \
+    X(REAL, double, delta, 0.1, isdb__want_delta(why, c->delta, "delta"))                            \
+    X(INT, int, horizon, 0, isdb__want_count(why, c->horizon, "horizon"))                            \
+    X(REAL, double, lambda, 0.0, c->lambda == 0.0 || isdb__want_ridge(why, c->lambda, "lambda"))     \
+    X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                            \
+    X(INT, int, sparse_s, 0, isdb__want_int(why, c->sparse_s, "sparse_s", 0, c->d, "[0, d]"))       \
+    X(INT, int, sparse_L, 0, isdb__want_count(why, c->sparse_L, "sparse_L"))
+
 ISDB__ONCE isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
     isdb_traceucb_config c;
     memset(&c, 0, sizeof c);
-    c.d = d;
-    c.m = m;
-    c.mode = ISDB_TRACEUCB_TRACE;
-    c.width = ISDB_TRACEUCB_WIDTH_SCALED;
-    c.objective = ISDB_TRACEUCB_MAX_LOSS;
-    c.alpha = 1.0;
-    c.R = 1.0;
-    c.delta = 0.1;
-    c.horizon = 0;
-    c.lambda = 0.0;
-    c.Sigma = NULL;
-    c.weights = NULL;
-    c.noise_var = NULL;
-    c.refresh = 0;
-    c.sparse_s = 0;
-    c.sparse_L = 0;
+    ISDB__TRACEUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
 
@@ -16291,17 +16605,7 @@ ISDB__PRIVATE int isdb__tu_positive_all(const double *v, int n) {
 
 ISDB__ONCE isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c, isdb_refusal *why) {
     int i;
-    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") && isdb__want_sizes(why, c->d, c->m, "m") &&
-          isdb__want_int(why, c->m, "m", 1, INT_MAX / (c->d * c->d), "[1, INT_MAX / d^2]") &&
-          isdb__want_int(why, (int)c->mode, "mode", ISDB_TRACEUCB_TRACE, ISDB_TRACEUCB_STATIC,
-                         "an isdb_traceucb_mode") &&
-          isdb__want_int(why, (int)c->width, "width", ISDB_TRACEUCB_WIDTH_THEORY, ISDB_TRACEUCB_WIDTH_SCALED,
-                         "an isdb_traceucb_width") &&
-          isdb__want_int(why, (int)c->objective, "objective", ISDB_TRACEUCB_MAX_LOSS, ISDB_TRACEUCB_AVERAGE_LOSS,
-                         "an isdb_traceucb_objective") &&
-          isdb__want_scale(why, c->alpha, "alpha") && isdb__want_scale(why, c->R, "R") &&
-          isdb__want_delta(why, c->delta, "delta") && isdb__want_count(why, c->horizon, "horizon") &&
-          (c->lambda == 0.0 || isdb__want_ridge(why, c->lambda, "lambda")) &&
+    if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__TRACEUCB_FIELDS(ISDB__CFG_CHECK) &&
           isdb__want_inputs(why, c->Sigma, c->d * c->d, "Sigma", 1)))
         return ISDB_ERR_INVALID_ARG;
     if (c->Sigma)
@@ -16312,10 +16616,7 @@ ISDB__ONCE isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c,
                      "NULL, or m values in (0, ISDB_INPUT_MAX]") &&
           (c->mode != ISDB_TRACEUCB_STATIC ||
            isdb__want(why, c->noise_var && isdb__tu_positive_all(c->noise_var, c->m), "noise_var",
-                      "m values in (0, ISDB_INPUT_MAX] (STATIC)")) &&
-          isdb__want_count(why, c->refresh, "refresh") &&
-          isdb__want_int(why, c->sparse_s, "sparse_s", 0, c->d, "[0, d]") &&
-          isdb__want_count(why, c->sparse_L, "sparse_L")))
+                      "m values in (0, ISDB_INPUT_MAX] (STATIC)"))))
         return ISDB_ERR_INVALID_ARG;
     if (c->sparse_s > 0) {
         /* m L (d + 1) stage-1 values and 4 d m + 2 d scratch must fit an int. */
@@ -16328,6 +16629,9 @@ ISDB__ONCE isdb_result isdb_traceucb_config_check(const isdb_traceucb_config *c,
     }
     return ISDB_OK;
 }
+
+ISDB__DEFINE_CONFIG_WALK(traceucb, ISDB__TRACEUCB_FIELDS)
+ISDB__CONFIG_FROM_SNAPSHOT(traceucb, ISDB_POLICY_TRACEUCB)
 
 ISDB__ONCE_PRIVATE size_t isdb__traceucb_layout(const isdb_traceucb_config *c, isdb_traceucb *p, void *heap) {
     isdb__arena a;
@@ -16838,23 +17142,13 @@ ISDB__ONCE_PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__tu_views v;
     isdb__ser_view M, Ab;
     Ab.at = NULL;
-    isdb__ser_cfg_int(s, (int)c->mode);
-    isdb__ser_cfg_int(s, (int)c->width);
-    isdb__ser_cfg_int(s, (int)c->objective);
-    isdb__ser_cfg_real(s, c->alpha);
-    isdb__ser_cfg_real(s, c->R);
-    isdb__ser_cfg_real(s, c->delta);
-    isdb__ser_cfg_int(s, c->horizon);
-    isdb__ser_cfg_real(s, c->lambda);
-    isdb__ser_cfg_int(s, c->refresh);
-    isdb__ser_cfg_int(s, p->_sigma_mat != NULL);
+    /* the input arrays copied at init */
+    isdb__ser_cfg_int(s, "Sigma", p->_sigma_mat != NULL);
     if (p->_sigma_mat)
-        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, p->_sigma_mat[i]);
-    for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_weights[i]);
+        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, "Sigma", p->_sigma_mat[i]);
+    for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, "weights", p->_weights[i]);
     if (p->_noise_var)
-        for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, p->_noise_var[i]);
-    isdb__ser_cfg_int(s, c->sparse_s);
-    isdb__ser_cfg_int(s, c->sparse_L);
+        for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, "noise_var", p->_noise_var[i]);
     if (c->sparse_s > 0) {
         int L = c->sparse_L, all = 1, prev = -1;
         stage = isdb__ser_int(s, &p->stage, 1, 2);
@@ -16942,7 +17236,8 @@ ISDB__ONCE_PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__traceucb_vt = {
     ISDB_POLICY_TRACEUCB, "traceucb", ISDB_POLICY_X_OPTIONAL, isdb__traceucb_select, isdb__traceucb_update,
-    isdb__traceucb_scores, isdb__probs_one_hot, isdb__traceucb_serialize, isdb__traceucb_reset};
+    isdb__traceucb_scores, isdb__probs_one_hot, isdb__traceucb_serialize, isdb__traceucb_reset,
+    isdb__traceucb_walk_config, offsetof(isdb_traceucb, cfg), "m"};
 
 ISDB__ONCE isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes) {
     isdb_traceucb probe;
@@ -16951,12 +17246,13 @@ ISDB__ONCE isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, 
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
-ISDB__ONCE isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, isdb_traceucb *pol) {
+ISDB__ONCE isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_config *cfg, void *heap, size_t heap_bytes,
+                                                       isdb_traceucb *pol) {
     size_t bytes;
     int i, m;
     isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (isdb_init_check(heap, pol, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     memset(pol, 0, sizeof *pol);
     pol->cfg = *cfg;
     m = cfg->m;
@@ -16970,21 +17266,21 @@ ISDB__ONCE isdb_result isdb_traceucb_init_preallocated(const isdb_traceucb_confi
     pol->cfg.weights = pol->_weights;
     pol->cfg.noise_var = pol->_noise_var;
     pol->_trace_mat = cfg->sparse_s > 0 ? pol->_trace_block : (pol->_sigma_mat ? pol->_sigma_mat : pol->_cov_est);
-    isdb__policy_base_init(&pol->base, &isdb__traceucb_vt, cfg->d, m, 0, heap, bytes);
+    isdb__policy_base_init(&pol->base, &isdb__traceucb_vt, cfg->d, m, 0, heap, bytes, sizeof *pol);
     isdb__traceucb_reset(&pol->base);
     return ISDB_OK;
 }
 
-ISDB__PRIVATE isdb_result isdb__traceucb_setup(const void *cfg, void *heap, void *pol) {
-    return isdb_traceucb_init_preallocated((const isdb_traceucb_config *)cfg, heap, (isdb_traceucb *)pol);
+ISDB__PRIVATE isdb_result isdb__traceucb_setup(const void *cfg, void *heap, size_t heap_bytes, void *pol) {
+    return isdb_traceucb_init_preallocated((const isdb_traceucb_config *)cfg, heap, heap_bytes, (isdb_traceucb *)pol);
 }
 
 ISDB__ONCE isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const isdb_allocator *alloc, isdb_traceucb *pol) {
     size_t bytes;
     isdb_result r = isdb_traceucb_heap_size(cfg, &bytes);
-    if (r != ISDB_OK) return r;
-    if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__policy_init_owned(&pol->base, bytes, alloc, isdb__traceucb_setup, cfg, pol);
+    if (r == ISDB_OK && !pol) r = ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
+    return isdb__policy_init_owned(&pol->base, sizeof *pol, bytes, alloc, isdb__traceucb_setup, cfg, pol);
 }
 
 ISDB__ONCE const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol) { return &pol->cfg; }
@@ -17122,14 +17418,17 @@ ISDB__COLD isdb_result isdb_traceucb_static_allocation(int m, int d, int n, cons
 
 isdb_result isdb_env_next(isdb_env *e) {
     isdb_result r;
-    if (!e || !e->vt) return ISDB_ERR_INVALID_ARG;
+    if (!e) return ISDB_ERR_INVALID_ARG;
+    if (!e->vt) return ISDB_ERR_BAD_STATE;
     r = e->vt->next(e);
     if (r >= 0) e->t++;
     return r;
 }
 
 isdb_result isdb_env_reward(isdb_env *e, int arm, isdb_real *y) {
-    if (!e || !e->vt || !y || arm < 0 || arm >= e->n_arms) return ISDB_ERR_INVALID_ARG;
+    if (!e) return ISDB_ERR_INVALID_ARG;
+    if (!e->vt) return ISDB_ERR_BAD_STATE;
+    if (!y || arm < 0 || arm >= e->n_arms) return ISDB_ERR_INVALID_ARG;
     if (e->t == 0) return ISDB_ERR_BAD_STATE;
     return e->vt->reward(e, arm, y);
 }
@@ -17306,43 +17605,49 @@ ISDB__ONCE isdb_result isdb_linear_env_config_check(const isdb_linear_env_config
     }
 }
 
-ISDB__COLD isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
-                                 isdb_linear_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. theta has room for the d normals a Gaussian arm is
+   drawn from. */
+ISDB__COLD_PRIVATE size_t isdb__linear_env_layout(const isdb_linear_env_config *cfg, isdb_linear_env *env,
+                                                  void *heap) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, k, pieces;
-    if (!env || isdb_linear_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    int d = cfg->d, pieces = cfg->path == ISDB_PATH_PIECEWISE ? cfg->n_pieces : 0;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
+    env->base.means = isdb__take_f64(&a, cfg->n_arms);
+    env->theta = isdb__take_f64(&a, 2 * d);
+    env->_chol = isdb__take_f64(&a, cfg->arms == ISDB_ARMS_GAUSSIAN ? d * d : 0);
+    env->cfg.pieces = isdb__take_f64(&a, pieces * d);
+    env->cfg.switch_at = (const uint64_t *)isdb__take(&a, pieces > 1 ? pieces - 1 : 0, sizeof(uint64_t));
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_linear_env_heap_size(const isdb_linear_env_config *cfg, size_t *bytes) {
+    isdb_linear_env probe;
+    if (!bytes || isdb_linear_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__linear_env_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_linear_env_init_preallocated(const isdb_linear_env_config *cfg, void *heap,
+                                                         size_t heap_bytes, isdb_linear_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_linear_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, pieces;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     d = cfg->d;
     pieces = cfg->path == ISDB_PATH_PIECEWISE ? cfg->n_pieces : 0;
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves. theta has room for the d normals
-           a Gaussian arm is drawn from. */
-        env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
-        env->base.means = isdb__take_f64(&a, cfg->n_arms);
-        env->theta = isdb__take_f64(&a, 2 * d);
-        env->_chol = isdb__take_f64(&a, cfg->arms == ISDB_ARMS_GAUSSIAN ? d * d : 0);
-        env->cfg.pieces = isdb__take_f64(&a, pieces * d);
-        env->cfg.switch_at = (const uint64_t *)isdb__take(&a, pieces > 1 ? pieces - 1 : 0, sizeof(uint64_t));
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-            env->cfg = *cfg;
-        }
-    }
+    env->cfg = *cfg;
+    isdb__linear_env_layout(cfg, env, heap);
     if (cfg->arms == ISDB_ARMS_GAUSSIAN) {
         if (cfg->cov)
             isdb__copy(d * d, cfg->cov, env->_chol);
         else
             isdb__identity(d, env->_chol, 1);
-        if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) {
-            isdb__heap_free(alloc, heap);
-            return r;
-        }
+        if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     }
     if (pieces) {
         isdb__copy(pieces * d, cfg->pieces, (isdb_real *)isdb__unconst(env->cfg.pieces));
@@ -17357,17 +17662,30 @@ ISDB__COLD isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, c
     env->base.n_arms = cfg->n_arms;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__linear_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_linear_env_init_preallocated((const isdb_linear_env_config *)cfg, heap, heap_bytes,
+                                             (isdb_linear_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_linear_env_init(const isdb_linear_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_linear_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_linear_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__linear_env_setup, cfg, env);
 }
 
 isdb_result isdb_sim_run(isdb_policy *p, isdb_env *e, uint64_t T, isdb_real *cum_regret, isdb_sim_result *res) {
     isdb_result r = ISDB_OK;
     clock_t start;
     uint64_t i;
-    if (!p || !p->vt || !e || !e->vt || !res) return ISDB_ERR_INVALID_ARG;
+    if (!p || !e || !res) return ISDB_ERR_INVALID_ARG;
+    if (!p->vt || !e->vt) return ISDB_ERR_BAD_STATE;
     if (e->d != p->d || e->n_arms > p->max_arms) return ISDB_ERR_INVALID_ARG;
     memset(res, 0, sizeof *res);
     start = clock();
@@ -17514,36 +17832,46 @@ ISDB__COLD_PRIVATE void isdb__isd_env_reset(isdb_env *be) {
 static const isdb_env_vtable isdb__isd_env_vt = {"isd", isdb__isd_env_next, isdb__isd_env_reward,
                                                  isdb__isd_env_reset};
 
-ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc, isdb_isd_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. */
+ISDB__COLD_PRIVATE size_t isdb__isd_env_layout(const isdb_isd_env_config *cfg, isdb_isd_env *env, void *heap) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, k, b, i, j, off, pass;
+    int d = cfg->d;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
+    env->base.means = isdb__take_f64(&a, cfg->n_arms);
+    env->basis = isdb__take_f64(&a, d * d);
+    env->gamma0 = isdb__take_f64(&a, d);
+    env->beta_inv = isdb__take_f64(&a, d);
+    env->theta = isdb__take_f64(&a, d);
+    env->res = isdb__take_f64(&a, d);
+    env->_cov_factor = isdb__take_f64(&a, d * d);
+    env->_g = isdb__take_f64(&a, 5 * d + d * d);
+    env->_sizes = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
+    env->_resflag = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_isd_env_heap_size(const isdb_isd_env_config *cfg, size_t *bytes) {
+    isdb_isd_env probe;
+    if (!bytes || isdb_isd_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__isd_env_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_isd_env_init_preallocated(const isdb_isd_env_config *cfg, void *heap, size_t heap_bytes,
+                                                      isdb_isd_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_isd_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, k, b, i, j, off;
     isdb_rng rng;
-    if (!env || isdb_isd_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     d = cfg->d;
-    memset(&a, 0, sizeof a);
-    for (pass = 0; pass < 2; ++pass) {
-        env->base.X = isdb__take_f64(&a, cfg->n_arms * d);
-        env->base.means = isdb__take_f64(&a, cfg->n_arms);
-        env->basis = isdb__take_f64(&a, d * d);
-        env->gamma0 = isdb__take_f64(&a, d);
-        env->beta_inv = isdb__take_f64(&a, d);
-        env->theta = isdb__take_f64(&a, d);
-        env->res = isdb__take_f64(&a, d);
-        env->_cov_factor = isdb__take_f64(&a, d * d);
-        env->_g = isdb__take_f64(&a, 5 * d + d * d);
-        env->_sizes = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
-        env->_resflag = (int *)isdb__take(&a, cfg->n_blocks, sizeof(int));
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (pass == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            memset(heap, 0, a.used);
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-        }
-    }
+    memset(heap, 0, bytes);
+    isdb__isd_env_layout(cfg, env, heap);
     env->cfg = *cfg;
     memcpy(env->_sizes, cfg->block_sizes, (size_t)cfg->n_blocks * sizeof(int));
     memcpy(env->_resflag, cfg->residual, (size_t)cfg->n_blocks * sizeof(int));
@@ -17563,10 +17891,7 @@ ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const i
     } else {
         double *G = env->_cov_factor, *w = env->_g;
         for (i = 0; i < d * d; ++i) G[i] = isdb_rng_normal(&rng);
-        if ((r = isdb_qr(d, d, G, env->basis, w)) != ISDB_OK) {
-            isdb__heap_free(alloc, heap);
-            return r;
-        }
+        if ((r = isdb_qr(d, d, G, env->basis, w)) != ISDB_OK) return isdb__refused(env, sizeof *env, r);
         for (j = 0; j < d; ++j)
             if (G[j * d + j] < 0.0)
                 for (i = 0; i < d; ++i) env->basis[i * d + j] = -env->basis[i * d + j];
@@ -17595,10 +17920,20 @@ ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const i
     env->base.n_arms = cfg->n_arms;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__isd_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_isd_env_init_preallocated((const isdb_isd_env_config *)cfg, heap, heap_bytes, (isdb_isd_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_isd_env_init(const isdb_isd_env_config *cfg, const isdb_allocator *alloc, isdb_isd_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_isd_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc, isdb__isd_env_setup,
+                            cfg, env);
 }
 
 ISDB__COLD isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_isd_logger logger, double log_noise_sd,
@@ -17790,44 +18125,49 @@ ISDB__ONCE isdb_result isdb_kernel_env_config_check(const isdb_kernel_env_config
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
-                                 isdb_kernel_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. The scratch holds K and its eigendecomposition
+   while m is drawn. */
+ISDB__COLD_PRIVATE size_t isdb__kernel_env_layout(const isdb_kernel_env_config *cfg, isdb_kernel_env *env, void *heap,
+                                                  double **scratch) {
     isdb__arena a;
-    isdb_result r = ISDB_OK;
+    int N = cfg->n_arms, d = cfg->d, gp = cfg->kind == ISDB_KENV_GP_SWITCH;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, N * d);
+    env->base.means = isdb__take_f64(&a, N);
+    env->f = isdb__take_f64(&a, N);
+    env->theta = isdb__take_f64(&a, d);
+    env->cfg.switch_at = (const uint64_t *)isdb__take(&a, gp ? cfg->n_switches : 0, sizeof(uint64_t));
+    env->cfg.phase_at = (const uint64_t *)isdb__take(&a, gp ? 0 : cfg->n_phase, sizeof(uint64_t));
+    env->cfg.phase = isdb__take_f64(&a, gp ? 0 : cfg->n_phase);
+    *scratch = isdb__take_f64(&a, gp ? 3 * N * N + N : 0);
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_kernel_env_heap_size(const isdb_kernel_env_config *cfg, size_t *bytes) {
+    isdb_kernel_env probe;
+    double *scratch;
+    if (!bytes || isdb_kernel_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__kernel_env_layout(cfg, &probe, NULL, &scratch);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_kernel_env_init_preallocated(const isdb_kernel_env_config *cfg, void *heap,
+                                                         size_t heap_bytes, isdb_kernel_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_kernel_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
     isdb_rng rng;
-    void *heap = NULL;
     double *scratch = NULL;
-    int N, d, k, i, gp;
-    if (!env || isdb_kernel_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    int N, d, i, gp;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     N = cfg->n_arms;
     d = cfg->d;
     gp = cfg->kind == ISDB_KENV_GP_SWITCH;
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves; the scratch holds K and its
-           eigendecomposition while m is drawn. */
-        env->base.X = isdb__take_f64(&a, N * d);
-        env->base.means = isdb__take_f64(&a, N);
-        env->f = isdb__take_f64(&a, N);
-        env->theta = isdb__take_f64(&a, d);
-        env->cfg.switch_at = (const uint64_t *)isdb__take(&a, gp ? cfg->n_switches : 0, sizeof(uint64_t));
-        env->cfg.phase_at = (const uint64_t *)isdb__take(&a, gp ? 0 : cfg->n_phase, sizeof(uint64_t));
-        env->cfg.phase = isdb__take_f64(&a, gp ? 0 : cfg->n_phase);
-        scratch = isdb__take_f64(&a, gp ? 3 * N * N + N : 0);
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            const uint64_t *sw = cfg->switch_at, *pa = cfg->phase_at;
-            const double *ph = cfg->phase;
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-            env->cfg = *cfg;
-            env->cfg.switch_at = sw;
-            env->cfg.phase_at = pa;
-            env->cfg.phase = ph;
-        }
-    }
+    env->cfg = *cfg;
+    isdb__kernel_env_layout(cfg, env, heap, &scratch);
     if (gp && cfg->n_switches > 0)
         memcpy(isdb__unconst(env->cfg.switch_at), cfg->switch_at, (size_t)cfg->n_switches * sizeof(uint64_t));
     if (!gp && cfg->n_phase > 0) {
@@ -17858,10 +18198,7 @@ ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, c
         else
             r = isdb_kernel_gram(cfg->kernel, cfg->length_scale, N, d, env->base.X, K);
         if (r == ISDB_OK) r = isdb_sym_eig(N, K, w, V);
-        if (r < 0) {
-            isdb__heap_free(alloc, heap);
-            return r;
-        }
+        if (r < 0) return isdb__refused(env, sizeof *env, r);
         for (i = 0; i < N; ++i) z[i] = isdb_rng_normal(&rng) * sqrt(w[i] > 0.0 ? w[i] : 0.0);
         for (i = 0; i < N; ++i) {
             env->f[i] = isdb__dot(N, V + i * N, z);
@@ -17877,10 +18214,22 @@ ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, c
     env->base.n_arms = N;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__kernel_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_kernel_env_init_preallocated((const isdb_kernel_env_config *)cfg, heap, heap_bytes,
+                                             (isdb_kernel_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_kernel_env_init(const isdb_kernel_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_kernel_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_kernel_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__kernel_env_setup, cfg, env);
 }
 
 #endif /* ISDB__HAS_OPKB */
@@ -17940,34 +18289,44 @@ ISDB__COLD_PRIVATE void isdb__context_env_reset(isdb_env *be) { ((isdb_context_e
 static const isdb_env_vtable isdb__context_env_vt = {"contexts", isdb__context_env_next, isdb__context_env_reward,
                                                       isdb__context_env_reset};
 
-ISDB__COLD isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
-                                  isdb_context_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. */
+ISDB__COLD_PRIVATE size_t isdb__context_env_layout(const isdb_context_env_config *cfg, isdb_context_env *env,
+                                                   void *heap, double **arms, double **theta) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, K, M, k, m, last = 0;
+    int d = cfg->d, K = cfg->n_arms, M = cfg->n_contexts;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, K * d);
+    env->base.means = isdb__take_f64(&a, K);
+    *arms = isdb__take_f64(&a, M * K * d);
+    *theta = isdb__take_f64(&a, d);
+    env->_cdf = isdb__take_f64(&a, M);
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_context_env_heap_size(const isdb_context_env_config *cfg, size_t *bytes) {
+    isdb_context_env probe;
+    double *arms, *theta;
+    if (!bytes || isdb_context_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__context_env_layout(cfg, &probe, NULL, &arms, &theta);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_context_env_init_preallocated(const isdb_context_env_config *cfg, void *heap,
+                                                          size_t heap_bytes, isdb_context_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_context_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, K, M, m, last = 0;
     double sum = 0.0, acc = 0.0;
     double *arms = NULL, *theta = NULL;
-    if (!env || isdb_context_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     memset(env, 0, sizeof *env);
     d = cfg->d;
     K = cfg->n_arms;
     M = cfg->n_contexts;
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves. */
-        env->base.X = isdb__take_f64(&a, K * d);
-        env->base.means = isdb__take_f64(&a, K);
-        arms = isdb__take_f64(&a, M * K * d);
-        theta = isdb__take_f64(&a, d);
-        env->_cdf = isdb__take_f64(&a, M);
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-        }
-    }
+    isdb__context_env_layout(cfg, env, heap, &arms, &theta);
     env->cfg = *cfg;
     isdb__copy(M * K * d, cfg->arms, arms);
     isdb__copy(d, cfg->theta, theta);
@@ -17989,10 +18348,22 @@ ISDB__COLD isdb_result isdb_context_env_init(const isdb_context_env_config *cfg,
     env->base.n_arms = K;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__context_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_context_env_init_preallocated((const isdb_context_env_config *)cfg, heap, heap_bytes,
+                                              (isdb_context_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_context_env_init(const isdb_context_env_config *cfg, const isdb_allocator *alloc,
+                                  isdb_context_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_context_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__context_env_setup, cfg, env);
 }
 
 #endif /* ISDB__HAS_OAM */
@@ -18057,40 +18428,46 @@ ISDB__ONCE isdb_result isdb_active_env_config_check(const isdb_active_env_config
     return ISDB_OK;
 }
 
-ISDB__COLD isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
-                                 isdb_active_env *env) {
+/* Carves (or with heap NULL measures) the heap of a checked config: 0
+   if it does not fit. */
+ISDB__COLD_PRIVATE size_t isdb__active_env_layout(const isdb_active_env_config *cfg, isdb_active_env *env,
+                                                  void *heap) {
     isdb__arena a;
-    isdb_result r;
-    void *heap = NULL;
-    int d, m, i, k;
-    if (!env || isdb_active_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    int d = cfg->d, m = cfg->m;
+    memset(&a, 0, sizeof a);
+    a.base = (unsigned char *)heap;
+    env->base.X = isdb__take_f64(&a, m * d);
+    env->base.means = isdb__take_f64(&a, m);
+    env->beta = isdb__take_f64(&a, m * d);
+    env->_chol = isdb__take_f64(&a, d * d);
+    env->_noise_sd = isdb__take_f64(&a, m);
+    env->_z = isdb__take_f64(&a, d);
+    return a.overflow ? 0 : a.used;
+}
+
+ISDB__COLD isdb_result isdb_active_env_heap_size(const isdb_active_env_config *cfg, size_t *bytes) {
+    isdb_active_env probe;
+    if (!bytes || isdb_active_env_config_check(cfg, NULL) != ISDB_OK) return ISDB_ERR_INVALID_ARG;
+    *bytes = isdb__active_env_layout(cfg, &probe, NULL);
+    return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
+}
+
+ISDB__COLD isdb_result isdb_active_env_init_preallocated(const isdb_active_env_config *cfg, void *heap,
+                                                         size_t heap_bytes, isdb_active_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_active_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    int d, m, i;
+    if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, env, NULL);
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     d = cfg->d;
     m = cfg->m;
     memset(env, 0, sizeof *env);
-    memset(&a, 0, sizeof a);
-    for (k = 0; k < 2; ++k) {
-        /* Pass 0 measures, pass 1 carves. */
-        env->base.X = isdb__take_f64(&a, m * d);
-        env->base.means = isdb__take_f64(&a, m);
-        env->beta = isdb__take_f64(&a, m * d);
-        env->_chol = isdb__take_f64(&a, d * d);
-        env->_noise_sd = isdb__take_f64(&a, m);
-        env->_z = isdb__take_f64(&a, d);
-        if (a.overflow) return ISDB_ERR_INVALID_ARG;
-        if (k == 0) {
-            if ((r = isdb__heap_alloc(alloc, a.used, &heap)) != ISDB_OK) return r;
-            a.base = (unsigned char *)heap;
-            a.used = 0;
-        }
-    }
+    isdb__active_env_layout(cfg, env, heap);
     if (cfg->Sigma)
         isdb__copy(d * d, cfg->Sigma, env->_chol);
     else
         isdb__identity(d, env->_chol, 1.0);
-    if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) {
-        isdb__heap_free(alloc, heap);
-        return r;
-    }
+    if ((r = isdb_chol(d, env->_chol)) != ISDB_OK) return isdb__refused(env, sizeof *env, r);
     for (i = 0; i < m; ++i) env->_noise_sd[i] = cfg->noise_var ? sqrt(cfg->noise_var[i]) : 1.0;
     env->cfg = *cfg;
     env->cfg.Sigma = NULL;
@@ -18102,10 +18479,22 @@ ISDB__COLD isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, c
     env->base.n_arms = m;
     env->base.seed = cfg->seed;
     env->base._heap = heap;
-    env->base._owns_heap = 1;
-    if (alloc) env->base._alloc = *alloc;
     isdb_env_reset(&env->base);
     return ISDB_OK;
+}
+
+ISDB__PRIVATE isdb_result isdb__active_env_setup(const void *cfg, void *heap, size_t heap_bytes, void *env) {
+    return isdb_active_env_init_preallocated((const isdb_active_env_config *)cfg, heap, heap_bytes,
+                                             (isdb_active_env *)env);
+}
+
+ISDB__COLD isdb_result isdb_active_env_init(const isdb_active_env_config *cfg, const isdb_allocator *alloc,
+                                 isdb_active_env *env) {
+    size_t bytes;
+    isdb_result r = env ? isdb_active_env_heap_size(cfg, &bytes) : ISDB_ERR_INVALID_ARG;
+    if (r != ISDB_OK) return isdb__refused(env, sizeof *env, r);
+    return isdb__init_owned(&env->base._alloc, &env->base._owns_heap, sizeof *env, bytes, alloc,
+                            isdb__active_env_setup, cfg, env);
 }
 #endif /* ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */

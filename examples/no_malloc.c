@@ -24,7 +24,9 @@ int main(void) {
     int t, arm;
     isdb_swucb_heap_size(&cfg, &need);
     printf("SW-UCB with d=%d, window %d needs %zu bytes; the buffer has %zu\n", D, WINDOW, need, sizeof heap.bytes);
-    if (need > sizeof heap.bytes || isdb_swucb_init_preallocated(&cfg, heap.bytes, &pol) != ISDB_OK) return 1;
+    /* The buffer's size is passed too: a buffer too small for the config
+       is refused (ISDB_ERR_BUFFER_TOO_SMALL), never overrun. */
+    if (isdb_swucb_init_preallocated(&cfg, heap.bytes, sizeof heap.bytes, &pol) != ISDB_OK) return 1;
     for (t = 0; t < 500; ++t) {
         isdb_policy_select(&pol.base, X, K, &arm);
         /* arm 1 is best for the first half, arm 0 afterwards */

@@ -25,7 +25,8 @@ typedef struct policy_case {
        may be invalid on purpose. */
     isdb_result (*make)(const isdb_allocator *alloc, int d, int max_arms, void *mem);
     /* With heap NULL: the heap size of the default config into *bytes;
-       otherwise init_preallocated with that config on heap. */
+       otherwise init_preallocated with that config on heap, of *bytes
+       bytes. */
     isdb_result (*make_pre)(int d, int max_arms, void *heap, size_t *bytes, void *mem);
     int d, max_arms;
     /* The arms of a round (n_arms x d into X); NULL: n_arms uniform in
@@ -79,22 +80,23 @@ static isdb_result make_lints_plain(const isdb_allocator *alloc, int d, int max_
 
 static isdb_result pre_linucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_linucb_config c = isdb_linucb_config_init(d, max_arms);
-    return heap ? isdb_linucb_init_preallocated(&c, heap, (isdb_linucb *)mem) : isdb_linucb_heap_size(&c, bytes);
+    return heap ? isdb_linucb_init_preallocated(&c, heap, *bytes, (isdb_linucb *)mem) : isdb_linucb_heap_size(&c, bytes);
 }
 
 static isdb_result pre_swucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_swucb_config c = isdb_swucb_config_init(d, max_arms, 5);
-    return heap ? isdb_swucb_init_preallocated(&c, heap, (isdb_swucb *)mem) : isdb_swucb_heap_size(&c, bytes);
+    return heap ? isdb_swucb_init_preallocated(&c, heap, *bytes, (isdb_swucb *)mem) : isdb_swucb_heap_size(&c, bytes);
 }
 
 static isdb_result pre_dlinucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_dlinucb_config c = isdb_dlinucb_config_init(d, max_arms, 0.9);
-    return heap ? isdb_dlinucb_init_preallocated(&c, heap, (isdb_dlinucb *)mem) : isdb_dlinucb_heap_size(&c, bytes);
+    return heap ? isdb_dlinucb_init_preallocated(&c, heap, *bytes, (isdb_dlinucb *)mem)
+                : isdb_dlinucb_heap_size(&c, bytes);
 }
 
 static isdb_result pre_lints(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_lints_config c = isdb_lints_config_init(d, max_arms);
-    return heap ? isdb_lints_init_preallocated(&c, heap, (isdb_lints *)mem) : isdb_lints_heap_size(&c, bytes);
+    return heap ? isdb_lints_init_preallocated(&c, heap, *bytes, (isdb_lints *)mem) : isdb_lints_heap_size(&c, bytes);
 }
 
 /* BOB with a short horizon, so the generic runs (up to 100 rounds) cross
@@ -117,7 +119,7 @@ static isdb_result make_bob_long(const isdb_allocator *alloc, int d, int max_arm
 
 static isdb_result pre_bob(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_bob_config c = isdb_bob_config_init(d, max_arms, 300);
-    return heap ? isdb_bob_init_preallocated(&c, heap, (isdb_bob *)mem) : isdb_bob_heap_size(&c, bytes);
+    return heap ? isdb_bob_init_preallocated(&c, heap, *bytes, (isdb_bob *)mem) : isdb_bob_heap_size(&c, bytes);
 }
 
 #if !ISDB_REAL_IS_FLOAT /* ISD, OPKB, OAM and Trace-UCB need double */
@@ -198,7 +200,7 @@ static isdb_result pre_isd(int d, int max_arms, void *heap, size_t *bytes, void 
     isdb_isd_config c;
     isd_offline(d);
     c = isdb_isd_config_init(d, max_arms, ISD_N0, isd_X0, isd_R0);
-    return heap ? isdb_isd_init_preallocated(&c, heap, (isdb_isd *)mem) : isdb_isd_heap_size(&c, bytes);
+    return heap ? isdb_isd_init_preallocated(&c, heap, *bytes, (isdb_isd *)mem) : isdb_isd_heap_size(&c, bytes);
 }
 
 /* OPKB keeps a fixed arm set: a deterministic one for each (d, N), the
@@ -243,7 +245,7 @@ static isdb_result make_opkb_ada(const isdb_allocator *alloc, int d, int max_arm
 static isdb_result pre_opkb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_opkb_config c = isdb_opkb_config_init(d, max_arms, 200.0);
     c.arms = opkb_arms(d, max_arms);
-    return heap ? isdb_opkb_init_preallocated(&c, heap, (isdb_opkb *)mem) : isdb_opkb_heap_size(&c, bytes);
+    return heap ? isdb_opkb_init_preallocated(&c, heap, *bytes, (isdb_opkb *)mem) : isdb_opkb_heap_size(&c, bytes);
 }
 
 /* OAM registers action sets by content, so its rounds come from a few
@@ -282,7 +284,7 @@ static isdb_result make_oam_unforced(const isdb_allocator *alloc, int d, int max
 
 static isdb_result pre_oam(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_oam_config c = isdb_oam_config_init(d, max_arms, 1000);
-    return heap ? isdb_oam_init_preallocated(&c, heap, (isdb_oam *)mem) : isdb_oam_heap_size(&c, bytes);
+    return heap ? isdb_oam_init_preallocated(&c, heap, *bytes, (isdb_oam *)mem) : isdb_oam_heap_size(&c, bytes);
 }
 
 /* Trace-UCB: the models are the arms; a round is one context shown as
@@ -369,7 +371,7 @@ static isdb_result make_traceucb_sparse_est(const isdb_allocator *alloc, int d, 
 
 static isdb_result pre_traceucb(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_traceucb_config c = isdb_traceucb_config_init(d, max_arms);
-    return heap ? isdb_traceucb_init_preallocated(&c, heap, (isdb_traceucb *)mem)
+    return heap ? isdb_traceucb_init_preallocated(&c, heap, *bytes, (isdb_traceucb *)mem)
                 : isdb_traceucb_heap_size(&c, bytes);
 }
 
@@ -397,7 +399,7 @@ static isdb_result make_adaptive_default(const isdb_allocator *alloc, int d, int
 
 static isdb_result pre_adaptive(int d, int max_arms, void *heap, size_t *bytes, void *mem) {
     isdb_adaptive_config c = isdb_adaptive_config_init(d, max_arms);
-    return heap ? isdb_adaptive_init_preallocated(&c, heap, (isdb_adaptive *)mem)
+    return heap ? isdb_adaptive_init_preallocated(&c, heap, *bytes, (isdb_adaptive *)mem)
                 : isdb_adaptive_heap_size(&c, bytes);
 }
 

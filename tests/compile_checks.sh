@@ -42,6 +42,11 @@ for real in double float; do
         '$CC -std=c99 -DISDB_REAL=$real -I. -fsyntax-only "$out/ctype_first.c" 2> "$out/ctype_$real.log"'
 done
 
+# The version on the header's first line is ISDB_VERSION_STRING.
+version=$(sed -n 's/^#define ISDB_VERSION_STRING "\(.*\)"$/\1/p' $h)
+check "line 1 of $h does not carry ISDB_VERSION_STRING ($version)" \
+    '[ -n "$version" ] && head -n 1 $h | grep -q " - v$version - "'
+
 # 2. Every public function has its float name (_f32), so float and double
 # translation units cannot link together.
 grep -E '^ISDB_API ' $h | sed -E 's/^ISDB_API [^(]*[^a-z0-9_(](isdb_[a-z0-9_]+) *\(.*/\1/' | sort -u > "$out/api.txt"

@@ -147,8 +147,8 @@ static void check_bad_input(const policy_case *pc) {
     CHECK_RESULT(pc->make(NULL, ISDB_MAX_DIM + 1, K, &mem), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(pc->make(NULL, d, 0, &mem), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(pc->make(NULL, d, -1, &mem), ISDB_ERR_INVALID_ARG);
-    /* A used-up object refuses politely. */
-    CHECK_RESULT(isdb_policy_select(p, X, K, &arm), ISDB_ERR_INVALID_ARG);
+    /* A used-up object (and one whose init was refused) refuses politely. */
+    CHECK_RESULT(isdb_policy_select(p, X, K, &arm), ISDB_ERR_BAD_STATE);
     isdb_policy_uninit(p);
     isdb_policy_uninit(NULL);
 }

@@ -727,20 +727,22 @@ static void test_arguments(void) {
     int arm = -1;
     CHECK_RESULT(isdb_linucb_heap_size(&c, &bytes), ISDB_OK);
     CHECK(bytes + 8 <= sizeof heap_buf);
-    CHECK_RESULT(isdb_init_check(heap_buf, NULL, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_init_check(heap_buf, sizeof heap_buf, bytes, NULL, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "pol") == 0);
-    CHECK_RESULT(isdb_linucb_init_preallocated(&c, heap_buf, NULL), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_init_check((unsigned char *)heap_buf + 4, &pol, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_linucb_init_preallocated(&c, heap_buf, sizeof heap_buf, NULL), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_init_check((unsigned char *)heap_buf + 4, sizeof heap_buf - 4, bytes, &pol, &why),
+                 ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "heap") == 0 && why.range && strstr(why.range, "aligned"));
     memset(&pol, 0x5a, sizeof pol);
-    CHECK_RESULT(isdb_linucb_init_preallocated(&c, (unsigned char *)heap_buf + 4, &pol), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_init_check(NULL, &pol, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_linucb_init_preallocated(&c, (unsigned char *)heap_buf + 4, sizeof heap_buf - 4, &pol),
+                 ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_init_check(NULL, sizeof heap_buf, bytes, &pol, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "heap") == 0);
-    CHECK_RESULT(isdb_init_check(heap_buf, &pol, &why), ISDB_OK);
+    CHECK_RESULT(isdb_init_check(heap_buf, sizeof heap_buf, bytes, &pol, &why), ISDB_OK);
     CHECK(why.field == NULL && why.range == NULL && isnan(why.lo) && isnan(why.hi));
     CHECK_RESULT(isdb_linucb_config_check(NULL, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "cfg") == 0 && strcmp(why.range, "non-NULL") == 0);
-    CHECK_RESULT(isdb_linucb_init_preallocated(NULL, heap_buf, &pol), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_linucb_init_preallocated(NULL, heap_buf, sizeof heap_buf, &pol), ISDB_ERR_INVALID_ARG);
 
     /* Dependent bounds are computed from the config. */
     c.max_arms = INT_MAX;
@@ -798,7 +800,7 @@ static void test_arguments(void) {
               strcmp(why.range, "(0, 1)") == 0);
     }
 
-    CHECK_RESULT(isdb_linucb_init_preallocated(&c, heap_buf, &pol), ISDB_OK);
+    CHECK_RESULT(isdb_linucb_init_preallocated(&c, heap_buf, sizeof heap_buf, &pol), ISDB_OK);
     CHECK_RESULT(isdb_policy_check_select(NULL, X, 2, &arm, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "pol") == 0);
     CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 5, &arm, &why), ISDB_ERR_INVALID_ARG);

@@ -93,7 +93,7 @@ static isdb_real arms[K * D];
     static isdb_result make_##name(const isdb_allocator *alloc, void *heap, size_t *bytes, void *pol) { \
         isdb_##name##_config c = cfg_expr;                                                      \
         if (bytes) return isdb_##name##_heap_size(&c, bytes);                                   \
-        if (heap) return isdb_##name##_init_preallocated(&c, heap, (isdb_##name *)pol);         \
+        if (heap) return isdb_##name##_init_preallocated(&c, heap, sizeof heap_mem.bytes, (isdb_##name *)pol); \
         return isdb_##name##_init(&c, alloc, (isdb_##name *)pol);                               \
     }
 

@@ -776,6 +776,8 @@ static void check_env(void) {
     ec.Sigma = NULL;
     ec.noise_var = NULL;
     ec.d = 0;
+    /* A refused init zeroes the object: env2 is released first. */
+    isdb_env_uninit(&env2.base);
     CHECK_RESULT(isdb_active_env_init(&ec, NULL, &env2), ISDB_ERR_INVALID_ARG);
     isdb_env_uninit(&env.base);
     isdb_env_uninit(&env2.base);

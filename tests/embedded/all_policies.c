@@ -57,33 +57,38 @@ typedef isdb_result (*setup_fn)(size_t *need);
 
 static isdb_result setup_linucb(size_t *need) {
     isdb_linucb_config c = isdb_linucb_config_init(D, K);
-    return need ? isdb_linucb_heap_size(&c, need) : isdb_linucb_init_preallocated(&c, heap.bytes, &pol.linucb);
+    return need ? isdb_linucb_heap_size(&c, need)
+                : isdb_linucb_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.linucb);
 }
 
 static isdb_result setup_swucb(size_t *need) {
     isdb_swucb_config c = isdb_swucb_config_init(D, K, 200);
-    return need ? isdb_swucb_heap_size(&c, need) : isdb_swucb_init_preallocated(&c, heap.bytes, &pol.swucb);
+    return need ? isdb_swucb_heap_size(&c, need)
+                : isdb_swucb_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.swucb);
 }
 
 static isdb_result setup_dlinucb(size_t *need) {
     isdb_dlinucb_config c = isdb_dlinucb_config_init(D, K, (isdb_real)0.99);
-    return need ? isdb_dlinucb_heap_size(&c, need) : isdb_dlinucb_init_preallocated(&c, heap.bytes, &pol.dlinucb);
+    return need ? isdb_dlinucb_heap_size(&c, need)
+                : isdb_dlinucb_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.dlinucb);
 }
 
 static isdb_result setup_lints(size_t *need) {
     isdb_lints_config c = isdb_lints_config_init(D, K);
-    return need ? isdb_lints_heap_size(&c, need) : isdb_lints_init_preallocated(&c, heap.bytes, &pol.lints);
+    return need ? isdb_lints_heap_size(&c, need)
+                : isdb_lints_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.lints);
 }
 
 static isdb_result setup_bob(size_t *need) {
     isdb_bob_config c = isdb_bob_config_init(D, K, 10000);
-    return need ? isdb_bob_heap_size(&c, need) : isdb_bob_init_preallocated(&c, heap.bytes, &pol.bob);
+    return need ? isdb_bob_heap_size(&c, need)
+                : isdb_bob_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.bob);
 }
 
 static isdb_result setup_adaptive(size_t *need) {
     isdb_adaptive_config c = isdb_adaptive_config_init(D, K);
     return need ? isdb_adaptive_heap_size(&c, need)
-                : isdb_adaptive_init_preallocated(&c, heap.bytes, &pol.adaptive);
+                : isdb_adaptive_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.adaptive);
 }
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION in the header */
@@ -106,25 +111,28 @@ static void isd_data(void) {
 
 static isdb_result setup_isd(size_t *need) {
     isdb_isd_config c = isdb_isd_config_init(D, K, N0, X0, R0);
-    return need ? isdb_isd_heap_size(&c, need) : isdb_isd_init_preallocated(&c, heap.bytes, &pol.isd);
+    return need ? isdb_isd_heap_size(&c, need)
+                : isdb_isd_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.isd);
 }
 
 static isdb_result setup_opkb(size_t *need) {
     isdb_opkb_config c = isdb_opkb_config_init(D, K, 10000.0);
     c.arms = fixed_arms;
-    return need ? isdb_opkb_heap_size(&c, need) : isdb_opkb_init_preallocated(&c, heap.bytes, &pol.opkb);
+    return need ? isdb_opkb_heap_size(&c, need)
+                : isdb_opkb_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.opkb);
 }
 
 static isdb_result setup_oam(size_t *need) {
     isdb_oam_config c = isdb_oam_config_init(D, K, 10000);
     c.max_contexts = 1; /* one action set here; the heap grows as its square */
-    return need ? isdb_oam_heap_size(&c, need) : isdb_oam_init_preallocated(&c, heap.bytes, &pol.oam);
+    return need ? isdb_oam_heap_size(&c, need)
+                : isdb_oam_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.oam);
 }
 
 static isdb_result setup_traceucb(size_t *need) {
     isdb_traceucb_config c = isdb_traceucb_config_init(D, K);
     return need ? isdb_traceucb_heap_size(&c, need)
-                : isdb_traceucb_init_preallocated(&c, heap.bytes, &pol.traceucb);
+                : isdb_traceucb_init_preallocated(&c, heap.bytes, sizeof heap.bytes, &pol.traceucb);
 }
 #endif
 

@@ -57,7 +57,7 @@ int main(void) {
     int t, i, j, arm;
     cfg.R = (isdb_real)0.25; /* the noise below is uniform in [-0.25, 0.25) */
     if (isdb_linucb_heap_size(&cfg, &need) != ISDB_OK || need > sizeof heap.bytes) return 1;
-    if (isdb_linucb_init_preallocated(&cfg, heap.bytes, &pol) != ISDB_OK) return 1;
+    if (isdb_linucb_init_preallocated(&cfg, heap.bytes, sizeof heap.bytes, &pol) != ISDB_OK) return 1;
     for (j = 0; j < D; ++j) theta[j] = EMB_UNIT(&seed) / 2;
     emb_write(sizeof(isdb_real) == 4 ? "linucb float" : "linucb double");
     emb_write(" d 8 K 10 T 2000 heap ");

@@ -1,0 +1,477 @@
+/* test_state.c - what a product keeps: one snapshot, read and restored
+   with no config at hand.
+   For every policy of tests/cases.h, played for a few rounds and saved:
+   - isdb_snapshot_read_info reports its kind, d, arm count, seed, t,
+     format 1, the precision, this library's version and its size, and
+     refuses what load refuses first (truncated, no magic, a bad
+     checksum) with the same codes;
+   - isdb_<name>_config_from_snapshot gives the saved policy's resolved
+     config (byte for byte, array fields NULL); init with it (the input
+     arrays given again: ISD's log, OPKB's arms, Trace-UCB's Sigma,
+     weights and noise variances), then load, and the run continues with
+     the same choices and the same snapshot bytes as the saved one;
+   - isdb_policy_check_load returns what load would, changes nothing, and
+     for a config that differs names the first field that differs (one
+     field per policy changed in turn, and the input arrays);
+   - a snapshot written before 1.0.0 (the library-version field below
+     1.0.0) or of format 2 is refused with ISDB_ERR_SNAPSHOT_VERSION; one
+     written by a later 1.x of format 1 loads;
+   - config_from_snapshot of another kind: ISDB_ERR_SNAPSHOT_POLICY.
+   The 1.x compatibility corpus, tests/corpus/snapshots/: for each row of
+   CORPUS below (a tests/cases.h row of each policy), <row>-<precision>.snap
+   is the snapshot written by 1.0.0 after WARMUP rounds of tests/cases.h's
+   rounds (the context generator seeded 11, rewards 0.5 x_0 + 0.1), and
+   <row>-<precision>.choices the arms of the next CORPUS_ROUNDS rounds
+   (generator seeded 12), 100 a line. Every release loads each snapshot
+   (config from the snapshot, the input arrays given again, init, load),
+   plays those rounds with finite scores and, while the policy's algorithm
+   is unchanged, the same choices. A release that changes a policy's
+   algorithm records its choices again and says so in HISTORY; one that
+   changes its state converts the older snapshots on load and adds its
+   own. `test_state --write-corpus DIR` writes this build's precision.
+   Builds in both precisions (double-only policies left out of float). */
+#include "../isdbandit.h"
+#include "test.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+
+#define CAP (1 << 20)
+#define WARMUP 40
+#define CONTINUE 200
+
+static unsigned char snap[CAP], snap_a[CAP], snap_b[CAP], bad[CAP];
+static storage mem_a, mem_b, mem_c;
+static isdb_real X[64 * 16];
+
+typedef union any_config {
+    isdb_linucb_config linucb;
+    isdb_swucb_config swucb;
+    isdb_dlinucb_config dlinucb;
+    isdb_lints_config lints;
+    isdb_bob_config bob;
+    isdb_adaptive_config adaptive;
+#if !ISDB_REAL_IS_FLOAT
+    isdb_isd_config isd;
+    isdb_opkb_config opkb;
+    isdb_oam_config oam;
+    isdb_traceucb_config traceucb;
+#endif
+} any_config;
+
+static size_t save(isdb_policy *p, unsigned char *buf) {
+    size_t n = 0;
+    CHECK_OK(isdb_policy_save(p, buf, CAP, &n));
+    return n;
+}
+
+static int play_round(isdb_policy *p, const policy_case *pc, isdb_rng *rng) {
+    int n_arms, arm = -1, d = pc->d;
+    case_round(rng, pc, d, pc->max_arms, &n_arms, X);
+    CHECK_OK(isdb_policy_select(p, X, n_arms, &arm));
+    CHECK_OK(isdb_policy_update(p, arm, X + arm * d, X[arm * d] * (isdb_real)0.5 + (isdb_real)0.1));
+    return arm;
+}
+
+static void fix_checksum(unsigned char *s, size_t n) { t_put_le(s + n - 8, t_fnv1a(s, n - 8), 8); }
+
+/* The resolved config of p and the bytes up to its last member's end
+   (the tail padding is not the library's to set). */
+#define END_OF(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+static size_t config_of(const isdb_policy *p, const void **resolved) {
+    switch (p->vt->kind) {
+    case ISDB_POLICY_LINUCB: *resolved = isdb_linucb_get_config((const isdb_linucb *)p); return END_OF(isdb_linucb_config, refresh);
+    case ISDB_POLICY_SWUCB: *resolved = isdb_swucb_get_config((const isdb_swucb *)p); return END_OF(isdb_swucb_config, refresh);
+    case ISDB_POLICY_DLINUCB: *resolved = isdb_dlinucb_get_config((const isdb_dlinucb *)p); return END_OF(isdb_dlinucb_config, refresh);
+    case ISDB_POLICY_LINTS: *resolved = isdb_lints_get_config((const isdb_lints *)p); return END_OF(isdb_lints_config, refresh);
+    case ISDB_POLICY_BOB: *resolved = isdb_bob_get_config((const isdb_bob *)p); return END_OF(isdb_bob_config, refresh);
+    case ISDB_POLICY_ADAPTIVE: *resolved = isdb_adaptive_get_config((const isdb_adaptive *)p); return END_OF(isdb_adaptive_config, play_horizon);
+#if !ISDB_REAL_IS_FLOAT
+    case ISDB_POLICY_ISD: *resolved = isdb_isd_get_config((const isdb_isd *)p); return END_OF(isdb_isd_config, warm_start);
+    case ISDB_POLICY_OPKB: *resolved = isdb_opkb_get_config((const isdb_opkb *)p); return END_OF(isdb_opkb_config, seed);
+    case ISDB_POLICY_OAM: *resolved = isdb_oam_get_config((const isdb_oam *)p); return END_OF(isdb_oam_config, refresh);
+    case ISDB_POLICY_TRACEUCB: *resolved = isdb_traceucb_get_config((const isdb_traceucb *)p); return END_OF(isdb_traceucb_config, sparse_L);
+#endif
+    default: return 0;
+    }
+}
+
+static isdb_result from_snapshot(isdb_policy_kind kind, const void *buf, size_t n, any_config *cfg) {
+    switch (kind) {
+    case ISDB_POLICY_LINUCB: return isdb_linucb_config_from_snapshot(buf, n, &cfg->linucb);
+    case ISDB_POLICY_SWUCB: return isdb_swucb_config_from_snapshot(buf, n, &cfg->swucb);
+    case ISDB_POLICY_DLINUCB: return isdb_dlinucb_config_from_snapshot(buf, n, &cfg->dlinucb);
+    case ISDB_POLICY_LINTS: return isdb_lints_config_from_snapshot(buf, n, &cfg->lints);
+    case ISDB_POLICY_BOB: return isdb_bob_config_from_snapshot(buf, n, &cfg->bob);
+    case ISDB_POLICY_ADAPTIVE: return isdb_adaptive_config_from_snapshot(buf, n, &cfg->adaptive);
+#if !ISDB_REAL_IS_FLOAT
+    case ISDB_POLICY_ISD: return isdb_isd_config_from_snapshot(buf, n, &cfg->isd);
+    case ISDB_POLICY_OPKB: return isdb_opkb_config_from_snapshot(buf, n, &cfg->opkb);
+    case ISDB_POLICY_OAM: return isdb_oam_config_from_snapshot(buf, n, &cfg->oam);
+    case ISDB_POLICY_TRACEUCB: return isdb_traceucb_config_from_snapshot(buf, n, &cfg->traceucb);
+#endif
+    default: return ISDB_ERR_INVALID_ARG;
+    }
+}
+
+/* The resolved config with its array fields NULL, as config_from_snapshot
+   gives it. */
+static void null_arrays(isdb_policy_kind kind, any_config *c) {
+#if !ISDB_REAL_IS_FLOAT
+    if (kind == ISDB_POLICY_ISD) c->isd.X0 = c->isd.R0 = c->isd.U_inv = c->isd.beta_inv = NULL;
+    if (kind == ISDB_POLICY_OPKB) c->opkb.arms = c->opkb.gram = NULL;
+    if (kind == ISDB_POLICY_TRACEUCB) c->traceucb.Sigma = c->traceucb.weights = c->traceucb.noise_var = NULL;
+#else
+    (void)kind;
+    (void)c;
+#endif
+}
+
+/* The input arrays a product keeps beside the snapshot: cases.h's, where
+   the saved policy's config had one. */
+static void give_arrays(isdb_policy_kind kind, const void *resolved, any_config *c) {
+#if !ISDB_REAL_IS_FLOAT
+    if (kind == ISDB_POLICY_ISD) {
+        const isdb_isd_config *r = (const isdb_isd_config *)resolved;
+        c->isd.X0 = r->X0 ? isd_X0 : NULL;
+        c->isd.R0 = r->R0 ? isd_R0 : NULL;
+        c->isd.U_inv = r->U_inv ? isd_Uinv : NULL;
+        c->isd.beta_inv = r->beta_inv ? isd_beta : NULL;
+    }
+    if (kind == ISDB_POLICY_OPKB) c->opkb.arms = opkb_arms_buf;
+    if (kind == ISDB_POLICY_TRACEUCB) {
+        const isdb_traceucb_config *r = (const isdb_traceucb_config *)resolved;
+        int i, unit = 1; /* weights all 1 are NULL's */
+        c->traceucb.Sigma = r->Sigma ? tu_sigma : NULL;
+        for (i = 0; i < r->m; ++i) unit &= r->weights[i] == 1;
+        c->traceucb.weights = unit ? NULL : tu_values;
+        c->traceucb.noise_var = r->noise_var ? tu_values : NULL;
+    }
+#else
+    (void)kind;
+    (void)resolved;
+    (void)c;
+#endif
+}
+
+static isdb_result init_from(isdb_policy_kind kind, const any_config *c, void *mem) {
+    switch (kind) {
+    case ISDB_POLICY_LINUCB: return isdb_linucb_init(&c->linucb, NULL, (isdb_linucb *)mem);
+    case ISDB_POLICY_SWUCB: return isdb_swucb_init(&c->swucb, NULL, (isdb_swucb *)mem);
+    case ISDB_POLICY_DLINUCB: return isdb_dlinucb_init(&c->dlinucb, NULL, (isdb_dlinucb *)mem);
+    case ISDB_POLICY_LINTS: return isdb_lints_init(&c->lints, NULL, (isdb_lints *)mem);
+    case ISDB_POLICY_BOB: return isdb_bob_init(&c->bob, NULL, (isdb_bob *)mem);
+    case ISDB_POLICY_ADAPTIVE: return isdb_adaptive_init(&c->adaptive, NULL, (isdb_adaptive *)mem);
+#if !ISDB_REAL_IS_FLOAT
+    case ISDB_POLICY_ISD: return isdb_isd_init(&c->isd, NULL, (isdb_isd *)mem);
+    case ISDB_POLICY_OPKB: return isdb_opkb_init(&c->opkb, NULL, (isdb_opkb *)mem);
+    case ISDB_POLICY_OAM: return isdb_oam_init(&c->oam, NULL, (isdb_oam *)mem);
+    case ISDB_POLICY_TRACEUCB: return isdb_traceucb_init(&c->traceucb, NULL, (isdb_traceucb *)mem);
+#endif
+    default: return ISDB_ERR_INVALID_ARG;
+    }
+}
+
+/* One field changed, and the name a refused load must give it. */
+static const char *change_field(isdb_policy_kind kind, any_config *c) {
+    switch (kind) {
+    case ISDB_POLICY_LINUCB: c->linucb.lambda *= 2; return "lambda";
+    case ISDB_POLICY_SWUCB: c->swucb.window += 1; return "window";
+    case ISDB_POLICY_DLINUCB: c->dlinucb.gamma = (isdb_real)0.5; return "gamma";
+    case ISDB_POLICY_LINTS: c->lints.seed += 1; return "seed";
+    case ISDB_POLICY_BOB: c->bob.T += 1; return "T";
+    case ISDB_POLICY_ADAPTIVE: c->adaptive.max_memory += 1; return "max_memory";
+#if !ISDB_REAL_IS_FLOAT
+    case ISDB_POLICY_ISD: c->isd.monitor_level /= 2; return "monitor_level";
+    case ISDB_POLICY_OPKB: c->opkb.sigma *= 2; return "sigma";
+    case ISDB_POLICY_OAM: c->oam.zeta *= 2; return "zeta";
+    case ISDB_POLICY_TRACEUCB: c->traceucb.alpha *= 2; return "alpha";
+#endif
+    default: return "";
+    }
+}
+
+/* An input array changed (the copy of it the policy keeps differs), and
+   its name; NULL where the policy has none. */
+#if !ISDB_REAL_IS_FLOAT
+static isdb_real other_array[ISD_N0 * 8];
+#endif
+static const char *change_array(isdb_policy_kind kind, any_config *c) {
+#if !ISDB_REAL_IS_FLOAT
+    if (kind == ISDB_POLICY_ISD && c->isd.X0) {
+        memcpy(other_array, isd_X0, sizeof isd_X0);
+        other_array[3] += 0.25;
+        c->isd.X0 = other_array;
+        return "X0";
+    }
+    if (kind == ISDB_POLICY_OPKB) {
+        memcpy(other_array, opkb_arms_buf, sizeof opkb_arms_buf);
+        other_array[1] += 0.25;
+        c->opkb.arms = other_array;
+        return "arms";
+    }
+    if (kind == ISDB_POLICY_TRACEUCB && !c->traceucb.weights) {
+        int i;
+        for (i = 0; i < c->traceucb.m; ++i) other_array[i] = 1 + (isdb_real)i;
+        c->traceucb.weights = other_array;
+        return "weights";
+    }
+#else
+    (void)kind;
+    (void)c;
+#endif
+    return NULL;
+}
+
+/* check_load on q: the code expected, q unchanged, and for a config
+   refusal the field named. */
+static void expect_check(isdb_policy *q, const unsigned char *buf, size_t n, isdb_result want, const char *field,
+                         const char *label) {
+    isdb_refusal why;
+    size_t before = save(q, snap_a), after;
+    isdb_result got = isdb_policy_check_load(q, buf, n, &why);
+    CHECK_MSG(got == want, "%s: check_load gave %d (naming %s), expected %d", label, (int)got,
+              why.field ? why.field : "nothing", (int)want);
+    CHECK_MSG(isdb_policy_load(q, buf, n) == want || want == ISDB_OK, "%s: load disagrees with check_load", label);
+    if (want != ISDB_OK) {
+        after = save(q, snap_b);
+        CHECK_MSG(after == before && memcmp(snap_a, snap_b, before) == 0, "%s: a refused load changed the policy", label);
+    }
+    if (field)
+        CHECK_MSG(why.field && strcmp(why.field, field) == 0, "%s: check_load named %s, expected %s", label,
+                  why.field ? why.field : "nothing", field);
+}
+
+static void test_case(const policy_case *pc) {
+    isdb_policy *a = (isdb_policy *)&mem_a, *b = (isdb_policy *)&mem_b, *c = (isdb_policy *)&mem_c;
+    isdb_rng rng, rng_b;
+    isdb_snapshot_info info;
+    any_config cfg, resolved_copy, other;
+    const void *resolved;
+    size_t n, na, nb, cfg_size;
+    int t, same = 1;
+    isdb_policy_kind kind;
+    const char *field;
+    isdb_rng_seed(&rng, 11);
+    CHECK_OK(pc->make(NULL, pc->d, pc->max_arms, &mem_a));
+    kind = a->vt->kind;
+    for (t = 0; t < WARMUP; ++t) play_round(a, pc, &rng);
+    n = save(a, snap);
+
+    /* read_info */
+    CHECK_OK(isdb_snapshot_read_info(snap, n, &info));
+    CHECK_MSG(info.kind == kind && info.d == pc->d && info.max_arms == a->max_arms && info.seed == a->seed &&
+                  info.t == WARMUP && info.format == 1 && info.real_bytes == (int)sizeof(isdb_real) &&
+                  info.library_version == ((ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH) &&
+                  info.size == n,
+              "%s: read_info", pc->label);
+    CHECK_RESULT(isdb_snapshot_read_info(snap, n - 1, &info), ISDB_ERR_SNAPSHOT_TRUNCATED);
+    CHECK_RESULT(isdb_snapshot_read_info(snap, 20, &info), ISDB_ERR_SNAPSHOT_TRUNCATED);
+    CHECK_MSG(info.kind == 0 && info.size == 0, "%s: a refused read_info leaves info zeroed", pc->label);
+    memcpy(bad, snap, n);
+    bad[40] ^= 1;
+    CHECK_RESULT(isdb_snapshot_read_info(bad, n, &info), ISDB_ERR_SNAPSHOT_CORRUPT);
+    CHECK_RESULT(isdb_snapshot_read_info(NULL, n, &info), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_snapshot_read_info(snap, n, NULL), ISDB_ERR_INVALID_ARG);
+
+    /* config_from_snapshot: the resolved config, arrays NULL */
+    cfg_size = config_of(a, &resolved);
+    CHECK_MSG(cfg_size > 0, "%s: a kind the test knows", pc->label);
+    memset(&resolved_copy, 0, sizeof resolved_copy);
+    memcpy(&resolved_copy, resolved, cfg_size);
+    null_arrays(kind, &resolved_copy);
+    memset(&cfg, 0xa5, sizeof cfg);
+    CHECK_OK(from_snapshot(kind, snap, n, &cfg));
+    CHECK_MSG(memcmp(&cfg, &resolved_copy, cfg_size) == 0, "%s: config_from_snapshot is not the saved config",
+              pc->label);
+    CHECK_RESULT(from_snapshot(kind == ISDB_POLICY_LINUCB ? ISDB_POLICY_SWUCB : ISDB_POLICY_LINUCB, snap, n, &other),
+                 ISDB_ERR_SNAPSHOT_POLICY);
+    CHECK_RESULT(from_snapshot(kind, snap, n - 1, &other), ISDB_ERR_SNAPSHOT_TRUNCATED);
+
+    /* init with it, then load: the same run */
+    give_arrays(kind, resolved, &cfg);
+    CHECK_OK(init_from(kind, &cfg, &mem_b));
+    expect_check(b, snap, n, ISDB_OK, NULL, pc->label);
+    CHECK_OK(isdb_policy_load(b, snap, n));
+    rng_b = rng;
+    for (t = 0; t < CONTINUE; ++t) same &= play_round(a, pc, &rng) == play_round(b, pc, &rng_b);
+    CHECK_MSG(same, "%s: the restored policy chose other arms", pc->label);
+    na = save(a, snap_a);
+    nb = save(b, snap_b);
+    CHECK_MSG(na == nb && memcmp(snap_a, snap_b, na) == 0, "%s: the restored policy did not continue bit for bit",
+              pc->label);
+    isdb_policy_uninit(b);
+
+    /* check_load names the field that differs */
+    other = cfg;
+    field = change_field(kind, &other);
+    if (init_from(kind, &other, &mem_c) == ISDB_OK) {
+        char label[128];
+        sprintf(label, "%s, %s changed", pc->label, field);
+        expect_check(c, snap, n, ISDB_ERR_SNAPSHOT_CONFIG, field, label);
+        isdb_policy_uninit(c);
+    } else {
+        CHECK_MSG(0, "%s: the changed config (%s) does not init", pc->label, field);
+    }
+    other = cfg;
+    field = change_array(kind, &other);
+    if (field) {
+        CHECK_OK(init_from(kind, &other, &mem_c));
+        expect_check(c, snap, n, ISDB_ERR_SNAPSHOT_CONFIG, field, pc->label);
+        isdb_policy_uninit(c);
+    }
+
+    /* versions: before 1.0.0 refused, a later 1.x of format 1 taken,
+       format 2 refused */
+    CHECK_OK(init_from(kind, &cfg, &mem_b));
+    memcpy(bad, snap, n);
+    t_put_le(bad + 12, 0x000802u, 4); /* 0.8.2 */
+    fix_checksum(bad, n);
+    expect_check(b, bad, n, ISDB_ERR_SNAPSHOT_VERSION, "buf", pc->label);
+    CHECK_RESULT(isdb_snapshot_read_info(bad, n, &info), ISDB_ERR_SNAPSHOT_VERSION);
+    t_put_le(bad + 12, 0x010500u, 4); /* 1.5.0 */
+    fix_checksum(bad, n);
+    CHECK_OK(isdb_snapshot_read_info(bad, n, &info));
+    CHECK_MSG(info.library_version == 0x010500u, "%s: read_info's library version", pc->label);
+    expect_check(b, bad, n, ISDB_OK, NULL, pc->label);
+    memcpy(bad, snap, n);
+    t_put_le(bad + 4, 2, 4);
+    fix_checksum(bad, n);
+    expect_check(b, bad, n, ISDB_ERR_SNAPSHOT_VERSION, "buf", pc->label);
+    isdb_policy_uninit(b);
+    isdb_policy_uninit(a);
+}
+
+/* ---- The compatibility corpus ---- */
+
+#define CORPUS_DIR "tests/corpus/snapshots"
+#define CORPUS_ROUNDS 1000
+static const char *const corpus_rows[] = {"linucb", "swucb", "dlinucb", "lints plain", "bob", "adaptive default",
+#if !ISDB_REAL_IS_FLOAT
+                                          "isd estimated", "opkb adaptive", "oam", "traceucb trace"
+#endif
+};
+#define N_CORPUS ((int)(sizeof corpus_rows / sizeof corpus_rows[0]))
+static char choices[CORPUS_ROUNDS + CORPUS_ROUNDS / 100 + 1];
+
+static const policy_case *case_named(const char *label) {
+    int i;
+    for (i = 0; i < N_CASES; ++i)
+        if (!strcmp(cases[i].label, label)) return &cases[i];
+    return NULL;
+}
+
+static void corpus_path(char *path, const char *label, const char *ext) {
+    char *c;
+    sprintf(path, "%s/%s-%s.%s", CORPUS_DIR, label, ISDB_REAL_IS_FLOAT ? "float" : "double", ext);
+    for (c = path + strlen(CORPUS_DIR); *c; ++c)
+        if (*c == ' ') *c = '_';
+}
+
+/* CORPUS_ROUNDS rounds from the corpus's context generator: the arms, 100
+   a line, into choices; 0 if a score was not finite. */
+static int corpus_play(isdb_policy *p, const policy_case *pc) {
+    isdb_rng rng;
+    isdb_real scores[64];
+    int t, k, n_arms, arm, finite = 1, d = pc->d;
+    char *c = choices;
+    isdb_rng_seed(&rng, 12);
+    for (t = 0; t < CORPUS_ROUNDS; ++t) {
+        case_round(&rng, pc, d, pc->max_arms, &n_arms, X);
+        if (isdb_policy_scores(p, X, n_arms, scores) != ISDB_OK) finite = 0;
+        for (k = 0; k < n_arms; ++k) finite &= scores[k] == scores[k] && scores[k] - scores[k] == 0;
+        if (isdb_policy_select(p, X, n_arms, &arm) != ISDB_OK ||
+            isdb_policy_update(p, arm, X + arm * d, X[arm * d] * (isdb_real)0.5 + (isdb_real)0.1) != ISDB_OK)
+            finite = 0;
+        *c++ = (char)('0' + arm % 10);
+        if (t % 100 == 99) *c++ = '\n';
+    }
+    *c = 0;
+    return finite;
+}
+
+static int write_corpus(const char *dir) {
+    int i, t;
+    for (i = 0; i < N_CORPUS; ++i) {
+        const policy_case *pc = case_named(corpus_rows[i]);
+        isdb_policy *a = (isdb_policy *)&mem_a;
+        isdb_rng rng;
+        char path[256], *c;
+        FILE *f;
+        size_t n;
+        if (!pc || pc->make(NULL, pc->d, pc->max_arms, &mem_a) != ISDB_OK) return 1;
+        isdb_rng_seed(&rng, 11);
+        for (t = 0; t < WARMUP; ++t) play_round(a, pc, &rng);
+        n = save(a, snap);
+        corpus_play(a, pc);
+        isdb_policy_uninit(a);
+        corpus_path(path, corpus_rows[i], "snap");
+        memmove(path + strlen(dir), path + strlen(CORPUS_DIR), strlen(path + strlen(CORPUS_DIR)) + 1);
+        memcpy(path, dir, strlen(dir));
+        if (!(f = fopen(path, "wb")) || fwrite(snap, 1, n, f) != n || fclose(f)) return 1;
+        c = path + strlen(path) - 4;
+        strcpy(c, "choices");
+        if (!(f = fopen(path, "w")) || fputs(choices, f) < 0 || fclose(f)) return 1;
+        printf("wrote %s and its .snap\n", path);
+    }
+    return 0;
+}
+
+static size_t read_file(const char *path, unsigned char *buf, size_t cap) {
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    if (!f) return 0;
+    n = fread(buf, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+static void check_corpus(void) {
+    int i;
+    for (i = 0; i < N_CORPUS; ++i) {
+        const policy_case *pc = case_named(corpus_rows[i]);
+        isdb_policy *a = (isdb_policy *)&mem_a, *b = (isdb_policy *)&mem_b;
+        isdb_snapshot_info info;
+        any_config cfg;
+        const void *resolved;
+        char path[256];
+        size_t n, m;
+        CHECK_MSG(pc != NULL, "corpus row %s is not in cases.h", corpus_rows[i]);
+        if (!pc) continue;
+        corpus_path(path, corpus_rows[i], "snap");
+        n = read_file(path, snap, CAP);
+        CHECK_MSG(n > 0, "%s: missing or empty", path);
+        corpus_path(path, corpus_rows[i], "choices");
+        m = read_file(path, bad, CAP - 1);
+        CHECK_MSG(m > 0, "%s: missing or empty", path);
+        if (!n || !m) continue;
+        bad[m] = 0;
+        CHECK_OK(isdb_snapshot_read_info(snap, n, &info));
+        /* the input arrays, as the row built them */
+        CHECK_OK(pc->make(NULL, pc->d, pc->max_arms, &mem_a));
+        config_of(a, &resolved);
+        CHECK_OK(from_snapshot(info.kind, snap, n, &cfg));
+        give_arrays(info.kind, resolved, &cfg);
+        isdb_policy_uninit(a);
+        CHECK_OK(init_from(info.kind, &cfg, &mem_b));
+        CHECK_OK(isdb_policy_load(b, snap, n));
+        CHECK_MSG(corpus_play(b, pc), "%s: a score was not finite after the corpus snapshot", pc->label);
+        CHECK_MSG(strcmp(choices, (const char *)bad) == 0, "%s: other choices than the corpus records", pc->label);
+        isdb_policy_uninit(b);
+    }
+}
+
+int main(int argc, char **argv) {
+    int i;
+    isdb_refusal why;
+    if (argc == 3 && !strcmp(argv[1], "--write-corpus")) return write_corpus(argv[2]);
+    check_corpus();
+    for (i = 0; i < N_CASES; ++i) test_case(&cases[i]);
+    /* check_load on no policy */
+    CHECK_RESULT(isdb_policy_check_load(NULL, snap, 100, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_MSG(why.field && strcmp(why.field, "pol") == 0, "check_load names pol");
+    return test_report();
+}
