@@ -96,8 +96,10 @@
                            float) are also built
                            for AVX2 (a target attribute, no FMA: the same
                            bits) and taken at run time when the CPU has it
-                           (__builtin_cpu_supports); this leaves them out
-                           (SSE2 only, the flags' own code).
+                           (__builtin_cpu_supports, which links the
+                           runtime's __cpu_model, from libgcc or
+                           compiler-rt); this leaves them out (SSE2 only,
+                           the flags' own code) and needs no __cpu_model.
 
    QUICK START
       isdb_linucb pol;
@@ -106,9 +108,11 @@
       if (isdb_linucb_init(&cfg, NULL, &pol) != ISDB_OK) ...
       for (t = 0; t < T; ++t) {
           int arm;
-          isdb_policy_select(&pol.base, X, n_arms, &arm);   X: n_arms x d
+          isdb_result r = isdb_policy_select(&pol.base, X, n_arms, &arm);
+          if (r < 0) stop(isdb_result_string(r));   X: n_arms x d; < 0: an error
           reward = play(arm);
-          isdb_policy_update(&pol.base, arm, X + arm * d, reward);
+          r = isdb_policy_update(&pol.base, arm, X + arm * d, reward);
+          if (r < 0) stop(isdb_result_string(r));
       }
       isdb_policy_uninit(&pol.base);
 
@@ -134,23 +138,24 @@
                   size_t (32-bit targets, huge windows or arm counts:
                   heap_size refuses it), running out of memory, and what
                   only the data decide at init (ISD's offline fit, OPKB's
-                  kernel matrix). isdb_policy_check_select names what
-                  select, scores and probs refuse ("pol", "X", "n_arms"),
-                  isdb_policy_check_update what update refuses ("arm",
-                  "x", "reward"); isdb_init_check names "pol" or "heap"
-                  (non-NULL, 8-byte aligned), or "heap_bytes" (returning
-                  ISDB_ERR_BUFFER_TOO_SMALL, lo the size needed). A
-                  refused init leaves the object zeroed: uninit is a
-                  no-op, every call on it ISDB_ERR_BAD_STATE. Every config an
-                  init accepts gives finite scores and estimates for inputs
-                  within ISDB_INPUT_MAX: scales (R, S, L, alpha, ISD's sigma
-                  and M, noise, amplitudes, OAM's c and force_c) are at most
-                  1e30 (1e6 in float); confidence levels (delta) are normal
-                  numbers; LinTS's epsilon is at least 1e-30 (1e-6), so its
-                  sampling scale stays finite. Once t reaches 2^62, update and
-                  isdb_policy_check_update both refuse with
-                  ISDB_ERR_BAD_STATE, naming "pol". Snapshot refusals:
-                  SNAPSHOT FORMAT.
+                  kernel matrix). isdb_policy_check_select, given
+                  select's own arguments, names what select refuses
+                  ("pol", "arm", "n_arms", "X"; scores and probs the same,
+                  "out" for "arm"), isdb_policy_check_update what update
+                  refuses ("arm", "x", "reward"); isdb_init_check names
+                  "pol" or "heap" (non-NULL, 8-byte aligned), or
+                  "heap_bytes" (returning ISDB_ERR_BUFFER_TOO_SMALL, lo the
+                  size needed). A refused init leaves the object zeroed:
+                  uninit is a no-op, every call on it ISDB_ERR_BAD_STATE.
+                  Every config an init accepts gives finite scores and
+                  estimates for inputs within ISDB_INPUT_MAX: scales (R, S,
+                  L, alpha, ISD's sigma and M, noise, amplitudes, OAM's c
+                  and force_c) are at most 1e30 (1e6 in float); confidence
+                  levels (delta) are normal numbers; LinTS's epsilon is at
+                  least 1e-30 (1e-6), so its sampling scale stays finite.
+                  Once t reaches 2^62, update and isdb_policy_check_update
+                  both refuse with ISDB_ERR_BAD_STATE, naming "pol".
+                  Snapshot refusals: SNAPSHOT FORMAT.
       Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
                   a wrong arm index, a NULL pointer or a bad size returns an
                   error and leaves the object exactly as it was. Nothing in
@@ -237,6 +242,13 @@
       isdb_policy_scores(p, X, n_arms, out)    each arm's index, no state change
       isdb_policy_probs (p, X, n_arms, out)    probability select picks each arm
       isdb_policy_save / load / reset / uninit / name
+   Each policy's getters are named isdb_<name>_get_<what> (get_config,
+   get_theta, get_beta, ...). Every ridge-type policy (LinUCB, SW-UCB,
+   D-LinUCB, LinTS, BOB, adaptive, ISD) has isdb_<name>_explain(pol, x,
+   &mean, &bonus): the two parts of x's index, mean + bonus being its
+   score (ISD splits the bonus in two; LinTS's are the sampled score's
+   mean and standard deviation). OPKB, OAM and Trace-UCB have none: their
+   choices are no mean plus a bonus.
    `update` takes the feature vector, so a caller may report an action it
    chose itself, or report late (delayed rewards): the policy learns from
    (x, reward) whatever it selected. `arm` is checked against the config's
@@ -473,7 +485,8 @@
          select draws d standard normals from the policy's generator;
          probs and scores estimate the selection probabilities by
          `mc_samples` draws from a copy of the generator, so they do not
-         change the state.
+         change the state. isdb_lints_explain gives x.theta and v
+         ||x||_{V^-1}, the mean and standard deviation of x.theta~.
       Defaults: lambda 1 (the paper's B = I), R 1, inflation
          ISDB_LINTS_NONE, epsilon 0.5 and delta 0.01 (THEORY only), seed 1,
          mc_samples 1000, refresh 0 = max(4 d, 256).
@@ -517,7 +530,8 @@
          (lowest index on ties, arm 0 if the width is 0), so this is
          one-hot as well: BOB's propensities are degenerate (no use for
          inverse-propensity weighting), and the randomness lives in the
-         window, whose distribution isdb_bob_master_probs returns.
+         window, whose distribution isdb_bob_get_master_probs returns.
+         isdb_bob_explain is the block's SW-UCB's, after the draw.
          Regret O~(d^(2/3) (B_T + 1)^(1/4) T^(3/4)) (Thm 4; the same
          Assumption 1 caveat as SW-UCB).
       Defaults: lambda 1, R 1, S 1, L 1, alpha 1, reward_bound 1, clip 0,
@@ -684,13 +698,13 @@
          3.5, play_threshold 1.5, refresh 0 = max(4 d, 256), noise_estimate
          ISDB_ADAPTIVE_NOISE_LOCAL, cut ISDB_ADAPTIVE_CUT_AUTO, hold 1,
          play_horizon 0 = 4.
-      Getters: isdb_adaptive_n_estimators, _played (the index select
-         plays) and _estimator (its memory 1/(1 - gamma), 0 undiscounted;
+      Getters: isdb_adaptive_get_n_estimators, _get_played (the index
+         select plays) and _get_estimator (its memory 1/(1 - gamma), 0 undiscounted;
          gamma; observations held; effective memory min(memory, held));
-         isdb_adaptive_memory is the played one's effective memory (a cut
+         isdb_adaptive_get_memory is the played one's effective memory (a cut
          hands the restarted estimators what the shorter one held);
-         isdb_adaptive_changes counts the changes detected;
-         isdb_adaptive_holding says whether hold applies now.
+         isdb_adaptive_get_changes counts the changes detected;
+         isdb_adaptive_get_holding says whether hold applies now.
       Cost: with n estimators, update O(n d^2) (a prediction, a rank-one
          update and the gamma^2 sum per estimator, plus three scalar sums
          for each of the n^2 / 2 pairs); select O(K d^2) (one estimator;
@@ -885,7 +899,7 @@
          snapshot load both are -1 (unknown).
          Invariance decision (est.rule): with ISDB_ISD_RULE_TEST each
          block's invariance is tested and reported (a p-value,
-         isdb_isd_block_pvalues): the logged rows are cut into S segments
+         isdb_isd_get_block_pvalues): the logged rows are cut into S segments
          and a Chow F test compares the fit in which every segment has its
          own coefficients with the one in which the block's coefficients
          are shared (the others per segment). A block is invariant only if
@@ -1755,37 +1769,38 @@ typedef ISDB_REAL isdb_real;
 #define isdb_active_env_heap_size isdb_active_env_heap_size_f32
 #define isdb_active_env_init isdb_active_env_init_f32
 #define isdb_active_env_init_preallocated isdb_active_env_init_preallocated_f32
-#define isdb_adaptive_beta isdb_adaptive_beta_f32
-#define isdb_adaptive_changes isdb_adaptive_changes_f32
 #define isdb_adaptive_config_check isdb_adaptive_config_check_f32
-#define isdb_adaptive_config_init isdb_adaptive_config_init_f32
-#define isdb_adaptive_estimator isdb_adaptive_estimator_f32
-#define isdb_adaptive_explain isdb_adaptive_explain_f32
 #define isdb_adaptive_config_from_snapshot isdb_adaptive_config_from_snapshot_f32
+#define isdb_adaptive_config_init isdb_adaptive_config_init_f32
+#define isdb_adaptive_explain isdb_adaptive_explain_f32
+#define isdb_adaptive_get_beta isdb_adaptive_get_beta_f32
+#define isdb_adaptive_get_changes isdb_adaptive_get_changes_f32
 #define isdb_adaptive_get_config isdb_adaptive_get_config_f32
+#define isdb_adaptive_get_estimator isdb_adaptive_get_estimator_f32
+#define isdb_adaptive_get_holding isdb_adaptive_get_holding_f32
+#define isdb_adaptive_get_memory isdb_adaptive_get_memory_f32
+#define isdb_adaptive_get_n_estimators isdb_adaptive_get_n_estimators_f32
+#define isdb_adaptive_get_played isdb_adaptive_get_played_f32
+#define isdb_adaptive_get_theta isdb_adaptive_get_theta_f32
 #define isdb_adaptive_heap_size isdb_adaptive_heap_size_f32
-#define isdb_adaptive_holding isdb_adaptive_holding_f32
 #define isdb_adaptive_init isdb_adaptive_init_f32
 #define isdb_adaptive_init_preallocated isdb_adaptive_init_preallocated_f32
-#define isdb_adaptive_memory isdb_adaptive_memory_f32
-#define isdb_adaptive_n_estimators isdb_adaptive_n_estimators_f32
-#define isdb_adaptive_played isdb_adaptive_played_f32
-#define isdb_adaptive_theta isdb_adaptive_theta_f32
-#define isdb_bob_block isdb_bob_block_f32
 #define isdb_bob_config_check isdb_bob_config_check_f32
-#define isdb_bob_config_init isdb_bob_config_init_f32
 #define isdb_bob_config_from_snapshot isdb_bob_config_from_snapshot_f32
+#define isdb_bob_config_init isdb_bob_config_init_f32
+#define isdb_bob_explain isdb_bob_explain_f32
+#define isdb_bob_get_block isdb_bob_get_block_f32
 #define isdb_bob_get_config isdb_bob_get_config_f32
+#define isdb_bob_get_log_weights isdb_bob_get_log_weights_f32
+#define isdb_bob_get_master_probs isdb_bob_get_master_probs_f32
 #define isdb_bob_get_params isdb_bob_get_params_f32
+#define isdb_bob_get_swucb isdb_bob_get_swucb_f32
+#define isdb_bob_get_window isdb_bob_get_window_f32
+#define isdb_bob_get_window_index isdb_bob_get_window_index_f32
 #define isdb_bob_heap_size isdb_bob_heap_size_f32
 #define isdb_bob_init isdb_bob_init_f32
 #define isdb_bob_init_preallocated isdb_bob_init_preallocated_f32
-#define isdb_bob_log_weights isdb_bob_log_weights_f32
-#define isdb_bob_master_probs isdb_bob_master_probs_f32
-#define isdb_bob_swucb isdb_bob_swucb_f32
 #define isdb_bob_tuned_params isdb_bob_tuned_params_f32
-#define isdb_bob_window isdb_bob_window_f32
-#define isdb_bob_window_index isdb_bob_window_index_f32
 #define isdb_chol isdb_chol_f32
 #define isdb_chol_downdate isdb_chol_downdate_f32
 #define isdb_chol_logdet isdb_chol_logdet_f32
@@ -1797,16 +1812,16 @@ typedef ISDB_REAL isdb_real;
 #define isdb_context_env_heap_size isdb_context_env_heap_size_f32
 #define isdb_context_env_init isdb_context_env_init_f32
 #define isdb_context_env_init_preallocated isdb_context_env_init_preallocated_f32
-#define isdb_dlinucb_beta isdb_dlinucb_beta_f32
 #define isdb_dlinucb_config_check isdb_dlinucb_config_check_f32
+#define isdb_dlinucb_config_from_snapshot isdb_dlinucb_config_from_snapshot_f32
 #define isdb_dlinucb_config_init isdb_dlinucb_config_init_f32
 #define isdb_dlinucb_explain isdb_dlinucb_explain_f32
-#define isdb_dlinucb_config_from_snapshot isdb_dlinucb_config_from_snapshot_f32
+#define isdb_dlinucb_get_beta isdb_dlinucb_get_beta_f32
 #define isdb_dlinucb_get_config isdb_dlinucb_get_config_f32
+#define isdb_dlinucb_get_theta isdb_dlinucb_get_theta_f32
 #define isdb_dlinucb_heap_size isdb_dlinucb_heap_size_f32
 #define isdb_dlinucb_init isdb_dlinucb_init_f32
 #define isdb_dlinucb_init_preallocated isdb_dlinucb_init_preallocated_f32
-#define isdb_dlinucb_theta isdb_dlinucb_theta_f32
 #define isdb_dlinucb_tuned_gamma isdb_dlinucb_tuned_gamma_f32
 #define isdb_env_next isdb_env_next_f32
 #define isdb_env_reset isdb_env_reset_f32
@@ -1815,33 +1830,33 @@ typedef ISDB_REAL isdb_real;
 #define isdb_feature_map_build isdb_feature_map_build_f32
 #define isdb_feature_map_work_size isdb_feature_map_work_size_f32
 #define isdb_init_check isdb_init_check_f32
-#define isdb_isd_basis isdb_isd_basis_f32
-#define isdb_isd_beta_inv isdb_isd_beta_inv_f32
-#define isdb_isd_block_pvalues isdb_isd_block_pvalues_f32
-#define isdb_isd_blocks isdb_isd_blocks_f32
 #define isdb_isd_config_check isdb_isd_config_check_f32
+#define isdb_isd_config_from_snapshot isdb_isd_config_from_snapshot_f32
 #define isdb_isd_config_init isdb_isd_config_init_f32
 #define isdb_isd_env_config_check isdb_isd_env_config_check_f32
 #define isdb_isd_env_config_init isdb_isd_env_config_init_f32
+#define isdb_isd_env_get_invariant_basis isdb_isd_env_get_invariant_basis_f32
 #define isdb_isd_env_heap_size isdb_isd_env_heap_size_f32
 #define isdb_isd_env_init isdb_isd_env_init_f32
 #define isdb_isd_env_init_preallocated isdb_isd_env_init_preallocated_f32
-#define isdb_isd_env_invariant_basis isdb_isd_env_invariant_basis_f32
 #define isdb_isd_env_offline isdb_isd_env_offline_f32
 #define isdb_isd_estimate isdb_isd_estimate_f32
 #define isdb_isd_estimate_work_size isdb_isd_estimate_work_size_f32
 #define isdb_isd_explain isdb_isd_explain_f32
-#define isdb_isd_gamma isdb_isd_gamma_f32
-#define isdb_isd_config_from_snapshot isdb_isd_config_from_snapshot_f32
+#define isdb_isd_get_basis isdb_isd_get_basis_f32
+#define isdb_isd_get_beta_inv isdb_isd_get_beta_inv_f32
+#define isdb_isd_get_block_pvalues isdb_isd_get_block_pvalues_f32
+#define isdb_isd_get_blocks isdb_isd_get_blocks_f32
 #define isdb_isd_get_config isdb_isd_get_config_f32
+#define isdb_isd_get_gamma isdb_isd_get_gamma_f32
 #define isdb_isd_get_info isdb_isd_get_info_f32
+#define isdb_isd_get_p_inv isdb_isd_get_p_inv_f32
+#define isdb_isd_get_projector isdb_isd_get_projector_f32
+#define isdb_isd_get_radii isdb_isd_get_radii_f32
 #define isdb_isd_heap_size isdb_isd_heap_size_f32
 #define isdb_isd_init isdb_isd_init_f32
 #define isdb_isd_init_preallocated isdb_isd_init_preallocated_f32
 #define isdb_isd_options_init isdb_isd_options_init_f32
-#define isdb_isd_p_inv isdb_isd_p_inv_f32
-#define isdb_isd_projector isdb_isd_projector_f32
-#define isdb_isd_radii isdb_isd_radii_f32
 #define isdb_isd_recompute isdb_isd_recompute_f32
 #define isdb_jbd isdb_jbd_f32
 #define isdb_jbd_blocks isdb_jbd_blocks_f32
@@ -1860,86 +1875,87 @@ typedef ISDB_REAL isdb_real;
 #define isdb_linear_env_init isdb_linear_env_init_f32
 #define isdb_linear_env_init_preallocated isdb_linear_env_init_preallocated_f32
 #define isdb_lints_config_check isdb_lints_config_check_f32
-#define isdb_lints_config_init isdb_lints_config_init_f32
 #define isdb_lints_config_from_snapshot isdb_lints_config_from_snapshot_f32
+#define isdb_lints_config_init isdb_lints_config_init_f32
+#define isdb_lints_explain isdb_lints_explain_f32
 #define isdb_lints_get_config isdb_lints_get_config_f32
+#define isdb_lints_get_last_sample isdb_lints_get_last_sample_f32
+#define isdb_lints_get_theta isdb_lints_get_theta_f32
 #define isdb_lints_heap_size isdb_lints_heap_size_f32
 #define isdb_lints_init isdb_lints_init_f32
 #define isdb_lints_init_preallocated isdb_lints_init_preallocated_f32
-#define isdb_lints_last_sample isdb_lints_last_sample_f32
-#define isdb_lints_theta isdb_lints_theta_f32
-#define isdb_linucb_beta isdb_linucb_beta_f32
 #define isdb_linucb_config_check isdb_linucb_config_check_f32
+#define isdb_linucb_config_from_snapshot isdb_linucb_config_from_snapshot_f32
 #define isdb_linucb_config_init isdb_linucb_config_init_f32
 #define isdb_linucb_explain isdb_linucb_explain_f32
-#define isdb_linucb_config_from_snapshot isdb_linucb_config_from_snapshot_f32
+#define isdb_linucb_get_beta isdb_linucb_get_beta_f32
 #define isdb_linucb_get_config isdb_linucb_get_config_f32
+#define isdb_linucb_get_theta isdb_linucb_get_theta_f32
 #define isdb_linucb_heap_size isdb_linucb_heap_size_f32
 #define isdb_linucb_init isdb_linucb_init_f32
 #define isdb_linucb_init_preallocated isdb_linucb_init_preallocated_f32
-#define isdb_linucb_theta isdb_linucb_theta_f32
 #define isdb_lu isdb_lu_f32
 #define isdb_lu_solve isdb_lu_solve_f32
 #define isdb_oam_add_context isdb_oam_add_context_f32
 #define isdb_oam_allocate isdb_oam_allocate_f32
 #define isdb_oam_allocate_work_size isdb_oam_allocate_work_size_f32
-#define isdb_oam_allocation isdb_oam_allocation_f32
 #define isdb_oam_config_check isdb_oam_config_check_f32
+#define isdb_oam_config_from_snapshot isdb_oam_config_from_snapshot_f32
 #define isdb_oam_config_init isdb_oam_config_init_f32
 #define isdb_oam_epsilon isdb_oam_epsilon_f32
 #define isdb_oam_f isdb_oam_f_f32
-#define isdb_oam_fn isdb_oam_fn_f32
-#define isdb_oam_config_from_snapshot isdb_oam_config_from_snapshot_f32
+#define isdb_oam_get_allocation isdb_oam_get_allocation_f32
 #define isdb_oam_get_config isdb_oam_get_config_f32
 #define isdb_oam_get_counts isdb_oam_get_counts_f32
+#define isdb_oam_get_fn isdb_oam_get_fn_f32
+#define isdb_oam_get_last_decision isdb_oam_get_last_decision_f32
+#define isdb_oam_get_last_solve isdb_oam_get_last_solve_f32
+#define isdb_oam_get_min_gap isdb_oam_get_min_gap_f32
+#define isdb_oam_get_n_contexts isdb_oam_get_n_contexts_f32
+#define isdb_oam_get_pulls isdb_oam_get_pulls_f32
+#define isdb_oam_get_regret_constant isdb_oam_get_regret_constant_f32
+#define isdb_oam_get_sublog isdb_oam_get_sublog_f32
+#define isdb_oam_get_targets isdb_oam_get_targets_f32
+#define isdb_oam_get_theta isdb_oam_get_theta_f32
 #define isdb_oam_heap_size isdb_oam_heap_size_f32
 #define isdb_oam_init isdb_oam_init_f32
 #define isdb_oam_init_preallocated isdb_oam_init_preallocated_f32
-#define isdb_oam_last_decision isdb_oam_last_decision_f32
-#define isdb_oam_last_solve isdb_oam_last_solve_f32
-#define isdb_oam_min_gap isdb_oam_min_gap_f32
-#define isdb_oam_n_contexts isdb_oam_n_contexts_f32
 #define isdb_oam_problem_init isdb_oam_problem_init_f32
-#define isdb_oam_pulls isdb_oam_pulls_f32
-#define isdb_oam_regret_constant isdb_oam_regret_constant_f32
 #define isdb_oam_set_context isdb_oam_set_context_f32
-#define isdb_oam_sublog isdb_oam_sublog_f32
-#define isdb_oam_targets isdb_oam_targets_f32
-#define isdb_oam_theta isdb_oam_theta_f32
-#define isdb_opkb_alpha isdb_opkb_alpha_f32
-#define isdb_opkb_block isdb_opkb_block_f32
-#define isdb_opkb_block_length isdb_opkb_block_length_f32
 #define isdb_opkb_config_check isdb_opkb_config_check_f32
+#define isdb_opkb_config_from_snapshot isdb_opkb_config_from_snapshot_f32
 #define isdb_opkb_config_init isdb_opkb_config_init_f32
 #define isdb_opkb_config_preset isdb_opkb_config_preset_f32
-#define isdb_opkb_design isdb_opkb_design_f32
-#define isdb_opkb_epoch isdb_opkb_epoch_f32
-#define isdb_opkb_epoch_start isdb_opkb_epoch_start_f32
-#define isdb_opkb_feature_dim isdb_opkb_feature_dim_f32
-#define isdb_opkb_gamma isdb_opkb_gamma_f32
-#define isdb_opkb_gaps isdb_opkb_gaps_f32
-#define isdb_opkb_config_from_snapshot isdb_opkb_config_from_snapshot_f32
+#define isdb_opkb_get_alpha isdb_opkb_get_alpha_f32
+#define isdb_opkb_get_block isdb_opkb_get_block_f32
+#define isdb_opkb_get_block_length isdb_opkb_get_block_length_f32
 #define isdb_opkb_get_config isdb_opkb_get_config_f32
+#define isdb_opkb_get_design isdb_opkb_get_design_f32
+#define isdb_opkb_get_epoch isdb_opkb_get_epoch_f32
+#define isdb_opkb_get_epoch_start isdb_opkb_get_epoch_start_f32
+#define isdb_opkb_get_feature_dim isdb_opkb_get_feature_dim_f32
+#define isdb_opkb_get_gamma isdb_opkb_get_gamma_f32
+#define isdb_opkb_get_gaps isdb_opkb_get_gaps_f32
+#define isdb_opkb_get_last_test isdb_opkb_get_last_test_f32
+#define isdb_opkb_get_replay_index isdb_opkb_get_replay_index_f32
+#define isdb_opkb_get_restarts isdb_opkb_get_restarts_f32
+#define isdb_opkb_get_solve_reports isdb_opkb_get_solve_reports_f32
+#define isdb_opkb_get_strategy isdb_opkb_get_strategy_f32
+#define isdb_opkb_get_tests isdb_opkb_get_tests_f32
 #define isdb_opkb_heap_size isdb_opkb_heap_size_f32
 #define isdb_opkb_init isdb_opkb_init_f32
 #define isdb_opkb_init_preallocated isdb_opkb_init_preallocated_f32
 #define isdb_opkb_kkt isdb_opkb_kkt_f32
-#define isdb_opkb_last_test isdb_opkb_last_test_f32
-#define isdb_opkb_replay_index isdb_opkb_replay_index_f32
-#define isdb_opkb_restarts isdb_opkb_restarts_f32
 #define isdb_opkb_solve isdb_opkb_solve_f32
-#define isdb_opkb_solve_reports isdb_opkb_solve_reports_f32
 #define isdb_opkb_solve_work_size isdb_opkb_solve_work_size_f32
-#define isdb_opkb_strategy isdb_opkb_strategy_f32
-#define isdb_opkb_tests isdb_opkb_tests_f32
 #define isdb_orth_basis isdb_orth_basis_f32
 #define isdb_orth_basis_work_size isdb_orth_basis_work_size_f32
 #define isdb_polar isdb_polar_f32
 #define isdb_polar_work_size isdb_polar_work_size_f32
+#define isdb_policy_check_load isdb_policy_check_load_f32
 #define isdb_policy_check_select isdb_policy_check_select_f32
 #define isdb_policy_check_update isdb_policy_check_update_f32
 #define isdb_policy_kind_name isdb_policy_kind_name_f32
-#define isdb_policy_check_load isdb_policy_check_load_f32
 #define isdb_policy_load isdb_policy_load_f32
 #define isdb_policy_name isdb_policy_name_f32
 #define isdb_policy_probs isdb_policy_probs_f32
@@ -1957,36 +1973,36 @@ typedef ISDB_REAL isdb_real;
 #define isdb_rng_next isdb_rng_next_f32
 #define isdb_rng_normal isdb_rng_normal_f32
 #define isdb_rng_seed isdb_rng_seed_f32
-#define isdb_snapshot_read_info isdb_snapshot_read_info_f32
 #define isdb_rng_uniform isdb_rng_uniform_f32
 #define isdb_sim_run isdb_sim_run_f32
-#define isdb_swucb_beta isdb_swucb_beta_f32
+#define isdb_snapshot_read_info isdb_snapshot_read_info_f32
 #define isdb_swucb_config_check isdb_swucb_config_check_f32
+#define isdb_swucb_config_from_snapshot isdb_swucb_config_from_snapshot_f32
 #define isdb_swucb_config_init isdb_swucb_config_init_f32
 #define isdb_swucb_explain isdb_swucb_explain_f32
-#define isdb_swucb_config_from_snapshot isdb_swucb_config_from_snapshot_f32
+#define isdb_swucb_get_beta isdb_swucb_get_beta_f32
 #define isdb_swucb_get_config isdb_swucb_get_config_f32
+#define isdb_swucb_get_theta isdb_swucb_get_theta_f32
 #define isdb_swucb_heap_size isdb_swucb_heap_size_f32
 #define isdb_swucb_init isdb_swucb_init_f32
 #define isdb_swucb_init_preallocated isdb_swucb_init_preallocated_f32
-#define isdb_swucb_theta isdb_swucb_theta_f32
 #define isdb_swucb_tuned_window isdb_swucb_tuned_window_f32
 #define isdb_sym_eig isdb_sym_eig_f32
 #define isdb_traceucb_config_check isdb_traceucb_config_check_f32
-#define isdb_traceucb_config_init isdb_traceucb_config_init_f32
-#define isdb_traceucb_counts isdb_traceucb_counts_f32
-#define isdb_traceucb_estimate isdb_traceucb_estimate_f32
 #define isdb_traceucb_config_from_snapshot isdb_traceucb_config_from_snapshot_f32
+#define isdb_traceucb_config_init isdb_traceucb_config_init_f32
+#define isdb_traceucb_estimate isdb_traceucb_estimate_f32
 #define isdb_traceucb_get_config isdb_traceucb_get_config_f32
+#define isdb_traceucb_get_counts isdb_traceucb_get_counts_f32
+#define isdb_traceucb_get_support isdb_traceucb_get_support_f32
+#define isdb_traceucb_get_traces isdb_traceucb_get_traces_f32
+#define isdb_traceucb_get_variances isdb_traceucb_get_variances_f32
+#define isdb_traceucb_get_widths isdb_traceucb_get_widths_f32
 #define isdb_traceucb_heap_size isdb_traceucb_heap_size_f32
 #define isdb_traceucb_init isdb_traceucb_init_f32
 #define isdb_traceucb_init_preallocated isdb_traceucb_init_preallocated_f32
 #define isdb_traceucb_loss isdb_traceucb_loss_f32
 #define isdb_traceucb_static_allocation isdb_traceucb_static_allocation_f32
-#define isdb_traceucb_support isdb_traceucb_support_f32
-#define isdb_traceucb_traces isdb_traceucb_traces_f32
-#define isdb_traceucb_variances isdb_traceucb_variances_f32
-#define isdb_traceucb_widths isdb_traceucb_widths_f32
 #define isdb_tri_solve isdb_tri_solve_f32
 #define isdb_version isdb_version_f32
 #endif
@@ -2351,12 +2367,15 @@ struct isdb_policy {
     int _owns_heap;
 };
 
-/* The argument checks of isdb_policy_select (and scores, probs: the same
-   checks; "out" for their output) and of isdb_policy_update, alone: the
-   code the call would return before running the policy, and in why (may
-   be NULL) the argument refused ("pol", "X", "n_arms", "arm", "x",
-   "reward"). ISDB_OK means the call will run the policy. */
-ISDB_API isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why);
+/* The argument checks of isdb_policy_select and of isdb_policy_update,
+   alone: each takes the call's own arguments (check_select reads no *arm,
+   only refuses arm == NULL as select does) and returns the code the call
+   would return before running the policy, with in why (may be NULL) the
+   argument refused ("pol", "arm", "n_arms", "X"; "pol", "arm", "x",
+   "reward"). ISDB_OK means the call will run the policy. scores and probs
+   make select's checks, naming their output "out". */
+ISDB_API isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, const int *arm,
+                                              isdb_refusal *why);
 ISDB_API isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
                                               isdb_refusal *why);
 /* The checks every init_preallocated makes after the config's, needed
@@ -2512,9 +2531,9 @@ ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol
    precision, ISDB_ERR_SNAPSHOT_CORRUPT for a config block out of range. */
 ISDB_API isdb_result isdb_linucb_config_from_snapshot(const void *buf, size_t size, isdb_linucb_config *cfg);
 /* The current estimate theta (d). */
-ISDB_API void isdb_linucb_theta(const isdb_linucb *pol, isdb_real *theta);
+ISDB_API void isdb_linucb_get_theta(const isdb_linucb *pol, isdb_real *theta);
 /* beta of the next round, alpha included. */
-ISDB_API isdb_real isdb_linucb_beta(const isdb_linucb *pol);
+ISDB_API isdb_real isdb_linucb_get_beta(const isdb_linucb *pol);
 /* For features x: *mean = x.theta and *bonus = beta ||x||_{V^-1}, the two
    parts of the score. Either output may be NULL. */
 ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
@@ -2558,8 +2577,8 @@ ISDB_API isdb_result isdb_swucb_init_preallocated(const isdb_swucb_config *cfg, 
 ISDB_API const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_swucb_config_from_snapshot(const void *buf, size_t size, isdb_swucb_config *cfg);
-ISDB_API void isdb_swucb_theta(const isdb_swucb *pol, isdb_real *theta);
-ISDB_API isdb_real isdb_swucb_beta(const isdb_swucb *pol);
+ISDB_API void isdb_swucb_get_theta(const isdb_swucb *pol, isdb_real *theta);
+ISDB_API isdb_real isdb_swucb_get_beta(const isdb_swucb *pol);
 ISDB_API isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 
 /* Window sizes of Cheung et al., clamped to [1, T]:
@@ -2627,8 +2646,8 @@ ISDB_API isdb_result isdb_dlinucb_init_preallocated(const isdb_dlinucb_config *c
 ISDB_API const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_dlinucb_config_from_snapshot(const void *buf, size_t size, isdb_dlinucb_config *cfg);
-ISDB_API void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta);
-ISDB_API isdb_real isdb_dlinucb_beta(const isdb_dlinucb *pol);
+ISDB_API void isdb_dlinucb_get_theta(const isdb_dlinucb *pol, isdb_real *theta);
+ISDB_API isdb_real isdb_dlinucb_get_beta(const isdb_dlinucb *pol);
 /* *mean = x.theta, *bonus = beta ||V^-1 x||_{Vt}. Either may be NULL. */
 ISDB_API isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 /* gamma = 1 - (B_T / (d T))^(2/3), the tuning of Russac et al.; needs
@@ -2679,9 +2698,13 @@ ISDB_API isdb_result isdb_lints_init_preallocated(const isdb_lints_config *cfg, 
 ISDB_API const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_lints_config_from_snapshot(const void *buf, size_t size, isdb_lints_config *cfg);
-ISDB_API void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta);
+ISDB_API void isdb_lints_get_theta(const isdb_lints *pol, isdb_real *theta);
 /* The theta~ drawn by the last select (zeros before the first). */
-ISDB_API void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta);
+ISDB_API void isdb_lints_get_last_sample(const isdb_lints *pol, isdb_real *theta);
+/* *mean = x.theta, *bonus = v ||x||_{V^-1}: the mean and the standard
+   deviation of the sampled score x.theta~ (LinTS has no index; its
+   scores are selection probabilities). Either may be NULL. */
+ISDB_API isdb_result isdb_lints_explain(isdb_lints *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_LINTS */
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_BOB
@@ -2753,20 +2776,24 @@ ISDB_API isdb_result isdb_bob_config_from_snapshot(const void *buf, size_t size,
 /* H, Delta, J, the block count, the EXP3 rate and the normaliser. */
 ISDB_API const isdb_bob_params *isdb_bob_get_params(const isdb_bob *pol);
 /* Index of the current block, from 0 (block i of the paper is index i - 1). */
-ISDB_API uint64_t isdb_bob_block(const isdb_bob *pol);
+ISDB_API uint64_t isdb_bob_get_block(const isdb_bob *pol);
 /* Window of the current block, or 0 if it has not been drawn yet (the
    block's first select or update draws it). */
-ISDB_API int isdb_bob_window(const isdb_bob *pol);
+ISDB_API int isdb_bob_get_window(const isdb_bob *pol);
 /* Index j of that window in J (windows[j]), or -1 before the draw. */
-ISDB_API int isdb_bob_window_index(const isdb_bob *pol);
+ISDB_API int isdb_bob_get_window_index(const isdb_bob *pol);
 /* The EXP3 distribution (n_windows values) the current block's window is,
    or was, drawn from: p_j = (1 - gamma) s_j / sum s + gamma / n_windows. */
-ISDB_API void isdb_bob_master_probs(const isdb_bob *pol, isdb_real *p);
+ISDB_API void isdb_bob_get_master_probs(const isdb_bob *pol, isdb_real *p);
 /* The EXP3 log-weights ln s_j (n_windows values), shifted so the largest
    is 0 (p does not change under a common shift). */
-ISDB_API void isdb_bob_log_weights(const isdb_bob *pol, isdb_real *logw);
+ISDB_API void isdb_bob_get_log_weights(const isdb_bob *pol, isdb_real *logw);
 /* The current block's SW-UCB, for its getters (theta, beta). */
-ISDB_API const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol);
+ISDB_API const isdb_swucb *isdb_bob_get_swucb(const isdb_bob *pol);
+/* The current block's SW-UCB's explain: x's score is *mean + *bonus.
+   ISDB_ERR_BAD_STATE before the block's window is drawn (its first select
+   or update), when scores are the windows' mixture, not an index. */
+ISDB_API isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_BOB */
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_ADAPTIVE
@@ -2816,9 +2843,9 @@ typedef struct isdb_adaptive_config {
     isdb_real threshold;      /* z at which the change test cuts the memory, > 0, finite; default 3.5 */
     isdb_real play_threshold; /* z at which a shorter memory is played, >= 0, finite; default 1.5 */
     int refresh;           /* refactorise every this many updates, >= 0; 0 means max(4 d, 256) */
-    int noise_estimate;    /* an isdb_adaptive_noise: the noise scale in the widths; default
+    isdb_adaptive_noise noise_estimate; /* the noise scale in the widths; default
                               ISDB_ADAPTIVE_NOISE_LOCAL */
-    int cut;               /* an isdb_adaptive_cut; default ISDB_ADAPTIVE_CUT_AUTO */
+    isdb_adaptive_cut cut; /* default ISDB_ADAPTIVE_CUT_AUTO */
     int hold;              /* 1 (default): with fresh contexts, no cut and the longest memory
                               played while the long-run estimate, rescaled, predicts better than
                               the memory that would play (only the rewards' scale moves, which
@@ -2889,15 +2916,15 @@ ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptiv
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_adaptive_config_from_snapshot(const void *buf, size_t size, isdb_adaptive_config *cfg);
 /* The estimate theta (d) of the memory select plays from. */
-ISDB_API void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta);
+ISDB_API void isdb_adaptive_get_theta(const isdb_adaptive *pol, isdb_real *theta);
 /* beta of the next round, alpha included: alpha (sqrt(lambda) S + R' B)
    with R' = min(R, R_pool) (OFF: R). With NOISE_LOCAL each arm's width
    has its own, smaller factor (R_x B and the ridge term lambda S |V^-1
    x|, header manual), at most this beta times ||x||_w. */
-ISDB_API isdb_real isdb_adaptive_beta(const isdb_adaptive *pol);
+ISDB_API isdb_real isdb_adaptive_get_beta(const isdb_adaptive *pol);
 /* *mean = x.theta, *bonus = beta ||x||_{V^-1}; either may be NULL. */
 ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
-/* One estimator, as isdb_adaptive_estimator describes it. */
+/* One estimator, as isdb_adaptive_get_estimator describes it. */
 typedef struct isdb_adaptive_estimator_info {
     int memory;      /* nominal memory 1 / (1 - gamma); 0 for the undiscounted one */
     isdb_real gamma; /* its discount; 1 for the undiscounted one */
@@ -2913,23 +2940,23 @@ typedef struct isdb_adaptive_estimator_info {
 /* How many estimators the policy keeps (the resolved config's doubling
    memories, then the undiscounted one): indices 0 .. n - 1, shortest
    memory first, the undiscounted one last. */
-ISDB_API int isdb_adaptive_n_estimators(const isdb_adaptive *pol);
+ISDB_API int isdb_adaptive_get_n_estimators(const isdb_adaptive *pol);
 /* The index of the estimator select plays now (n - 1 until a shorter one
    predicts better: see the manual's ADAPTIVE). */
-ISDB_API int isdb_adaptive_played(const isdb_adaptive *pol);
+ISDB_API int isdb_adaptive_get_played(const isdb_adaptive *pol);
 /* Describes estimator k; ISDB_ERR_INVALID_ARG (and *info untouched) if k
    is out of range or an argument is NULL. */
-ISDB_API isdb_result isdb_adaptive_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info);
+ISDB_API isdb_result isdb_adaptive_get_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info);
 /* The effective memory, in rounds, of the estimator select plays now (its
    `effective` above): how many of the latest observations its estimate
    stands for. 0 before the first update. */
-ISDB_API int isdb_adaptive_memory(const isdb_adaptive *pol);
+ISDB_API int isdb_adaptive_get_memory(const isdb_adaptive *pol);
 /* How many times the change test has cut the memory (detected a change)
    so far. */
-ISDB_API uint64_t isdb_adaptive_changes(const isdb_adaptive *pol);
+ISDB_API uint64_t isdb_adaptive_get_changes(const isdb_adaptive *pol);
 /* 1 while hold applies (no cut, the longest estimator played: only the
    rewards' scale is seen to move), else 0. */
-ISDB_API int isdb_adaptive_holding(const isdb_adaptive *pol);
+ISDB_API int isdb_adaptive_get_holding(const isdb_adaptive *pol);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_ADAPTIVE */
 
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
@@ -3029,7 +3056,7 @@ typedef enum isdb_isd_rule {
 } isdb_isd_rule;
 
 typedef struct isdb_isd_options {
-    int rule;           /* an isdb_isd_rule; default ISDB_ISD_RULE_TEST */
+    isdb_isd_rule rule; /* default ISDB_ISD_RULE_TEST */
     int splits;         /* S >= 2 segments of the invariance test; 0: min(8, n / (3 p)), at least 2 */
     double level;       /* TEST, BOTH: a block is invariant only if its p-value exceeds this, in
                            (0, 1); default 0.01 */
@@ -3042,7 +3069,7 @@ typedef struct isdb_isd_options {
     int intercept;      /* 1: regressions with an intercept (authors' code); 0: none (eq. 6; default) */
     int folds;          /* cross-validation folds >= 2; default 10 */
     int adapt;          /* adaptation rows per CV test point; 0: 2 p */
-    int one_se;         /* the selection rule, an isdb_isd_selection; default ISDB_ISD_ONE_SE_PAIRED */
+    isdb_isd_selection one_se; /* the selection rule; default ISDB_ISD_ONE_SE_PAIRED */
     int force_residual; /* 1: if every block came out invariant, the one with the largest T_b is
                            made residual (p_res >= 1, as Assumption 1 requires); default 0 */
     isdb_jbd_options jbd; /* default: isdb_jbd_options_init() with off_norm = ISDB_JBD_OFF_ENTRYWISE */
@@ -3285,24 +3312,24 @@ ISDB_API const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_isd_config_from_snapshot(const void *buf, size_t size, isdb_isd_config *cfg);
 ISDB_API void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info);
-ISDB_API int isdb_isd_p_inv(const isdb_isd *pol);
+ISDB_API int isdb_isd_get_p_inv(const isdb_isd *pol);
 /* Blocks of the current decomposition in basis order (invariant first):
    sizes, invariance flags and statistics, d entries each (any may be
    NULL). Returns the number of blocks (0 in oracle mode or after a
    fallback). */
-ISDB_API int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat);
+ISDB_API int isdb_isd_get_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat);
 /* The p-value of each block's invariance test (see isdb_isd_rule), in the
-   order of isdb_isd_blocks; returns the number of blocks. */
-ISDB_API int isdb_isd_block_pvalues(const isdb_isd *pol, double *pvalue);
+   order of isdb_isd_get_blocks; returns the number of blocks. */
+ISDB_API int isdb_isd_get_block_pvalues(const isdb_isd *pol, double *pvalue);
 /* The basis U (d x d, columns; the first p_inv span S_inv). */
-ISDB_API void isdb_isd_basis(const isdb_isd *pol, double *U);
+ISDB_API void isdb_isd_get_basis(const isdb_isd *pol, double *U);
 /* The orthogonal projector (d x d) on S_inv (residual 0) or S_res (1). */
-ISDB_API void isdb_isd_projector(const isdb_isd *pol, int residual, double *P);
-ISDB_API void isdb_isd_beta_inv(const isdb_isd *pol, double *beta);
+ISDB_API void isdb_isd_get_projector(const isdb_isd *pol, int residual, double *P);
+ISDB_API void isdb_isd_get_beta_inv(const isdb_isd *pol, double *beta);
 /* beta_inv + delta_res, the estimate the next round's means use. */
-ISDB_API void isdb_isd_gamma(const isdb_isd *pol, double *gamma);
+ISDB_API void isdb_isd_get_gamma(const isdb_isd *pol, double *gamma);
 /* Widths of the next round (CODE and FIXED: the joint multiplier, twice). */
-ISDB_API void isdb_isd_radii(const isdb_isd *pol, double *r_inv, double *r_res);
+ISDB_API void isdb_isd_get_radii(const isdb_isd *pol, double *r_inv, double *r_res);
 /* The parts of the score of x: *mean = x.gamma, *bonus_inv and *bonus_res
    the two width terms (CODE, FIXED: alpha_t times each norm; the score
    adds sqrt(bonus_inv^2 + bonus_res^2)). Any output may be NULL. */
@@ -3493,29 +3520,29 @@ ISDB_API const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_opkb_config_from_snapshot(const void *buf, size_t size, isdb_opkb_config *cfg);
 /* Epoch (1-based), block j, and the strategy index m_t of the coming round. */
-ISDB_API int isdb_opkb_epoch(const isdb_opkb *pol);
-ISDB_API int isdb_opkb_block(const isdb_opkb *pol);
-ISDB_API int isdb_opkb_replay_index(const isdb_opkb *pol);
-ISDB_API int isdb_opkb_restarts(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_get_epoch(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_get_block(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_get_replay_index(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_get_restarts(const isdb_opkb *pol);
 /* Round (0-based) at which the current epoch began. */
-ISDB_API uint64_t isdb_opkb_epoch_start(const isdb_opkb *pol);
+ISDB_API uint64_t isdb_opkb_get_epoch_start(const isdb_opkb *pol);
 /* The largest ratio of a left side of test (8) to its threshold in the last
    test (a restart when above 1), and the number of tests run. */
-ISDB_API double isdb_opkb_last_test(const isdb_opkb *pol);
-ISDB_API uint64_t isdb_opkb_tests(const isdb_opkb *pol);
+ISDB_API double isdb_opkb_get_last_test(const isdb_opkb *pol);
+ISDB_API uint64_t isdb_opkb_get_tests(const isdb_opkb *pol);
 /* gamma, E, alpha, the feature dimension p, and lambda = sigma / T. */
-ISDB_API double isdb_opkb_gamma(const isdb_opkb *pol);
-ISDB_API uint64_t isdb_opkb_block_length(const isdb_opkb *pol);
-ISDB_API double isdb_opkb_alpha(const isdb_opkb *pol);
-ISDB_API int isdb_opkb_feature_dim(const isdb_opkb *pol);
+ISDB_API double isdb_opkb_get_gamma(const isdb_opkb *pol);
+ISDB_API uint64_t isdb_opkb_get_block_length(const isdb_opkb *pol);
+ISDB_API double isdb_opkb_get_alpha(const isdb_opkb *pol);
+ISDB_API int isdb_opkb_get_feature_dim(const isdb_opkb *pol);
 /* pi(X) (N), strategy P(m) of this epoch (m <= block), and the gap estimate
    of C(block - 1) that made the current strategy (zeros in block 0). */
-ISDB_API void isdb_opkb_design(const isdb_opkb *pol, double *out);
-ISDB_API isdb_result isdb_opkb_strategy(const isdb_opkb *pol, int m, double *out);
-ISDB_API void isdb_opkb_gaps(const isdb_opkb *pol, double *out);
+ISDB_API void isdb_opkb_get_design(const isdb_opkb *pol, double *out);
+ISDB_API isdb_result isdb_opkb_get_strategy(const isdb_opkb *pol, int m, double *out);
+ISDB_API void isdb_opkb_get_gaps(const isdb_opkb *pol, double *out);
 /* Reports of the solves: pi(X) at init, the last OP, the last pi(A). */
-ISDB_API void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
-                                      isdb_opkb_solve_info *set);
+ISDB_API void isdb_opkb_get_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design,
+                                          isdb_opkb_solve_info *op, isdb_opkb_solve_info *set);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_OPKB */
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_OAM
@@ -3679,34 +3706,34 @@ ISDB_API isdb_result isdb_oam_add_context(isdb_oam *pol, const double *X, int n_
    require X to equal that registered set exactly (ISDB_ERR_INVALID_ARG
    otherwise) and skip the search. id -1 goes back to matching by content. */
 ISDB_API isdb_result isdb_oam_set_context(isdb_oam *pol, int id);
-ISDB_API int isdb_oam_n_contexts(const isdb_oam *pol);
-ISDB_API isdb_oam_decision isdb_oam_last_decision(const isdb_oam *pol);
+ISDB_API int isdb_oam_get_n_contexts(const isdb_oam *pol);
+ISDB_API isdb_oam_decision isdb_oam_get_last_decision(const isdb_oam *pol);
 ISDB_API void isdb_oam_get_counts(const isdb_oam *pol, isdb_oam_counts *counts);
-ISDB_API double isdb_oam_fn(const isdb_oam *pol);
+ISDB_API double isdb_oam_get_fn(const isdb_oam *pol);
 /* Smallest positive gap estimate over all contexts at the last main-phase
    round (0 when there was none). */
-ISDB_API double isdb_oam_min_gap(const isdb_oam *pol);
+ISDB_API double isdb_oam_get_min_gap(const isdb_oam *pol);
 /* Targets min(T_x, f_n / min_gap^2, horizon) of the arms of the last
    exploration round's context: *n_arms of them into tau (max_arms room);
    returns that context, or -1 before the first exploration round. */
-ISDB_API int isdb_oam_targets(const isdb_oam *pol, double *tau, int *n_arms);
+ISDB_API int isdb_oam_get_targets(const isdb_oam *pol, double *tau, int *n_arms);
 /* The allocation T = f_n w of the last solve for context ctx: T (its
    n_arms values) and optimal (may be NULL: 1 for its estimated optimal
    arms, whose T is infinite and reported as 0). ISDB_ERR_BAD_STATE
    before the first solve or for a context registered after it. */
-ISDB_API isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal);
+ISDB_API isdb_result isdb_oam_get_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal);
 /* 2 sum gaps w at the last solve: the estimated asymptotic regret constant C. */
-ISDB_API double isdb_oam_regret_constant(const isdb_oam *pol);
+ISDB_API double isdb_oam_get_regret_constant(const isdb_oam *pol);
 /* Result and info of the last solve (ISDB_OK with info->method NONE before the first). */
-ISDB_API isdb_result isdb_oam_last_solve(const isdb_oam *pol, isdb_oam_alloc_info *info);
+ISDB_API isdb_result isdb_oam_get_last_solve(const isdb_oam *pol, isdb_oam_alloc_info *info);
 /* 1 if at the last solve the estimated optimal arms spanned R^d (C = 0: the
    sub-logarithmic case of section 3.1). */
-ISDB_API int isdb_oam_sublog(const isdb_oam *pol);
+ISDB_API int isdb_oam_get_sublog(const isdb_oam *pol);
 /* The least-squares estimate G^-1 b (zeros until G is invertible). */
-ISDB_API void isdb_oam_theta(const isdb_oam *pol, double *theta);
+ISDB_API void isdb_oam_get_theta(const isdb_oam *pol, double *theta);
 /* N_x: pulls of feature vector x (d) so far, pooled over contexts; 0 for a
    vector of no registered set. */
-ISDB_API uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x);
+ISDB_API uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_OAM */
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB
@@ -3813,15 +3840,15 @@ ISDB_API const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceuc
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_traceucb_config_from_snapshot(const void *buf, size_t size, isdb_traceucb_config *cfg);
 /* k[i]: samples of model i so far (m values; both stages when sparse). */
-ISDB_API void isdb_traceucb_counts(const isdb_traceucb *pol, int *k);
+ISDB_API void isdb_traceucb_get_counts(const isdb_traceucb *pol, int *k);
 /* sigma2[i]: the unbiased noise variance estimate RSS_i / (k_i - d); 0
    while model i has none (k_i <= d or S_i singular). */
-ISDB_API void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2);
+ISDB_API void isdb_traceucb_get_variances(const isdb_traceucb *pol, double *sigma2);
 /* width[i]: Delta_i of the next select (0 while model i has no estimate). */
-ISDB_API void isdb_traceucb_widths(const isdb_traceucb *pol, double *width);
+ISDB_API void isdb_traceucb_get_widths(const isdb_traceucb *pol, double *width);
 /* trace[i]: Tr(Sigma S_i^-1), Sigma known or estimated; 0 while model i
    has no estimate. (The paper's Tr(Sigma Sigma_hat^-1) is k_i times it.) */
-ISDB_API void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace);
+ISDB_API void isdb_traceucb_get_traces(const isdb_traceucb *pol, double *trace);
 /* The current estimate of model i (d values). OLS: ISDB_ERR_SINGULAR while
    model i has none. RIDGE: (S_i + lambda I)^-1 b_i with the config's
    lambda (1/n by default); O(d^3). Sparse: from the stage-2 data on the
@@ -3836,7 +3863,7 @@ ISDB_API isdb_result isdb_traceucb_loss(isdb_traceucb *pol, const double *beta_t
                                         double *loss);
 /* Sparse: the s recovered coordinates, ascending; ISDB_ERR_BAD_STATE in
    stage 1 or when the policy is not sparse. */
-ISDB_API isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support);
+ISDB_API isdb_result isdb_traceucb_get_support(const isdb_traceucb *pol, int *support);
 /* The integer allocation of the STATIC mode for a budget of n samples:
    every model d + 1 samples, then one more each, then one at a time to the
    model of largest w_i sigma_i^2 d / (k_i - d - 1) (MAX_LOSS) or of largest
@@ -4088,7 +4115,7 @@ ISDB_API isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isdb_
                                           double log_noise_sd, uint64_t seed, double *X0, double *R0);
 /* The columns of U spanning the invariant subspace (d x p_inv, in block
    order): the oracle input of isdb_isd_config. */
-ISDB_API void isdb_isd_env_invariant_basis(const isdb_isd_env *env, double *U_inv);
+ISDB_API void isdb_isd_env_get_invariant_basis(const isdb_isd_env *env, double *U_inv);
 #endif /* ISDB__DECLARE_ALL || ISDB__HAS_ISD */
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_OPKB
@@ -7950,9 +7977,9 @@ ISDB__PRIVATE isdb_result isdb__check_update(const isdb_policy *p, int arm, cons
     return isdb__want(why, p->t < ISDB__COUNT_MAX, "pol", "t < 2^62") ? ISDB_OK : ISDB_ERR_BAD_STATE;
 }
 
-isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, isdb_refusal *why) {
-    int arm = 0; /* only its address is checked */
-    return isdb__check_round(p, X, n_arms, &arm, "arm", why);
+isdb_result isdb_policy_check_select(const isdb_policy *p, const isdb_real *X, int n_arms, const int *arm,
+                                     isdb_refusal *why) {
+    return isdb__check_round(p, X, n_arms, arm, "arm", why);
 }
 
 isdb_result isdb_policy_check_update(const isdb_policy *p, int arm, const isdb_real *x, isdb_real reward,
@@ -8587,7 +8614,7 @@ ISDB__ONCE_PRIVATE size_t isdb__linucb_layout(const isdb_linucb_config *c, isdb_
     return a.overflow ? 0 : a.used;
 }
 
-isdb_real isdb_linucb_beta(const isdb_linucb *p) {
+isdb_real isdb_linucb_get_beta(const isdb_linucb *p) {
     const isdb_linucb_config *c = &p->cfg;
     return c->alpha *
            isdb__width(c->width, c->d, (isdb_real)p->base.t, c->lambda, c->delta, c->R, c->S, c->L, p->_ridge.logdet);
@@ -8595,13 +8622,13 @@ isdb_real isdb_linucb_beta(const isdb_linucb *p) {
 
 ISDB__PRIVATE isdb_result isdb__linucb_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
     isdb_linucb *pol = (isdb_linucb *)p;
-    *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_beta(pol), NULL);
+    *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_get_beta(pol), NULL);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__linucb_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_linucb *pol = (isdb_linucb *)p;
-    isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_beta(pol), out);
+    isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_linucb_get_beta(pol), out);
     return ISDB_OK;
 }
 
@@ -8662,11 +8689,11 @@ ISDB__ONCE isdb_result isdb_linucb_init(const isdb_linucb_config *cfg, const isd
 
 ISDB__ONCE const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol) { return &pol->cfg; }
 
-void isdb_linucb_theta(const isdb_linucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
+void isdb_linucb_get_theta(const isdb_linucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
 ISDB__ONCE isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__ridge_explain(&pol->_ridge, x, isdb_linucb_beta(pol), mean, bonus);
+    return isdb__ridge_explain(&pol->_ridge, x, isdb_linucb_get_beta(pol), mean, bonus);
 }
 
 #endif /* ISDB__HAS_LINUCB */
@@ -8708,7 +8735,7 @@ ISDB__COLD_PRIVATE size_t isdb__swucb_layout(const isdb_swucb_config *c, isdb_sw
     return a.overflow ? 0 : a.used;
 }
 
-isdb_real isdb_swucb_beta(const isdb_swucb *p) {
+isdb_real isdb_swucb_get_beta(const isdb_swucb *p) {
     const isdb_swucb_config *c = &p->cfg;
     /* Eq. 5 uses w from the first round on; DETTRACE counts what is in
        the window, as the public SW-LinUCB code does. */
@@ -8718,13 +8745,13 @@ isdb_real isdb_swucb_beta(const isdb_swucb *p) {
 
 ISDB__PRIVATE isdb_result isdb__swucb_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
     isdb_swucb *pol = (isdb_swucb *)p;
-    *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_beta(pol), NULL);
+    *arm = isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_get_beta(pol), NULL);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__swucb_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_swucb *pol = (isdb_swucb *)p;
-    isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_beta(pol), out);
+    isdb__ridge_ucb_all(&pol->_ridge, X, n_arms, isdb_swucb_get_beta(pol), out);
     return ISDB_OK;
 }
 
@@ -8939,11 +8966,11 @@ ISDB__ONCE isdb_result isdb_swucb_init(const isdb_swucb_config *cfg, const isdb_
 
 ISDB__ONCE const isdb_swucb_config *isdb_swucb_get_config(const isdb_swucb *pol) { return &pol->cfg; }
 
-void isdb_swucb_theta(const isdb_swucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
+void isdb_swucb_get_theta(const isdb_swucb *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
 ISDB__ONCE isdb_result isdb_swucb_explain(isdb_swucb *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
     if (!pol) return ISDB_ERR_INVALID_ARG;
-    return isdb__ridge_explain(&pol->_ridge, x, isdb_swucb_beta(pol), mean, bonus);
+    return isdb__ridge_explain(&pol->_ridge, x, isdb_swucb_get_beta(pol), mean, bonus);
 }
 
 ISDB__ONCE isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_real T, isdb_real B_T, int *window) {
@@ -9027,7 +9054,7 @@ ISDB__PRIVATE isdb_real isdb__discounted_beta(int d, isdb_real n, isdb_real gamm
     return isdb__sqrt(lambda) * S + sigma * isdb__sqrt(radius);
 }
 
-isdb_real isdb_dlinucb_beta(const isdb_dlinucb *p) {
+isdb_real isdb_dlinucb_get_beta(const isdb_dlinucb *p) {
     const isdb_dlinucb_config *c = &p->cfg;
     return c->alpha * isdb__discounted_beta(c->d, (isdb_real)p->base.t, c->gamma, c->lambda, c->delta, c->R, c->S,
                                             c->L);
@@ -9108,13 +9135,13 @@ ISDB__PRIVATE int isdb__dlinucb_ucb_all(isdb_dlinucb *p, const isdb_real *X, int
 
 ISDB__PRIVATE isdb_result isdb__dlinucb_select(isdb_policy *p, const isdb_real *X, int n_arms, int *arm) {
     isdb_dlinucb *pol = (isdb_dlinucb *)p;
-    *arm = isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_beta(pol), NULL);
+    *arm = isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_get_beta(pol), NULL);
     return ISDB_OK;
 }
 
 ISDB__PRIVATE isdb_result isdb__dlinucb_scores(isdb_policy *p, const isdb_real *X, int n_arms, isdb_real *out) {
     isdb_dlinucb *pol = (isdb_dlinucb *)p;
-    isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_beta(pol), out);
+    isdb__dlinucb_ucb_all(pol, X, n_arms, isdb_dlinucb_get_beta(pol), out);
     return ISDB_OK;
 }
 
@@ -9306,7 +9333,7 @@ ISDB__ONCE isdb_result isdb_dlinucb_init(const isdb_dlinucb_config *cfg, const i
 
 ISDB__ONCE const isdb_dlinucb_config *isdb_dlinucb_get_config(const isdb_dlinucb *pol) { return &pol->cfg; }
 
-void isdb_dlinucb_theta(const isdb_dlinucb *pol, isdb_real *theta) {
+void isdb_dlinucb_get_theta(const isdb_dlinucb *pol, isdb_real *theta) {
     isdb__tri_solve(pol->cfg.d, pol->_chol, pol->_inv_diag, 1, pol->_z, theta);
 }
 
@@ -9317,8 +9344,8 @@ ISDB__ONCE isdb_result isdb_dlinucb_explain(isdb_dlinucb *pol, const isdb_real *
     isdb__tri_solve(pol->cfg.d, pol->_chol, pol->_inv_diag, 0, x, pol->_work);
     if (mean) *mean = isdb__dot(pol->cfg.d, pol->_work, pol->_z);
     if (bonus)
-        *bonus = isdb_dlinucb_beta(pol) * isdb__discounted_width(pol->cfg.d, pol->_chol, pol->_inv_diag, pol->_gram_tilde,
-                                                                pol->_work, pol->_work + pol->cfg.d);
+        *bonus = isdb_dlinucb_get_beta(pol) * isdb__discounted_width(pol->cfg.d, pol->_chol, pol->_inv_diag,
+                                                                    pol->_gram_tilde, pol->_work, pol->_work + pol->cfg.d);
     return ISDB_OK;
 }
 
@@ -9501,9 +9528,18 @@ ISDB__ONCE isdb_result isdb_lints_init(const isdb_lints_config *cfg, const isdb_
 
 ISDB__ONCE const isdb_lints_config *isdb_lints_get_config(const isdb_lints *pol) { return &pol->cfg; }
 
-void isdb_lints_theta(const isdb_lints *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
+void isdb_lints_get_theta(const isdb_lints *pol, isdb_real *theta) { isdb__ridge_theta(&pol->_ridge, theta); }
 
-void isdb_lints_last_sample(const isdb_lints *pol, isdb_real *theta) { isdb__copy(pol->cfg.d, pol->_sample, theta); }
+void isdb_lints_get_last_sample(const isdb_lints *pol, isdb_real *theta) {
+    isdb__copy(pol->cfg.d, pol->_sample, theta);
+}
+
+/* theta~ = theta + v L^-T e: x.theta~ has mean x.theta and standard
+   deviation v |L^-1 x|. */
+ISDB__ONCE isdb_result isdb_lints_explain(isdb_lints *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    return isdb__ridge_explain(&pol->_ridge, x, pol->v, mean, bonus);
+}
 
 #endif /* ISDB__HAS_LINTS */
 #if ISDB__HAS_BOB
@@ -9704,7 +9740,7 @@ ISDB__PRIVATE isdb_result isdb__bob_mixture(isdb_bob *p, const isdb_real *X, int
     isdb__zero(n_arms, out);
     for (j = 0; j < n; ++j) {
         probe.cfg.window = p->par.windows[j];
-        arm = isdb__ridge_ucb_all(&probe._ridge, X, n_arms, isdb_swucb_beta(&probe), NULL);
+        arm = isdb__ridge_ucb_all(&probe._ridge, X, n_arms, isdb_swucb_get_beta(&probe), NULL);
         if (arm != run_arm) {
             if (run_arm >= 0) out[run_arm] += lo - run_lo;
             run_arm = arm;
@@ -9877,17 +9913,25 @@ ISDB__ONCE const isdb_bob_config *isdb_bob_get_config(const isdb_bob *pol) { ret
 
 const isdb_bob_params *isdb_bob_get_params(const isdb_bob *pol) { return &pol->par; }
 
-uint64_t isdb_bob_block(const isdb_bob *pol) { return pol->block; }
+uint64_t isdb_bob_get_block(const isdb_bob *pol) { return pol->block; }
 
-int isdb_bob_window(const isdb_bob *pol) { return pol->drawn ? pol->par.windows[pol->j] : 0; }
+int isdb_bob_get_window(const isdb_bob *pol) { return pol->drawn ? pol->par.windows[pol->j] : 0; }
 
-int isdb_bob_window_index(const isdb_bob *pol) { return pol->drawn ? pol->j : -1; }
+int isdb_bob_get_window_index(const isdb_bob *pol) { return pol->drawn ? pol->j : -1; }
 
-void isdb_bob_master_probs(const isdb_bob *pol, isdb_real *p) { isdb__copy(pol->par.n_windows, pol->_p, p); }
+void isdb_bob_get_master_probs(const isdb_bob *pol, isdb_real *p) { isdb__copy(pol->par.n_windows, pol->_p, p); }
 
-void isdb_bob_log_weights(const isdb_bob *pol, isdb_real *logw) { isdb__copy(pol->par.n_windows, pol->_logw, logw); }
+void isdb_bob_get_log_weights(const isdb_bob *pol, isdb_real *logw) {
+    isdb__copy(pol->par.n_windows, pol->_logw, logw);
+}
 
-const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
+const isdb_swucb *isdb_bob_get_swucb(const isdb_bob *pol) { return &pol->sw; }
+
+ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus) {
+    if (!pol) return ISDB_ERR_INVALID_ARG;
+    if (!pol->drawn) return ISDB_ERR_BAD_STATE;
+    return isdb_swucb_explain(&pol->sw, x, mean, bonus);
+}
 
 #endif /* ISDB__HAS_BOB */
 #if ISDB__HAS_ADAPTIVE
@@ -9910,10 +9954,10 @@ const isdb_swucb *isdb_bob_swucb(const isdb_bob *pol) { return &pol->sw; }
     X(REAL, isdb_real, threshold, ISDB__R(3.5), isdb__want_pos(why, c->threshold, "threshold"))     \
     X(REAL, isdb_real, play_threshold, ISDB__R(1.5), isdb__want_nonneg(why, c->play_threshold, "play_threshold")) \
     X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                           \
-    X(INT, int, noise_estimate, ISDB_ADAPTIVE_NOISE_LOCAL,                                          \
+    X(INT, isdb_adaptive_noise, noise_estimate, ISDB_ADAPTIVE_NOISE_LOCAL,                          \
       isdb__want_int(why, (int)c->noise_estimate, "noise_estimate", ISDB_ADAPTIVE_NOISE_OFF,         \
                      ISDB_ADAPTIVE_NOISE_LOCAL, "an isdb_adaptive_noise"))                           \
-    X(INT, int, cut, ISDB_ADAPTIVE_CUT_AUTO,                                                         \
+    X(INT, isdb_adaptive_cut, cut, ISDB_ADAPTIVE_CUT_AUTO,                                           \
       isdb__want_int(why, (int)c->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL, "an isdb_adaptive_cut")) \
     X(INT, int, hold, 1, isdb__want_flag(why, c->hold, "hold"))                                     \
     X(INT, int, play_horizon, 0, isdb__want_int(why, c->play_horizon, "play_horizon", 0, 1024, "[0, 1024]"))
@@ -10076,7 +10120,7 @@ ISDB__PRIVATE isdb_real isdb__adaptive_beta_R(const isdb_adaptive *p, isdb_real 
    and beta_n with n = count), the unbounded one LinUCB's (log-det width).
    With NOISE_LOCAL each arm's noise scale is its own (at most R, the
    scale this beta takes). */
-isdb_real isdb_adaptive_beta(const isdb_adaptive *p) {
+isdb_real isdb_adaptive_get_beta(const isdb_adaptive *p) {
     return p->cfg.alpha * isdb__adaptive_beta_R(p, isdb__adaptive_R(p), p->cfg.S);
 }
 
@@ -10143,7 +10187,7 @@ ISDB__PRIVATE int isdb__adaptive_ucb_all(isdb_adaptive *p, const isdb_real *X, i
     isdb__ridge *r = &e->ridge;
     isdb_real beta;
     if (e->W) return isdb__adaptive_local_ucb_all(p, X, n_arms, out);
-    beta = isdb_adaptive_beta(p);
+    beta = isdb_adaptive_get_beta(p);
     if (!e->Vt) return isdb__ridge_ucb_all(r, X, n_arms, beta, out);
     return isdb__discounted_ucb_all(r->d, r->L, r->inv_diag, r->z, e->Vt, r->block, X, n_arms, beta, out);
 }
@@ -11266,7 +11310,7 @@ ISDB__ONCE isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const
 
 ISDB__ONCE const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol) { return &pol->cfg; }
 
-void isdb_adaptive_theta(const isdb_adaptive *pol, isdb_real *theta) {
+void isdb_adaptive_get_theta(const isdb_adaptive *pol, isdb_real *theta) {
     isdb__ridge_theta(&isdb__adaptive_played(pol)->ridge, theta);
 }
 
@@ -11292,16 +11336,16 @@ isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_r
     return ISDB_OK;
 }
 
-int isdb_adaptive_n_estimators(const isdb_adaptive *pol) { return pol->n_est; }
+int isdb_adaptive_get_n_estimators(const isdb_adaptive *pol) { return pol->n_est; }
 
-int isdb_adaptive_played(const isdb_adaptive *pol) { return pol->played; }
+int isdb_adaptive_get_played(const isdb_adaptive *pol) { return pol->played; }
 
 /* The effective memory of estimator e (isdb_adaptive_estimator_info). */
 ISDB__PRIVATE int isdb__adaptive_effective(const isdb__adaptive_est *e) {
     return e->memory ? isdb__min_int(e->memory, e->count) : e->count;
 }
 
-isdb_result isdb_adaptive_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info) {
+isdb_result isdb_adaptive_get_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info) {
     const isdb__adaptive_est *e;
     if (!pol || !info || k < 0 || k >= pol->n_est) return ISDB_ERR_INVALID_ARG;
     e = &pol->_est[k];
@@ -11312,11 +11356,11 @@ isdb_result isdb_adaptive_estimator(const isdb_adaptive *pol, int k, isdb_adapti
     return ISDB_OK;
 }
 
-int isdb_adaptive_memory(const isdb_adaptive *pol) { return isdb__adaptive_effective(isdb__adaptive_played(pol)); }
+int isdb_adaptive_get_memory(const isdb_adaptive *pol) { return isdb__adaptive_effective(isdb__adaptive_played(pol)); }
 
-uint64_t isdb_adaptive_changes(const isdb_adaptive *pol) { return pol->changes; }
+uint64_t isdb_adaptive_get_changes(const isdb_adaptive *pol) { return pol->changes; }
 
-int isdb_adaptive_holding(const isdb_adaptive *pol) { return isdb__adaptive_holding(pol); }
+int isdb_adaptive_get_holding(const isdb_adaptive *pol) { return isdb__adaptive_holding(pol); }
 
 #endif /* ISDB__HAS_ADAPTIVE */
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
@@ -11329,8 +11373,8 @@ int isdb_adaptive_holding(const isdb_adaptive *pol) { return isdb__adaptive_hold
    its fields are named "est.<field>" in ISD's config. jbd's defaults
    other than off_norm are isdb_jbd_options_init's. */
 #define ISDB__ISD_OPTIONS_FIELDS(X)                                                                  \
-    X(INT, int, rule, ISDB_ISD_RULE_TEST,                                                            \
-      isdb__want_int(why, c->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule")) \
+    X(INT, isdb_isd_rule, rule, ISDB_ISD_RULE_TEST,                                                  \
+      isdb__want_int(why, (int)c->rule, "est.rule", ISDB_ISD_RULE_TEST, ISDB_ISD_RULE_BOTH, "an isdb_isd_rule")) \
     X(INT, int, splits, 0, isdb__want(why, c->splits >= 0 && c->splits != 1, "est.splits", "0 or >= 2")) \
     X(REAL, double, level, 0.01, isdb__want_open01(why, c->level, "est.level"))                      \
     X(INT, int, basis_error, 1, isdb__want_flag(why, c->basis_error, "est.basis_error"))            \
@@ -11340,8 +11384,9 @@ int isdb_adaptive_holding(const isdb_adaptive *pol) { return isdb__adaptive_hold
     X(INT, int, intercept, 0, isdb__want_flag(why, c->intercept, "est.intercept"))                   \
     X(INT, int, folds, 10, isdb__want_int(why, c->folds, "est.folds", 2, INT_MAX, ">= 2"))          \
     X(INT, int, adapt, 0, isdb__want_count(why, c->adapt, "est.adapt"))                              \
-    X(INT, int, one_se, ISDB_ISD_ONE_SE_PAIRED,                                                      \
-      isdb__want_int(why, c->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED, "an isdb_isd_selection")) \
+    X(INT, isdb_isd_selection, one_se, ISDB_ISD_ONE_SE_PAIRED,                                       \
+      isdb__want_int(why, (int)c->one_se, "est.one_se", ISDB_ISD_BEST_SCORE, ISDB_ISD_ONE_SE_PAIRED, \
+                     "an isdb_isd_selection"))                                                       \
     X(INT, int, force_residual, 0, isdb__want_flag(why, c->force_residual, "est.force_residual"))   \
     X(INT, isdb_jbd_method, jbd.method, c.jbd.method,                                                \
       isdb__want_int(why, (int)c->jbd.method, "est.jbd.method", ISDB_JBD_JACOBI, ISDB_JBD_UWEDGE, "an isdb_jbd_method")) \
@@ -12697,7 +12742,7 @@ ISDB__COLD_PRIVATE void isdb__isd_res_clear(isdb_isd *p) {
 /* ADAPTIVE: adds (z, res) and takes the estimate of the memory it plays. */
 ISDB__PRIVATE void isdb__isd_ada_add(isdb_isd *p, const double *z, double res) {
     isdb__adaptive_update(&p->_ada.base, 0, z, res);
-    isdb_adaptive_theta(&p->_ada, p->_res_theta);
+    isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
 }
 
 /* Factor L (from sqrt(lambda) I) and b of the last k history rows with
@@ -12758,7 +12803,7 @@ ISDB__PRIVATE int isdb__isd_warm(isdb_isd *p, isdb_adaptive *a, int full) {
 ISDB__PRIVATE void isdb__isd_res_warm(isdb_isd *p) {
     if (p->_res.d < 1) return;
     p->n_res = (double)isdb__isd_warm(p, &p->_ada, 0);
-    if (p->n_res > 0.0) isdb_adaptive_theta(&p->_ada, p->_res_theta);
+    if (p->n_res > 0.0) isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
 }
 
 /* Rebuilds the residual learner from the most recent `rows` history rows
@@ -12885,7 +12930,7 @@ ISDB__PRIVATE double isdb__isd_n_eff(const isdb_isd *p) {
         double g = c->gamma;
         return p->n_res > 0.0 ? -expm1(2.0 * p->n_res * log(g)) / ((1.0 - g) * (1.0 + g)) : 0.0;
     }
-    if (c->learner == ISDB_ISD_RES_ADAPTIVE && p->_fit.p_inv < c->d) return (double)isdb_adaptive_memory(&p->_ada);
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE && p->_fit.p_inv < c->d) return (double)isdb_adaptive_get_memory(&p->_ada);
     return p->n_res;
 }
 
@@ -12930,7 +12975,7 @@ ISDB__PRIVATE void isdb__isd_widths(const isdb_isd *p, double *r_inv, double *r_
     }
     /* ADAPTIVE brings its own residual width (the played memory's beta,
        alpha included); the radius sets the invariant one. */
-    if (c->learner == ISDB_ISD_RES_ADAPTIVE) *r_res = q > 0 ? isdb_adaptive_beta(&p->_ada) : 0.0;
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE) *r_res = q > 0 ? isdb_adaptive_get_beta(&p->_ada) : 0.0;
 }
 
 /* B[j * 8 + a] = x_a[j] for m <= 8 arms (rows of X, d apart); lanes past
@@ -13364,7 +13409,7 @@ ISDB__COLD_PRIVATE void isdb__isd_fallback(isdb_isd *p) {
         isdb__isd_swap_shadow(p);
         p->shadow_state = ISDB__SHADOW_SWAPPED;
         p->n_res = p->shadow_rows;
-        isdb_adaptive_theta(&p->_ada, p->_res_theta);
+        isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
     } else {
         isdb__isd_res_rebuild(p, isdb__isd_rebuild_rows(p));
     }
@@ -14023,7 +14068,7 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     s->t = t_online;
     if (isdb__ser_storing(s)) {
         if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
-            isdb_adaptive_theta(&p->_ada, p->_res_theta);
+            isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
             isdb__isd_update_gamma(p);
         }
         p->_res.d = q;
@@ -14161,7 +14206,7 @@ ISDB__ONCE isdb_result isdb_isd_init(const isdb_isd_config *cfg, const isdb_allo
 
 ISDB__ONCE const isdb_isd_config *isdb_isd_get_config(const isdb_isd *pol) { return &pol->cfg; }
 
-int isdb_isd_p_inv(const isdb_isd *pol) { return pol->_fit.p_inv; }
+int isdb_isd_get_p_inv(const isdb_isd *pol) { return pol->_fit.p_inv; }
 
 ISDB__ONCE void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     const isdb__isd_fit *f = &pol->_fit;
@@ -14192,7 +14237,7 @@ ISDB__ONCE void isdb_isd_get_info(const isdb_isd *pol, isdb_isd_info *info) {
     info->guard_stat = pol->guard_stat;
 }
 
-ISDB__COLD int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat) {
+ISDB__COLD int isdb_isd_get_blocks(const isdb_isd *pol, int *sizes, int *invariant, double *stat) {
     const isdb__isd_fit *f = &pol->_fit;
     int b;
     for (b = 0; b < f->n_blocks; ++b) {
@@ -14203,15 +14248,15 @@ ISDB__COLD int isdb_isd_blocks(const isdb_isd *pol, int *sizes, int *invariant, 
     return f->n_blocks;
 }
 
-int isdb_isd_block_pvalues(const isdb_isd *pol, double *pvalue) {
+int isdb_isd_get_block_pvalues(const isdb_isd *pol, double *pvalue) {
     const isdb__isd_fit *f = &pol->_fit;
     if (pvalue) isdb__copy(f->n_blocks, f->pvalue, pvalue);
     return f->n_blocks;
 }
 
-void isdb_isd_basis(const isdb_isd *pol, double *U) { isdb__copy(pol->cfg.d * pol->cfg.d, pol->_fit.U, U); }
+void isdb_isd_get_basis(const isdb_isd *pol, double *U) { isdb__copy(pol->cfg.d * pol->cfg.d, pol->_fit.U, U); }
 
-ISDB__COLD void isdb_isd_projector(const isdb_isd *pol, int residual, double *P) {
+ISDB__COLD void isdb_isd_get_projector(const isdb_isd *pol, int residual, double *P) {
     const isdb__isd_fit *f = &pol->_fit;
     int d = pol->cfg.d, from = residual ? f->p_inv : 0, to = residual ? d : f->p_inv, i, j, k;
     for (i = 0; i < d; ++i)
@@ -14222,11 +14267,11 @@ ISDB__COLD void isdb_isd_projector(const isdb_isd *pol, int residual, double *P)
         }
 }
 
-void isdb_isd_beta_inv(const isdb_isd *pol, double *beta) { isdb__copy(pol->cfg.d, pol->_fit.beta, beta); }
+void isdb_isd_get_beta_inv(const isdb_isd *pol, double *beta) { isdb__copy(pol->cfg.d, pol->_fit.beta, beta); }
 
-void isdb_isd_gamma(const isdb_isd *pol, double *gamma) { isdb__copy(pol->cfg.d, pol->_gamma, gamma); }
+void isdb_isd_get_gamma(const isdb_isd *pol, double *gamma) { isdb__copy(pol->cfg.d, pol->_gamma, gamma); }
 
-void isdb_isd_radii(const isdb_isd *pol, double *r_inv, double *r_res) {
+void isdb_isd_get_radii(const isdb_isd *pol, double *r_inv, double *r_res) {
     double a, b;
     isdb__isd_widths(pol, &a, &b);
     if (r_inv) *r_inv = a;
@@ -15318,26 +15363,26 @@ ISDB__ONCE isdb_result isdb_opkb_init(const isdb_opkb_config *cfg, const isdb_al
 }
 
 ISDB__ONCE const isdb_opkb_config *isdb_opkb_get_config(const isdb_opkb *pol) { return &pol->cfg; }
-int isdb_opkb_epoch(const isdb_opkb *pol) { return pol->epoch; }
-int isdb_opkb_block(const isdb_opkb *pol) { return pol->block; }
-int isdb_opkb_replay_index(const isdb_opkb *pol) { return pol->m_cur; }
-int isdb_opkb_restarts(const isdb_opkb *pol) { return pol->epoch - 1; }
-uint64_t isdb_opkb_epoch_start(const isdb_opkb *pol) { return pol->epoch_start; }
-double isdb_opkb_last_test(const isdb_opkb *pol) { return pol->last_stat; }
-uint64_t isdb_opkb_tests(const isdb_opkb *pol) { return pol->tests; }
-double isdb_opkb_gamma(const isdb_opkb *pol) { return pol->gamma; }
-uint64_t isdb_opkb_block_length(const isdb_opkb *pol) { return pol->E; }
-double isdb_opkb_alpha(const isdb_opkb *pol) { return pol->alpha; }
-int isdb_opkb_feature_dim(const isdb_opkb *pol) { return pol->p; }
-void isdb_opkb_design(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms, pol->_pi, out); }
+int isdb_opkb_get_epoch(const isdb_opkb *pol) { return pol->epoch; }
+int isdb_opkb_get_block(const isdb_opkb *pol) { return pol->block; }
+int isdb_opkb_get_replay_index(const isdb_opkb *pol) { return pol->m_cur; }
+int isdb_opkb_get_restarts(const isdb_opkb *pol) { return pol->epoch - 1; }
+uint64_t isdb_opkb_get_epoch_start(const isdb_opkb *pol) { return pol->epoch_start; }
+double isdb_opkb_get_last_test(const isdb_opkb *pol) { return pol->last_stat; }
+uint64_t isdb_opkb_get_tests(const isdb_opkb *pol) { return pol->tests; }
+double isdb_opkb_get_gamma(const isdb_opkb *pol) { return pol->gamma; }
+uint64_t isdb_opkb_get_block_length(const isdb_opkb *pol) { return pol->E; }
+double isdb_opkb_get_alpha(const isdb_opkb *pol) { return pol->alpha; }
+int isdb_opkb_get_feature_dim(const isdb_opkb *pol) { return pol->p; }
+void isdb_opkb_get_design(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms, pol->_pi, out); }
 
-ISDB__COLD isdb_result isdb_opkb_strategy(const isdb_opkb *pol, int m, double *out) {
+ISDB__COLD isdb_result isdb_opkb_get_strategy(const isdb_opkb *pol, int m, double *out) {
     if (!pol || !out || m < 0 || m > pol->block) return ISDB_ERR_INVALID_ARG;
     isdb__copy(pol->cfg.n_arms, pol->_strategies + m * pol->cfg.n_arms, out);
     return ISDB_OK;
 }
 
-void isdb_opkb_gaps(const isdb_opkb *pol, double *out) {
+void isdb_opkb_get_gaps(const isdb_opkb *pol, double *out) {
     int N = pol->cfg.n_arms;
     if (pol->block == 0)
         isdb__zero(N, out);
@@ -15345,8 +15390,8 @@ void isdb_opkb_gaps(const isdb_opkb *pol, double *out) {
         isdb__copy(N, pol->_gap_est + (pol->block - 1) * N, out);
 }
 
-void isdb_opkb_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
-                             isdb_opkb_solve_info *set) {
+void isdb_opkb_get_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *design, isdb_opkb_solve_info *op,
+                                 isdb_opkb_solve_info *set) {
     if (design) *design = pol->design_info;
     if (op) *op = pol->op_info;
     if (set) *set = pol->set_info;
@@ -16441,23 +16486,23 @@ isdb_result isdb_oam_set_context(isdb_oam *pol, int id) {
     return ISDB_OK;
 }
 
-int isdb_oam_n_contexts(const isdb_oam *pol) { return pol->n_ctx; }
+int isdb_oam_get_n_contexts(const isdb_oam *pol) { return pol->n_ctx; }
 
-isdb_oam_decision isdb_oam_last_decision(const isdb_oam *pol) { return pol->decision; }
+isdb_oam_decision isdb_oam_get_last_decision(const isdb_oam *pol) { return pol->decision; }
 
 void isdb_oam_get_counts(const isdb_oam *pol, isdb_oam_counts *counts) { *counts = pol->counts; }
 
-double isdb_oam_fn(const isdb_oam *pol) { return pol->fn; }
+double isdb_oam_get_fn(const isdb_oam *pol) { return pol->fn; }
 
-double isdb_oam_min_gap(const isdb_oam *pol) { return pol->min_gap; }
+double isdb_oam_get_min_gap(const isdb_oam *pol) { return pol->min_gap; }
 
-int isdb_oam_targets(const isdb_oam *pol, double *tau, int *n_arms) {
+int isdb_oam_get_targets(const isdb_oam *pol, double *tau, int *n_arms) {
     if (tau) isdb__copy(pol->tau_n, pol->_tau, tau);
     if (n_arms) *n_arms = pol->tau_n;
     return pol->tau_ctx;
 }
 
-ISDB__COLD isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal) {
+ISDB__COLD isdb_result isdb_oam_get_allocation(const isdb_oam *pol, int ctx, double *T, int *optimal) {
     int k, K;
     if (!pol || !T || ctx < 0 || ctx >= pol->n_ctx) return ISDB_ERR_INVALID_ARG;
     if (!pol->has_solution || ctx >= pol->n_ctx_solved) return ISDB_ERR_BAD_STATE;
@@ -16469,20 +16514,20 @@ ISDB__COLD isdb_result isdb_oam_allocation(const isdb_oam *pol, int ctx, double 
     return ISDB_OK;
 }
 
-double isdb_oam_regret_constant(const isdb_oam *pol) { return 2.0 * pol->solve_info.value; }
+double isdb_oam_get_regret_constant(const isdb_oam *pol) { return 2.0 * pol->solve_info.value; }
 
-isdb_result isdb_oam_last_solve(const isdb_oam *pol, isdb_oam_alloc_info *info) {
+isdb_result isdb_oam_get_last_solve(const isdb_oam *pol, isdb_oam_alloc_info *info) {
     if (info) *info = pol->solve_info;
     return pol->solve_status;
 }
 
-int isdb_oam_sublog(const isdb_oam *pol) {
+int isdb_oam_get_sublog(const isdb_oam *pol) {
     return pol->has_solution && pol->solve_info.rank_u == pol->cfg.d;
 }
 
-void isdb_oam_theta(const isdb_oam *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_theta, theta); }
+void isdb_oam_get_theta(const isdb_oam *pol, double *theta) { isdb__copy(pol->cfg.d, pol->_theta, theta); }
 
-uint64_t isdb_oam_pulls(const isdb_oam *pol, const double *x) {
+uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x) {
     int v = x ? isdb__oam_find_vec(pol, x) : -1;
     return v >= 0 ? pol->_pulls[v] : 0;
 }
@@ -17240,12 +17285,12 @@ ISDB__ONCE isdb_result isdb_traceucb_init(const isdb_traceucb_config *cfg, const
 
 ISDB__ONCE const isdb_traceucb_config *isdb_traceucb_get_config(const isdb_traceucb *pol) { return &pol->cfg; }
 
-void isdb_traceucb_counts(const isdb_traceucb *pol, int *k) {
+void isdb_traceucb_get_counts(const isdb_traceucb *pol, int *k) {
     int i;
     for (i = 0; i < pol->cfg.m; ++i) k[i] = pol->_k[i] + (pol->_k1 ? pol->_k1[i] : 0);
 }
 
-ISDB__COLD void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2) {
+ISDB__COLD void isdb_traceucb_get_variances(const isdb_traceucb *pol, double *sigma2) {
     int i, d = pol->de;
     for (i = 0; i < pol->cfg.m; ++i)
         sigma2[i] = pol->_full[i] && pol->_k[i] > d
@@ -17253,14 +17298,14 @@ ISDB__COLD void isdb_traceucb_variances(const isdb_traceucb *pol, double *sigma2
                         : 0.0;
 }
 
-ISDB__COLD void isdb_traceucb_widths(const isdb_traceucb *pol, double *width) {
+ISDB__COLD void isdb_traceucb_get_widths(const isdb_traceucb *pol, double *width) {
     int i, d = pol->de;
     double scale = isdb__tu_width_scale(pol);
     for (i = 0; i < pol->cfg.m; ++i)
         width[i] = pol->_k[i] > d ? scale / sqrt((double)pol->_k[i] - (double)d) : 0.0;
 }
 
-ISDB__COLD void isdb_traceucb_traces(const isdb_traceucb *pol, double *trace) {
+ISDB__COLD void isdb_traceucb_get_traces(const isdb_traceucb *pol, double *trace) {
     int i;
     double contexts = pol->n_contexts > 0 ? (double)pol->n_contexts : 1.0;
     for (i = 0; i < pol->cfg.m; ++i)
@@ -17297,7 +17342,7 @@ ISDB__COLD isdb_result isdb_traceucb_estimate(isdb_traceucb *pol, int model, isd
     return ISDB_OK;
 }
 
-isdb_result isdb_traceucb_support(const isdb_traceucb *pol, int *support) {
+isdb_result isdb_traceucb_get_support(const isdb_traceucb *pol, int *support) {
     int i;
     if (!pol || !support) return ISDB_ERR_INVALID_ARG;
     if (pol->stage != 2) return ISDB_ERR_BAD_STATE;
@@ -17951,7 +17996,7 @@ ISDB__COLD isdb_result isdb_isd_env_offline(const isdb_isd_env *env, int T0, isd
     return ISDB_OK;
 }
 
-ISDB__COLD void isdb_isd_env_invariant_basis(const isdb_isd_env *env, double *U_inv) {
+ISDB__COLD void isdb_isd_env_get_invariant_basis(const isdb_isd_env *env, double *U_inv) {
     int d = env->cfg.d, b, i, j, off, col = 0;
     for (b = 0, off = 0; b < env->cfg.n_blocks; off += env->_sizes[b++])
         if (!env->_resflag[b]) {

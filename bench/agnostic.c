@@ -858,7 +858,7 @@ static int bk_run(const struct bk_problem *b, int st, const problem *pr, int k, 
         } else {
             if (isdb_policy_update(&p.base, arm, X + arm * K, r) != ISDB_OK) return 1;
             if (k == B_ADAPTIVE) {
-                uint64_t c = isdb_adaptive_changes(&p.adaptive);
+                uint64_t c = isdb_adaptive_get_changes(&p.adaptive);
                 cut = c != prev;
                 prev = c;
             }

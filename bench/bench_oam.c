@@ -95,7 +95,7 @@ static void per_round(int d, int K, int M, uint64_t n) {
             dur[6][c_dec[6]++] = t1 - t0; /* a round with a solve */
             solves = cn.solves;
         } else {
-            int dec = (int)isdb_oam_last_decision(&oam);
+            int dec = (int)isdb_oam_get_last_decision(&oam);
             dur[dec][c_dec[dec]++] = t1 - t0;
         }
         dur[7][c_dec[7]++] = t2 - t1; /* LinUCB */

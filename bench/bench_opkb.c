@@ -212,8 +212,8 @@ static void bench_rounds(void) {
         isdb_opkb_init(&c, NULL, &pol);
         memcpy(X, env.base.X, sizeof X);
         for (t = 0; t < T; ++t) {
-            int arm, block = isdb_opkb_block(&pol), epoch = isdb_opkb_epoch(&pol);
-            uint64_t tests = isdb_opkb_tests(&pol);
+            int arm, block = isdb_opkb_get_block(&pol), epoch = isdb_opkb_get_epoch(&pol);
+            uint64_t tests = isdb_opkb_get_tests(&pol);
             double y;
             isdb_env_next(&env.base);
             t0 = now();
@@ -224,7 +224,8 @@ static void bench_rounds(void) {
             t0 = now();
             isdb_policy_update(&pol.base, arm, NULL, y);
             t1 = now();
-            if (isdb_opkb_block(&pol) != block || isdb_opkb_epoch(&pol) != epoch || isdb_opkb_tests(&pol) != tests) {
+            if (isdb_opkb_get_block(&pol) != block || isdb_opkb_get_epoch(&pol) != epoch ||
+                isdb_opkb_get_tests(&pol) != tests) {
                 heavy += t1 - t0;
                 ++n_heavy;
             } else {
@@ -278,8 +279,8 @@ static void bench_env1(void) {
     printf("Env 1 run (T = 10^4, N = 100, ADA-OPKB, tuned): init %.1f ms, run %.2f s, total %.2f s (issue: under 10 s)"
            " -> %s\n",
            1e3 * (t1 - t0), t2 - t1, t2 - t0, t2 - t0 < 10.0 ? "holds" : "fails");
-    printf("  regret %.1f, restarts %d, tests %llu\n", res.regret, isdb_opkb_restarts(&pol),
-           (unsigned long long)isdb_opkb_tests(&pol));
+    printf("  regret %.1f, restarts %d, tests %llu\n", res.regret, isdb_opkb_get_restarts(&pol),
+           (unsigned long long)isdb_opkb_get_tests(&pol));
     isdb_policy_uninit(&pol.base);
     isdb_env_uninit(&env.base);
 }

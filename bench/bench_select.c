@@ -364,7 +364,7 @@ static double run(contender *c, long steps) {
 #ifdef ISDB__VEC_LANES
         case LINUCB_V: { /* LinUCB's select with the 16-byte kernels only (no AVX2 dispatch) */
             isdb__ridge *rg = &c->mem->linucb._ridge;
-            isdb_real beta = isdb_linucb_beta(&c->mem->linucb), best_value = 0, mean[8], norm2[8];
+            isdb_real beta = isdb_linucb_get_beta(&c->mem->linucb), best_value = 0, mean[8], norm2[8];
             const isdb_real *rows[8];
             int k, a, m;
             for (k = 0; k < K; k += m) {

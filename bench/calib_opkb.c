@@ -127,7 +127,7 @@ static run_out run_one(int e, int v, int seed) {
         exit(1);
     }
     o.regret = res.regret;
-    o.restarts = isdb_opkb_restarts(&pol);
+    o.restarts = isdb_opkb_get_restarts(&pol);
     isdb_policy_uninit(&pol.base);
     isdb_env_uninit(&env.base);
     return o;

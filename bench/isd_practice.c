@@ -472,8 +472,8 @@ static void fit_errors(isdb_isd *pol, const instance *in, const data *D, double 
     static double P[MAXD * MAXD];
     int d = in->d, p = in->p_inv, i, j, k;
     double tr = 0.0, pf;
-    isdb_isd_projector(pol, 0, P);
-    *p_found = isdb_isd_p_inv(pol);
+    isdb_isd_get_projector(pol, 0, P);
+    *p_found = isdb_isd_get_p_inv(pol);
     pf = (double)*p_found;
     /* tr(P_true P^) = sum over the true invariant columns u of u^T P^ u. */
     for (k = 0; k < p; ++k)

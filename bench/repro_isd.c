@@ -278,7 +278,7 @@ static void run_method(const setup *s, int method, const method_opts *mo, isdb_i
         if (method == M_ISD_U || method == M_ISD_UB || method == M_ISD_UB_W) {
             c.oracle = 1;
             c.p_inv = env->p_inv;
-            isdb_isd_env_invariant_basis(env, Uinv);
+            isdb_isd_env_get_invariant_basis(env, Uinv);
             c.U_inv = Uinv;
             if (method != M_ISD_U)
                 c.beta_inv = env->beta_inv;
@@ -315,9 +315,9 @@ static void run_method(const setup *s, int method, const method_opts *mo, isdb_i
     if (method >= M_ISD_U) {
         double P[MAXP * MAXP], Uv[MAXP * MAXP];
         int sz[MAXP], inv[MAXP], nb, j, k, pi = env->p_inv;
-        out->p_inv = isdb_isd_p_inv(&pol.isd);
-        isdb_isd_projector(&pol.isd, 0, P);
-        isdb_isd_env_invariant_basis(env, Uv);
+        out->p_inv = isdb_isd_get_p_inv(&pol.isd);
+        isdb_isd_get_projector(&pol.isd, 0, P);
+        isdb_isd_env_get_invariant_basis(env, Uv);
         for (i = 0; i < s->p; ++i)
             for (j = 0; j < s->p; ++j) {
                 double q = 0.0;
@@ -327,7 +327,7 @@ static void run_method(const setup *s, int method, const method_opts *mo, isdb_i
             }
         out->proj_err = op_norm_sym(s->p, P);
         /* The authors' filter: the multiset of (size, invariant) pairs. */
-        nb = isdb_isd_blocks(&pol.isd, sz, inv, NULL);
+        nb = isdb_isd_get_blocks(&pol.isd, sz, inv, NULL);
         out->subspace_ok = out->p_inv == pi && out->proj_err < 0.5;
         if (is_estimated(method)) {
             int used[4] = {0, 0, 0, 0}, ok = nb == s->n_blocks, b, e;
@@ -972,8 +972,8 @@ static void e5_family_run(const e5_family *fm, int rule, int n_runs, e5_rates *o
             exit(1);
         }
         pi = env.p_inv;
-        isdb_isd_env_invariant_basis(&env, Ui);
-        o.rule = rule;
+        isdb_isd_env_get_invariant_basis(&env, Ui);
+        o.rule = (isdb_isd_rule)rule;
         fit.U = U;
         fit.beta_inv = beta;
         fit.stat = stat;

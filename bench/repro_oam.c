@@ -306,7 +306,7 @@ static int run_experiment(int e, const experiment *ex, uint64_t n, int reps) {
             }
             if (p <= P_OAM_SCALED) {
                 isdb_oam_get_counts(&mem.oam, &cnt_end[p][rep]);
-                chat[p][rep] = isdb_oam_regret_constant(&mem.oam);
+                chat[p][rep] = isdb_oam_get_regret_constant(&mem.oam);
             }
             isdb_policy_uninit(pol);
         }

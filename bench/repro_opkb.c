@@ -385,9 +385,9 @@ static void run_ada(const env_spec *sp, int seed, isdb_opkb_test test, isdb_kern
         isdb_policy_select(&pol.base, NULL, N_ARMS, &arm);
         isdb_env_reward(&env->base, arm, &y);
         regret += best_mean(&env->base) - env->base.means[arm];
-        epoch = isdb_opkb_epoch(&pol);
+        epoch = isdb_opkb_get_epoch(&pol);
         isdb_policy_update(&pol.base, arm, NULL, y);
-        if (isdb_opkb_epoch(&pol) != epoch) {
+        if (isdb_opkb_get_epoch(&pol) != epoch) {
             if (rec->restarts < 8) rec->restart_at[rec->restarts] = t;
             rec->restarts++;
         }

@@ -235,7 +235,7 @@ int main(int argc, char **argv) {
                     static double acc[2][M];
                     play(&pol, &env, 1000 + (uint64_t)s, 360, last, 1, loss, NULL);
                     theory_max[set][s] = max_of(loss[0], M);
-                    isdb_traceucb_counts(&pol, k);
+                    isdb_traceucb_get_counts(&pol, k);
                     for (j = 0; j < M; ++j) {
                         theory_k[set][j] += (double)k[j] / sims_n;
                         acc[set][j] += loss[0][j] / sims_n;
@@ -250,7 +250,7 @@ int main(int argc, char **argv) {
                         for (j = 0; j < M; ++j) sum3_ols[set][cp][j] += ols[cp][j];
                     maxes[set][cp][alg][s] = max_of(loss[cp], M);
                 }
-                isdb_traceucb_counts(&pol, k);
+                isdb_traceucb_get_counts(&pol, k);
                 for (j = 0; j < M; ++j) mean_k[set][alg][j] += (double)k[j] / sims_n;
             }
             isdb_policy_uninit(&pol.base);

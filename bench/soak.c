@@ -228,11 +228,11 @@ static isdb_result make(int policy, any_policy *mem, const isdb_allocator *alloc
 /* The policy's estimate (in R^D) and the width (in the policy's metric,
    beta excluded) of x. */
 static void policy_estimate(int policy, any_policy *mem, isdb_real *est) {
-    if (policy == SWUCB || policy == SWUCB_RAW) isdb_swucb_theta(&mem->b, est);
-    if (policy == LINUCB) isdb_linucb_theta(&mem->a, est);
-    if (policy == DLINUCB) isdb_dlinucb_theta(&mem->c, est);
+    if (policy == SWUCB || policy == SWUCB_RAW) isdb_swucb_get_theta(&mem->b, est);
+    if (policy == LINUCB) isdb_linucb_get_theta(&mem->a, est);
+    if (policy == DLINUCB) isdb_dlinucb_get_theta(&mem->c, est);
 #if !ISDB_REAL_IS_FLOAT
-    if (policy == ISD) isdb_isd_gamma(&mem->e, est);
+    if (policy == ISD) isdb_isd_get_gamma(&mem->e, est);
 #endif
 }
 
@@ -240,19 +240,19 @@ static double policy_width(int policy, any_policy *mem, const isdb_real *x) {
     isdb_real bonus = 0, r_res = 1;
     if (policy == SWUCB || policy == SWUCB_RAW) {
         isdb_swucb_explain(&mem->b, x, NULL, &bonus);
-        return bonus / isdb_swucb_beta(&mem->b);
+        return bonus / isdb_swucb_get_beta(&mem->b);
     }
     if (policy == LINUCB) {
         isdb_linucb_explain(&mem->a, x, NULL, &bonus);
-        return bonus / isdb_linucb_beta(&mem->a);
+        return bonus / isdb_linucb_get_beta(&mem->a);
     }
     if (policy == DLINUCB) {
         isdb_dlinucb_explain(&mem->c, x, NULL, &bonus);
-        return bonus / isdb_dlinucb_beta(&mem->c);
+        return bonus / isdb_dlinucb_get_beta(&mem->c);
     }
 #if !ISDB_REAL_IS_FLOAT
     isdb_isd_explain(&mem->e, x, NULL, NULL, &bonus);
-    isdb_isd_radii(&mem->e, NULL, &r_res);
+    isdb_isd_get_radii(&mem->e, NULL, &r_res);
 #endif
     return bonus / r_res;
 }

@@ -27,17 +27,22 @@ int main(void) {
     for (t = 0; t < 2000; ++t) {
         isdb_real reward;
         for (i = 0; i < K * D; ++i) X[i] = isdb_rng_normal(&rng);
-        isdb_policy_select(&pol.base, X, K, &arm);
+        if ((r = isdb_policy_select(&pol.base, X, K, &arm)) < 0) break;
         reward = theta_true[0] * X[arm * D] + theta_true[1] * X[arm * D + 1] + theta_true[2] * X[arm * D + 2] +
                  0.1 * isdb_rng_normal(&rng);
-        isdb_policy_update(&pol.base, arm, X + arm * D, reward);
+        if ((r = isdb_policy_update(&pol.base, arm, X + arm * D, reward)) < 0) break;
     }
-    isdb_linucb_theta(&pol, theta);
+    if (r < 0) { /* negative codes are errors, positive ones successes with a caveat */
+        fprintf(stderr, "round %d: %s\n", t, isdb_result_string(r));
+        isdb_policy_uninit(&pol.base);
+        return 1;
+    }
+    isdb_linucb_get_theta(&pol, theta);
     printf("true theta      %7.3f %7.3f %7.3f\n", theta_true[0], theta_true[1], theta_true[2]);
     printf("estimated theta %7.3f %7.3f %7.3f\n", theta[0], theta[1], theta[2]);
     isdb_linucb_explain(&pol, theta_true, &mean, &bonus);
     printf("score of x = theta: mean %.3f + exploration bonus %.3f (beta %.3f)\n", mean, bonus,
-           isdb_linucb_beta(&pol));
+           isdb_linucb_get_beta(&pol));
     isdb_policy_uninit(&pol.base);
     return 0;
 }

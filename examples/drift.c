@@ -68,8 +68,8 @@ int main(void) {
             if (isdb_policy_update(pols[p], arm, X + arm * D, y) != ISDB_OK) return 1;
         }
         if ((t + 1) % 2500 == 0)
-            printf("%6d %12.1f %12.1f %8d %8lu\n", t + 1, regret[0], regret[1], isdb_adaptive_memory(&ada),
-                   (unsigned long)isdb_adaptive_changes(&ada));
+            printf("%6d %12.1f %12.1f %8d %8lu\n", t + 1, regret[0], regret[1], isdb_adaptive_get_memory(&ada),
+                   (unsigned long)isdb_adaptive_get_changes(&ada));
     }
     isdb_policy_uninit(&ada.base);
     isdb_policy_uninit(&lin.base);

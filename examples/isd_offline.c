@@ -62,8 +62,8 @@ int main(void) {
     c.radius = ISDB_ISD_RADIUS_CODE; /* the width the authors' experiments used */
     if (isdb_isd_init(&c, NULL, &isd) != ISDB_OK) return 1;
     isdb_isd_get_info(&isd, &info);
-    nb = isdb_isd_blocks(&isd, bsize, binv, bstat);
-    isdb_isd_block_pvalues(&isd, bp);
+    nb = isdb_isd_get_blocks(&isd, bsize, binv, bstat);
+    isdb_isd_get_block_pvalues(&isd, bp);
     printf("decomposition from %d logged rows: p_inv = %d, p_res = %d, %d blocks\n", info.n_fit, info.p_inv,
            info.p_res, nb);
     for (b = 0; b < nb; ++b)

@@ -145,7 +145,7 @@ static int isd_offline(int d) {
     c.cov_period = 50;
     if (isdb_isd_env_init(&c, NULL, &env) != ISDB_OK) return 0;
     if (isdb_isd_env_offline(&env, ISD_N0, ISDB_ISD_LOG_UNIFORM, 0.5, 7, isd_X0, isd_R0) != ISDB_OK) return 0;
-    isdb_isd_env_invariant_basis(&env, isd_Uinv);
+    isdb_isd_env_get_invariant_basis(&env, isd_Uinv);
     memcpy(isd_beta, env.beta_inv, sizeof(isdb_real) * (size_t)d);
     isdb_env_uninit(&env.base);
     return d - 2;

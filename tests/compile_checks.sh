@@ -212,5 +212,31 @@ if git rev-parse --show-toplevel >/dev/null 2>&1; then
     check "tracked files outside the design card's top level: $(tr '\n' ' ' < "$out/toplevel.txt")" '[ ! -s "$out/toplevel.txt" ]'
 fi
 
+# 8. README.md names, as `name`, every function the implementation
+# objects leave to the linker (libm, libc, the AVX2 dispatch's
+# __cpu_model); a double build's libm function may be named by its float
+# name (the README: "the same names without the f"). Not named: what the
+# linker itself defines, and what ISDB_ASSERT, ISDB_MALLOC/ISDB_FREE
+# replace. Skipped where nm is missing.
+if command -v nm >/dev/null 2>&1; then
+    grep -o '`[A-Za-z0-9_]*`' README.md | tr -d '`' | sort -u > "$out/readme_names.txt"
+    for impl in double float; do
+        obj=$IMPL_DOUBLE
+        [ $impl = float ] && obj=$IMPL_FLOAT
+        [ -n "$obj" ] || obj="$out/impl_$impl.o"
+        [ -f "$obj" ] || continue
+        nm -u "$obj" | awk '{ print $NF }' |
+            grep -vxE '_GLOBAL_OFFSET_TABLE_|__assert_fail|malloc|free|__stack_chk_fail|__stack_chk_guard' |
+            while read -r sym; do
+                grep -qx "$sym" "$out/readme_names.txt" ||
+                    { [ $impl = double ] && grep -qx "${sym}f" "$out/readme_names.txt"; } || echo "$sym"
+            done > "$out/unnamed_$impl.txt"
+        check "README.md does not name what the $impl implementation links: $(tr '\n' ' ' < "$out/unnamed_$impl.txt")" \
+            '[ ! -s "$out/unnamed_$impl.txt" ]'
+    done
+else
+    echo "compile_checks: no nm, so the README's list of linked functions is not checked"
+fi
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

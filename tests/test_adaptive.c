@@ -71,19 +71,19 @@ static void test_estimators_match_references(void) {
         for (k = 0; k + 1 < p.n_est; ++k) {
             if (p._est[k].ridge.since_refresh != 0) continue;
             estimator_theta(&p, k, theta);
-            isdb_dlinucb_theta(&dl[k], ref);
+            isdb_dlinucb_get_theta(&dl[k], ref);
             if (rel_diff(D, theta, ref) > worst) worst = rel_diff(D, theta, ref);
             ++compared;
         }
         estimator_theta(&p, p.n_est - 1, theta);
-        isdb_linucb_theta(&lin, ref);
+        isdb_linucb_get_theta(&lin, ref);
         if (rel_diff(D, theta, ref) > worst) worst = rel_diff(D, theta, ref);
     }
     CHECK(compared > N / 2);
     /* Rank-one steps against D-LinUCB's refactorisation every update:
        agreement to rounding (1e-10 in double leaves four orders for d = 4). */
     CHECK_MSG(worst < T_TOL(1e-10), "largest relative difference %.3g", worst);
-    CHECK(isdb_adaptive_changes(&p) == 0);
+    CHECK(isdb_adaptive_get_changes(&p) == 0);
     isdb_policy_uninit(&p.base);
     isdb_policy_uninit(&lin.base);
     for (k = 0; k + 1 < p.n_est; ++k) isdb_policy_uninit(&dl[k].base);
@@ -115,12 +115,12 @@ static uint64_t first_cut(isdb_adaptive *p, isdb_env *env, uint64_t T, uint64_t 
     for (t = 0; t < T; ++t) {
         int arm;
         isdb_real y;
-        uint64_t was = isdb_adaptive_changes(p);
+        uint64_t was = isdb_adaptive_get_changes(p);
         if (isdb_env_next(env) != ISDB_OK || isdb_policy_select(&p->base, env->X, env->n_arms, &arm) != ISDB_OK ||
             isdb_env_reward(env, arm, &y) != ISDB_OK ||
             isdb_policy_update(&p->base, arm, env->X + arm * env->d, y) != ISDB_OK)
             return 0;
-        if (isdb_adaptive_changes(p) > was) {
+        if (isdb_adaptive_get_changes(p) > was) {
             if (t >= from) return t;
             ++*before;
         }
@@ -146,7 +146,7 @@ static void test_change_test(void) {
             if (at - 3000 > worst_delay) worst_delay = at - 3000;
         }
         false_runs += before > 0;
-        short_memory += isdb_adaptive_memory(&p) <= 1000;
+        short_memory += isdb_adaptive_get_memory(&p) <= 1000;
         isdb_policy_uninit(&p.base);
         isdb_env_uninit(&env.base);
     }
@@ -173,7 +173,7 @@ static void test_stationary_false_cuts(void) {
         CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
         CHECK_OK(make_env(D, K, 1000 + (uint64_t)s, 0, 1.0, &env));
         CHECK_OK(isdb_sim_run(&p.base, &env.base, 10000, NULL, &res));
-        runs_with_cut += isdb_adaptive_changes(&p) > 0;
+        runs_with_cut += isdb_adaptive_get_changes(&p) > 0;
         isdb_policy_uninit(&p.base);
         isdb_env_uninit(&env.base);
     }
@@ -193,12 +193,12 @@ static void test_cut_copies_estimate(void) {
     for (t = 0; t < 3000 && !checked; ++t) {
         int arm;
         isdb_real y;
-        uint64_t was = isdb_adaptive_changes(&p);
+        uint64_t was = isdb_adaptive_get_changes(&p);
         CHECK_OK(isdb_env_next(&env.base));
         CHECK_OK(isdb_policy_select(&p.base, env.base.X, K, &arm));
         CHECK_OK(isdb_env_reward(&env.base, arm, &y));
         CHECK_OK(isdb_policy_update(&p.base, arm, env.base.X + arm * D, y));
-        if (isdb_adaptive_changes(&p) > was) {
+        if (isdb_adaptive_get_changes(&p) > was) {
             /* The longest estimator now holds the same estimate as some
                shorter one, and so do all between them. */
             isdb_real top[D], other[D];
@@ -254,7 +254,7 @@ static void test_directional_cut(void) {
         for (t = 0; t < 4000 && (cut_at < 0 || t <= cut_at + 1000); ++t) {
             const double *mu = t < 2000 ? before : after;
             const isdb__ridge *top = &a._est[a.n_est - 1].ridge;
-            uint64_t was = isdb_adaptive_changes(&a);
+            uint64_t was = isdb_adaptive_get_changes(&a);
             isdb_real y;
             CHECK_OK(isdb_policy_select(&a.base, X, K, &arm));
             y = (isdb_real)(mu[arm] + 0.1 * isdb_rng_normal(&rng));
@@ -267,7 +267,7 @@ static void test_directional_cut(void) {
                 for (k = 0; k < D; ++k) v0[k] = top->V[k * D + k];
             }
             CHECK_OK(isdb_policy_update(&a.base, arm, X + arm * D, y));
-            if (cut_at < 0 && t >= 2000 && isdb_adaptive_changes(&a) > was) {
+            if (cut_at < 0 && t >= 2000 && isdb_adaptive_get_changes(&a) > was) {
                 cut_at = t;
                 estimator_theta(&a, a.n_est - 1, th1);
                 for (k = 0; k < D; ++k) v1[k] = top->V[k * D + k];
@@ -329,7 +329,7 @@ static void test_fixed_arms_play_longest(void) {
             y = (isdb_real)((arm == 0 ? mu : 1 - mu) + 0.1 * isdb_rng_normal(&rng));
             CHECK_OK(isdb_policy_update(&a.base, arm, X + arm * D, y));
             if (mode == 0 && a.recur >= 0.5) ++recurring;
-            if ((mode == 1 || a.recur >= 0.5) && isdb_adaptive_played(&a) != a.n_est - 1) ++shorter[mode];
+            if ((mode == 1 || a.recur >= 0.5) && isdb_adaptive_get_played(&a) != a.n_est - 1) ++shorter[mode];
         }
         isdb_policy_uninit(&a.base);
     }
@@ -360,7 +360,7 @@ static void test_snapshot_across_cuts(void) {
         int arm, arm_b;
         isdb_real y;
         if (t == 2000) {
-            CHECK(isdb_adaptive_changes(&a) > 0);
+            CHECK(isdb_adaptive_get_changes(&a) > 0);
             CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
             CHECK_OK(isdb_policy_load(&b.base, snap, n));
         }
@@ -440,7 +440,7 @@ static void test_upper_zeros(void) {
         ok &= upper_zeros(&a);
     }
     CHECK(ok);
-    CHECK(isdb_adaptive_changes(&a) > 0);
+    CHECK(isdb_adaptive_get_changes(&a) > 0);
     CHECK(a.upper_dirty == 0 && b.upper_dirty == 0);
     for (k = 0; k <= a.n_est; ++k) {
         isdb__ridge *r = k < a.n_est ? &a._est[k].ridge : &a.hold_ridge;
@@ -467,7 +467,7 @@ static void test_config(void) {
     CHECK(p.cfg.min_memory == 16 && p.cfg.max_memory == 4096 && p.cfg.refresh == 256 && p.cfg.play_horizon == 4);
     CHECK(p._play_sum != NULL && p._est[0].play_gamma == 1 - 1 / (isdb_real)64);
     CHECK(p.n_est == 10 && p._est[0].memory == 16 && p._est[8].memory == 4096 && p._est[9].memory == 0);
-    CHECK(isdb_adaptive_memory(&p) == 0 && isdb_adaptive_changes(&p) == 0);
+    CHECK(isdb_adaptive_get_memory(&p) == 0 && isdb_adaptive_get_changes(&p) == 0);
     isdb_policy_uninit(&p.base);
     c = isdb_adaptive_config_init(40, 4);
     CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
@@ -492,10 +492,10 @@ static void test_config(void) {
     REFUSED(R, -1.0);
     REFUSED(delta, 1.0);
     REFUSED(refresh, -2);
-    REFUSED(cut, -1);
-    REFUSED(cut, 3);
-    REFUSED(noise_estimate, -1);
-    REFUSED(noise_estimate, 3);
+    REFUSED(cut, (isdb_adaptive_cut)-1);
+    REFUSED(cut, (isdb_adaptive_cut)3);
+    REFUSED(noise_estimate, (isdb_adaptive_noise)-1);
+    REFUSED(noise_estimate, (isdb_adaptive_noise)3);
     REFUSED(hold, -1);
     REFUSED(hold, 2);
     REFUSED(play_horizon, -1);
@@ -520,9 +520,9 @@ static void test_config(void) {
 
 /* The getters against runs whose answers are known. Every round, the
    counts each estimator reports follow from the rounds played and the
-   cuts seen through isdb_adaptive_changes alone: +1 a round; a cut at i
+   cuts seen through isdb_adaptive_get_changes alone: +1 a round; a cut at i
    sets every longer estimator to min(count_i, memory_i) and leaves the
-   others; isdb_adaptive_memory is the played one's effective memory.
+   others; isdb_adaptive_get_memory is the played one's effective memory.
    A stationary stream: no cut, the undiscounted estimator played at the
    end with memory = every round played. theta turning around at round
    2000: a cut soon after, a shorter memory played right after it, and at
@@ -542,35 +542,35 @@ static void test_getters(void) {
         c.R = 0.5;
         CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
         CHECK_OK(make_env(D, K, 77, run ? JUMP : 0, 0.5, &env));
-        n = isdb_adaptive_n_estimators(&p);
+        n = isdb_adaptive_get_n_estimators(&p);
         /* min_memory 16 doubling to max_memory 4096, then the undiscounted. */
         CHECK(n == 10);
         for (k = 0; k < n; ++k) {
-            CHECK_OK(isdb_adaptive_estimator(&p, k, &info));
+            CHECK_OK(isdb_adaptive_get_estimator(&p, k, &info));
             memories[k] = info.memory;
             CHECK(info.memory == (k + 1 < n ? 16 << k : 0));
             CHECK(info.gamma == (k + 1 < n ? 1 - (isdb_real)1 / (isdb_real)info.memory : 1));
             CHECK(info.count == 0 && info.effective == 0);
             expect[k] = 0;
         }
-        CHECK(isdb_adaptive_played(&p) == n - 1 && isdb_adaptive_memory(&p) == 0);
+        CHECK(isdb_adaptive_get_played(&p) == n - 1 && isdb_adaptive_get_memory(&p) == 0);
         memset(&info, 0x5a, sizeof info);
-        CHECK_RESULT(isdb_adaptive_estimator(&p, -1, &info), ISDB_ERR_INVALID_ARG);
-        CHECK_RESULT(isdb_adaptive_estimator(&p, n, &info), ISDB_ERR_INVALID_ARG);
-        CHECK_RESULT(isdb_adaptive_estimator(NULL, 0, &info), ISDB_ERR_INVALID_ARG);
-        CHECK_RESULT(isdb_adaptive_estimator(&p, 0, NULL), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_adaptive_get_estimator(&p, -1, &info), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_adaptive_get_estimator(&p, n, &info), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_adaptive_get_estimator(NULL, 0, &info), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_adaptive_get_estimator(&p, 0, NULL), ISDB_ERR_INVALID_ARG);
         CHECK(info.memory == 0x5a5a5a5a && info.count == 0x5a5a5a5a);
         for (t = 1; t <= T && ok; ++t) {
             int played, cut_at = -1;
             if (!play_round(&p, &env.base)) ok = 0;
             for (k = 0; k < n; ++k) ++expect[k];
-            if (isdb_adaptive_changes(&p) != seen) {
+            if (isdb_adaptive_get_changes(&p) != seen) {
                 /* One cut a round at most; it is at the first estimator
                    whose count left the +1 a round, less one. */
-                ok &= isdb_adaptive_changes(&p) == seen + 1;
-                seen = isdb_adaptive_changes(&p);
+                ok &= isdb_adaptive_get_changes(&p) == seen + 1;
+                seen = isdb_adaptive_get_changes(&p);
                 for (k = 0; k < n && cut_at < 0; ++k) {
-                    CHECK_OK(isdb_adaptive_estimator(&p, k, &info));
+                    CHECK_OK(isdb_adaptive_get_estimator(&p, k, &info));
                     if (info.count != expect[k]) cut_at = k - 1;
                 }
                 ok &= cut_at >= 0 && cut_at + 1 < n;
@@ -581,26 +581,26 @@ static void test_getters(void) {
                 last_cut = t;
             }
             for (k = 0; k < n; ++k) {
-                CHECK_OK(isdb_adaptive_estimator(&p, k, &info));
+                CHECK_OK(isdb_adaptive_get_estimator(&p, k, &info));
                 ok &= info.count == expect[k] &&
                       info.effective == (memories[k] && memories[k] < expect[k] ? memories[k] : expect[k]);
             }
-            played = isdb_adaptive_played(&p);
+            played = isdb_adaptive_get_played(&p);
             ok &= played >= 0 && played < n;
-            CHECK_OK(isdb_adaptive_estimator(&p, played, &info));
-            ok &= isdb_adaptive_memory(&p) == info.effective;
+            CHECK_OK(isdb_adaptive_get_estimator(&p, played, &info));
+            ok &= isdb_adaptive_get_memory(&p) == info.effective;
             if (first_cut > 0 && t < first_cut + 50 && played < n - 1) shorter_after_cut = 1;
         }
         CHECK_MSG(ok, "run %d: the getters disagree with the counts of the rounds and cuts (round %d)", run, t - 1);
-        CHECK(isdb_adaptive_played(&p) == n - 1);
+        CHECK(isdb_adaptive_get_played(&p) == n - 1);
         if (!run) {
             CHECK_MSG(seen == 0, "stationary run: %lu cuts", (unsigned long)seen);
-            CHECK(isdb_adaptive_memory(&p) == T);
+            CHECK(isdb_adaptive_get_memory(&p) == T);
         } else {
             CHECK_MSG(first_cut > JUMP && first_cut <= JUMP + 300, "first cut at round %d", first_cut);
             CHECK(shorter_after_cut);
-            CHECK_MSG(isdb_adaptive_memory(&p) == T - last_cut + handed, "memory %d, rounds since the cut %d + %d",
-                      isdb_adaptive_memory(&p), T - last_cut, handed);
+            CHECK_MSG(isdb_adaptive_get_memory(&p) == T - last_cut + handed, "memory %d, rounds since the cut %d + %d",
+                      isdb_adaptive_get_memory(&p), T - last_cut, handed);
         }
         isdb_policy_uninit(&p.base);
         isdb_env_uninit(&env.base);
@@ -626,10 +626,10 @@ static uint64_t bernoulli_run(int K, const double *mu0, const double *mu1, uint6
     *before = 0;
     for (t = 0; t < T; ++t) {
         const double *mu = t < at ? mu0 : mu1;
-        uint64_t cuts = isdb_adaptive_changes(&p);
+        uint64_t cuts = isdb_adaptive_get_changes(&p);
         CHECK_OK(isdb_policy_select(&p.base, X, K, &arm));
         CHECK_OK(isdb_policy_update(&p.base, arm, X + arm * K, isdb_rng_uniform(&rng) < mu[arm] ? 1 : 0));
-        if (isdb_adaptive_changes(&p) > cuts) {
+        if (isdb_adaptive_get_changes(&p) > cuts) {
             if (t < at)
                 ++*before;
             else if (!first)
@@ -684,14 +684,14 @@ static void test_noise_estimate(void) {
         isdb_adaptive_config c = isdb_adaptive_config_init(6, 6);
         isdb_rng rng;
         c.R = 0.5;
-        c.noise_estimate = mode;
+        c.noise_estimate = (isdb_adaptive_noise)mode;
         CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
         isdb_rng_seed(&rng, 31);
         for (t = 0; t < 3000; ++t) {
             CHECK_OK(isdb_policy_select(&p.base, X, 6, &arm));
             CHECK_OK(isdb_policy_update(&p.base, arm, X + arm * 6, isdb_rng_uniform(&rng) < low[arm] ? 1 : 0));
         }
-        beta[mode] = isdb_adaptive_beta(&p);
+        beta[mode] = isdb_adaptive_get_beta(&p);
         isdb_policy_uninit(&p.base);
     }
     printf("noise estimate: width on low-mean Bernoulli arms %.3f (R's %.3f)\n", (double)beta[1], (double)beta[0]);
@@ -701,11 +701,11 @@ static void test_noise_estimate(void) {
         isdb_adaptive p;
         isdb_adaptive_config c = isdb_adaptive_config_init(5, 20);
         isdb_sim_result res;
-        c.noise_estimate = mode;
+        c.noise_estimate = (isdb_adaptive_noise)mode;
         CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
         CHECK_OK(make_env(5, 20, 77, 0, 1.0, &env));
         CHECK_OK(isdb_sim_run(&p.base, &env.base, 3000, NULL, &res));
-        beta[mode] = isdb_adaptive_beta(&p);
+        beta[mode] = isdb_adaptive_get_beta(&p);
         isdb_policy_uninit(&p.base);
         isdb_env_uninit(&env.base);
     }
@@ -778,7 +778,7 @@ static void test_local_noise_regret(void) {
                 regret[m] += low[0] - low[arm];
                 CHECK_OK(isdb_policy_update(&p.base, arm, X + arm * 6, isdb_rng_uniform(&rng) < low[arm] ? 1 : 0));
             }
-            cuts += isdb_adaptive_changes(&p);
+            cuts += isdb_adaptive_get_changes(&p);
             isdb_policy_uninit(&p.base);
         }
     printf("local noise: regret on stationary low-mean Bernoulli arms, POOLED %.1f, LOCAL %.1f (%d runs of %d), "
@@ -854,7 +854,7 @@ static int same_after_snapshot(const isdb_adaptive_config *c, isdb_env *env, int
     CHECK_OK(isdb_adaptive_init(c, NULL, &a));
     CHECK_OK(isdb_adaptive_init(c, NULL, &b));
     CHECK_OK(isdb_sim_run(&a.base, env, before, NULL, &res));
-    *holding = isdb_adaptive_holding(&a);
+    *holding = isdb_adaptive_get_holding(&a);
     CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
     CHECK_OK(isdb_policy_load(&b.base, snap, n));
     for (t = 0; t < after; ++t) {
@@ -863,7 +863,7 @@ static int same_after_snapshot(const isdb_adaptive_config *c, isdb_env *env, int
         CHECK_OK(isdb_env_next(env));
         CHECK_OK(isdb_policy_select(&a.base, env->X, K, &arm));
         CHECK_OK(isdb_policy_select(&b.base, env->X, K, &arm_b));
-        same &= arm == arm_b && isdb_adaptive_played(&a) == isdb_adaptive_played(&b);
+        same &= arm == arm_b && isdb_adaptive_get_played(&a) == isdb_adaptive_get_played(&b);
         CHECK_OK(isdb_env_reward(env, arm, &y));
         CHECK_OK(isdb_policy_update(&a.base, arm, env->X + arm * d, y));
         CHECK_OK(isdb_policy_update(&b.base, arm, env->X + arm * d, y));
@@ -924,8 +924,8 @@ static void test_hold_level_scale(void) {
             CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
             CHECK_OK(isdb_sim_run(&a.base, &env.base, T, NULL, &res));
             regret[hold] += (double)res.regret / SEEDS;
-            cuts[hold] += isdb_adaptive_changes(&a);
-            holding_at_end += hold && isdb_adaptive_holding(&a);
+            cuts[hold] += isdb_adaptive_get_changes(&a);
+            holding_at_end += hold && isdb_adaptive_get_holding(&a);
             isdb_policy_uninit(&a.base);
             isdb_env_uninit(&env.base);
         }
@@ -1000,7 +1000,7 @@ static void test_play_horizon(void) {
                 isdb_real y, best;
                 CHECK_OK(isdb_env_next(&env.base));
                 CHECK_OK(isdb_policy_select(&a.base, env.base.X, K, &arm));
-                long_share[h] += (isdb_adaptive_played(&a) >= a.n_est - 3) / (double)(SEEDS * T);
+                long_share[h] += (isdb_adaptive_get_played(&a) >= a.n_est - 3) / (double)(SEEDS * T);
                 CHECK_OK(isdb_env_reward(&env.base, arm, &y));
                 CHECK_OK(isdb_policy_update(&a.base, arm, env.base.X + arm * D, y));
                 best = env.base.means[0];
@@ -1057,7 +1057,7 @@ static void test_explain(void) {
             y *= x[0];
             CHECK_OK(isdb_policy_update(&p.base, 0, x, y));
         }
-        estimator_theta(&p, isdb_adaptive_played(&p), theta);
+        estimator_theta(&p, isdb_adaptive_get_played(&p), theta);
         for (k = 0; k < 20; ++k) {
             isdb_real mean, bonus, score, ref = 0;
             for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(&rng);

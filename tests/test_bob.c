@@ -67,7 +67,7 @@ static void test_params_table(void) {
         CHECK_OK(isdb_bob_init(&c, NULL, &pol));
         if (memcmp(isdb_bob_get_params(&pol), &par, sizeof par) != 0) same = 0;
         CHECK(same);
-        CHECK(isdb_bob_swucb(&pol)->cfg.delta == (isdb_real)1 / (isdb_real)T[i]);
+        CHECK(isdb_bob_get_swucb(&pol)->cfg.delta == (isdb_real)1 / (isdb_real)T[i]);
         isdb_policy_uninit(&pol.base);
     }
 }
@@ -185,8 +185,8 @@ static void test_exp3_direct(void) {
             sum_s = 0.0L;
             for (j = 0; j < n; ++j) sum_s += s[j];
             for (j = 0; j < n; ++j) pl[j] = (1.0L - par->gamma) * s[j] / sum_s + par->gamma / (long double)n;
-            isdb_bob_master_probs(&pol, p);
-            isdb_bob_log_weights(&pol, lw);
+            isdb_bob_get_master_probs(&pol, p);
+            isdb_bob_get_log_weights(&pol, lw);
             for (j = 0; j < n; ++j) {
                 long double max_s = s[0];
                 int k;
@@ -197,10 +197,10 @@ static void test_exp3_direct(void) {
             }
             if (worst_p > T_TOL(1e-12)) p_ok = 0;
             if (worst_lw > T_TOL(1e-12)) lw_ok = 0;
-            CHECK(isdb_bob_window(&pol) == 0 && isdb_bob_window_index(&pol) == -1);
+            CHECK(isdb_bob_get_window(&pol) == 0 && isdb_bob_get_window_index(&pol) == -1);
             CHECK_OK(isdb_policy_select(&pol.base, X, D, &arm));
-            if (isdb_bob_window_index(&pol) != inverse_cdf(p, n, isdb_rng_uniform(&copy))) draws_ok = 0;
-            CHECK(isdb_bob_window(&pol) == par->windows[isdb_bob_window_index(&pol)]);
+            if (isdb_bob_get_window_index(&pol) != inverse_cdf(p, n, isdb_rng_uniform(&copy))) draws_ok = 0;
+            CHECK(isdb_bob_get_window(&pol) == par->windows[isdb_bob_get_window_index(&pol)]);
             block_sum = 0.0L;
         } else {
             CHECK_OK(isdb_policy_select(&pol.base, X, D, &arm));
@@ -208,10 +208,10 @@ static void test_exp3_direct(void) {
         {
             isdb_real y = means[arm] + 0.2 * isdb_rng_normal(&noise);
             int jj = pol.j;
-            uint64_t block = isdb_bob_block(&pol);
+            uint64_t block = isdb_bob_get_block(&pol);
             block_sum += y;
             CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, y));
-            if (isdb_bob_block(&pol) != block) {
+            if (isdb_bob_get_block(&pol) != block) {
                 /* The block ended with this update: eq. 25 on the raw weights. */
                 long double r = 0.5L + block_sum / norm;
                 s[jj] *= expl(par->gamma / ((long double)n * pl[jj]) * r);
@@ -226,7 +226,7 @@ static void test_exp3_direct(void) {
     CHECK(len_ok);
     /* 400 = 9 * 41 + 31: 10 blocks in the horizon, then 5 of 41 rounds. */
     CHECK(blocks_seen == 15);
-    CHECK(isdb_bob_block(&pol) == 15 && pol.base.t == TH + 5 * 41);
+    CHECK(isdb_bob_get_block(&pol) == 15 && pol.base.t == TH + 5 * 41);
     isdb_policy_uninit(&pol.base);
 }
 
@@ -249,9 +249,9 @@ static void test_log_weights_no_overflow(void) {
         CHECK_OK(isdb_policy_select(&pol.base, X, D, &arm));
         CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, 1.0));
     }
-    CHECK(isdb_bob_block(&pol) == isdb_bob_get_params(&pol)->blocks);
-    isdb_bob_master_probs(&pol, p);
-    isdb_bob_log_weights(&pol, lw);
+    CHECK(isdb_bob_get_block(&pol) == isdb_bob_get_params(&pol)->blocks);
+    isdb_bob_get_master_probs(&pol, p);
+    isdb_bob_get_log_weights(&pol, lw);
     for (j = 0; j < n; ++j) {
         if (!t_all_finite(p + j, 1) || !t_all_finite(lw + j, 1) || lw[j] > 0.0) ok = 0;
         if (p[j] < isdb_bob_get_params(&pol)->gamma / n * (1.0 - T_TOL(1e-12))) ok = 0;
@@ -283,7 +283,7 @@ static void test_log_weights_extreme(void) {
         CHECK_OK(isdb_policy_select(&pol.base, X, 2, &arm));
         CHECK_OK(isdb_policy_update(&pol.base, arm, X + 2 * arm, t % 3 ? ISDB_INPUT_MAX : -ISDB_INPUT_MAX));
     }
-    isdb_bob_master_probs(&pol, p);
+    isdb_bob_get_master_probs(&pol, p);
     for (j = 0; j < n; ++j) {
         if (!(p[j] >= isdb_bob_get_params(&pol)->gamma / n * (1.0 - T_TOL(1e-12)))) ok = 0;
         sum += p[j];
@@ -312,12 +312,12 @@ static void test_draw_distribution(void) {
     /* Loading a snapshot derives the distribution from the log-weights. */
     CHECK_OK(isdb_policy_save(&pol.base, snap_buf, sizeof snap_buf, &snap_n));
     CHECK_OK(isdb_policy_load(&pol.base, snap_buf, snap_n));
-    isdb_bob_master_probs(&pol, p);
+    isdb_bob_get_master_probs(&pol, p);
     one_hot(2, X);
     for (i = 0; i < N; ++i) {
         pol.drawn = 0;
         CHECK_OK(isdb_policy_select(&pol.base, X, 2, &arm));
-        counts[isdb_bob_window_index(&pol)]++;
+        counts[isdb_bob_get_window_index(&pol)]++;
     }
     for (j = 0; j < n; ++j) chi2 += (counts[j] - N * p[j]) * (counts[j] - N * p[j]) / (N * p[j]);
     /* 7 windows: 6 degrees of freedom, 0.999 quantile 22.46. */
@@ -355,7 +355,7 @@ static void test_fresh_swucb_per_block(void) {
             if (arm != t_argmax(norms, K)) mixture_ok = 0;
             if (have_ref) isdb_policy_uninit(&ref.base);
             {
-                isdb_swucb_config sc = isdb_swucb_config_init(D, K, isdb_bob_window(&pol));
+                isdb_swucb_config sc = isdb_swucb_config_init(D, K, isdb_bob_get_window(&pol));
                 sc.lambda = 0.5;
                 sc.R = 0.3;
                 sc.S = 2.0;
@@ -373,13 +373,13 @@ static void test_fresh_swucb_per_block(void) {
         if (memcmp(a, b, sizeof a) != 0 || arm != ref_arm) same = 0;
         CHECK_OK(isdb_policy_probs(&pol.base, X, K, pr));
         CHECK(pr[arm] == 1.0);
-        CHECK(isdb_bob_swucb(&pol)->count <= pol.in_block);
+        CHECK(isdb_bob_get_swucb(&pol)->count <= pol.in_block);
         CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * D, X[arm * D] - 0.5 * X[arm * D + 1]));
         CHECK_OK(isdb_policy_update(&ref.base, arm, X + arm * D, X[arm * D] - 0.5 * X[arm * D + 1]));
     }
     CHECK_MSG(same, "BOB and the restarted SW-UCB disagree");
     CHECK(mixture_ok);
-    CHECK(isdb_bob_block(&pol) >= 3);
+    CHECK(isdb_bob_get_block(&pol) >= 3);
     isdb_policy_uninit(&ref.base);
     /* With no width (alpha = 0) every window scores 0: arm 0, ties lowest. */
     isdb_policy_uninit(&pol.base);
@@ -407,8 +407,8 @@ static void test_past_horizon(void) {
         CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm, 0.3));
         /* Blocks completed after t updates. */
         want = t <= 100 ? (uint64_t)(t / 10) : t <= 105 ? 10 + (t == 105) : 11 + (uint64_t)((t - 105) / 10);
-        if (isdb_bob_block(&pol) != want) ok = 0;
-        if (pol.block_len != (isdb_bob_block(&pol) == 10 ? 5 : 10)) ok = 0;
+        if (isdb_bob_get_block(&pol) != want) ok = 0;
+        if (pol.block_len != (isdb_bob_get_block(&pol) == 10 ? 5 : 10)) ok = 0;
     }
     CHECK(ok);
     isdb_policy_uninit(&pol.base);

@@ -138,9 +138,9 @@ static void base_adaptive(any_config *c) { c->adaptive = isdb_adaptive_config_in
 /* The ridge policies' estimate and width multiplier. */
 #define RIDGE_STATE(n)                                                                           \
     static int finite_##n(const isdb_##n *p) {                                                   \
-        isdb_real beta = isdb_##n##_beta(p);                                                     \
+        isdb_real beta = isdb_##n##_get_beta(p);                                                 \
         if (!STATE_FITS(p->base.d)) return 1;                                                    \
-        isdb_##n##_theta(p, state_buf);                                                          \
+        isdb_##n##_get_theta(p, state_buf);                                                      \
         return finite_all(state_buf, p->base.d, "theta") && finite_all(&beta, 1, "beta");        \
     }                                                                                            \
     static int state_##n(void *o) { return finite_##n((const isdb_##n *)o); }
@@ -151,13 +151,13 @@ RIDGE_STATE(adaptive)
 static int state_lints(void *o) {
     const isdb_lints *p = (const isdb_lints *)o;
     if (!STATE_FITS(p->base.d)) return 1;
-    isdb_lints_theta(p, state_buf);
+    isdb_lints_get_theta(p, state_buf);
     if (!finite_all(state_buf, p->base.d, "theta")) return 0;
-    isdb_lints_last_sample(p, state_buf);
+    isdb_lints_get_last_sample(p, state_buf);
     return finite_all(state_buf, p->base.d, "last_sample");
 }
 /* BOB: the current block's SW-UCB. */
-static int state_bob(void *o) { return finite_swucb(isdb_bob_swucb((const isdb_bob *)o)); }
+static int state_bob(void *o) { return finite_swucb(isdb_bob_get_swucb((const isdb_bob *)o)); }
 
 #define UCB_FIELDS(T)                                                                                        \
     FR(T, lambda, 0), FR(T, delta, T_SUBNORMAL), FR(T, R, -1), FR(T, S, -1), FR(T, L, 0), FR(T, alpha, -1)
@@ -361,21 +361,21 @@ static int state_isd(void *o) {
     const isdb_isd *p = (const isdb_isd *)o;
     double r[2];
     if (!STATE_FITS(p->base.d)) return 1;
-    isdb_isd_beta_inv(p, state_buf);
+    isdb_isd_get_beta_inv(p, state_buf);
     if (!finite_all(state_buf, p->base.d, "beta_inv")) return 0;
-    isdb_isd_gamma(p, state_buf);
+    isdb_isd_get_gamma(p, state_buf);
     if (!finite_all(state_buf, p->base.d, "gamma")) return 0;
-    isdb_isd_radii(p, &r[0], &r[1]);
+    isdb_isd_get_radii(p, &r[0], &r[1]);
     return finite_all(r, 2, "radii");
 }
 static int state_oam(void *o) {
     const isdb_oam *p = (const isdb_oam *)o;
     double v[2];
     if (!STATE_FITS(p->base.d)) return 1;
-    isdb_oam_theta(p, state_buf);
+    isdb_oam_get_theta(p, state_buf);
     if (!finite_all(state_buf, p->base.d, "theta")) return 0;
-    v[0] = isdb_oam_fn(p);
-    v[1] = isdb_oam_min_gap(p);
+    v[0] = isdb_oam_get_fn(p);
+    v[1] = isdb_oam_get_min_gap(p);
     return finite_all(v, 2, "fn, min_gap");
 }
 /* Trace-UCB: the variances, widths and traces of every model, and each
@@ -384,11 +384,11 @@ static int state_traceucb(void *o) {
     isdb_traceucb *p = (isdb_traceucb *)o;
     int i, m = p->cfg.m, d = p->cfg.d;
     if (!STATE_FITS(m) || !STATE_FITS(d)) return 1;
-    isdb_traceucb_variances(p, state_buf);
+    isdb_traceucb_get_variances(p, state_buf);
     if (!finite_all(state_buf, m, "variances")) return 0;
-    isdb_traceucb_widths(p, state_buf);
+    isdb_traceucb_get_widths(p, state_buf);
     if (!finite_all(state_buf, m, "widths")) return 0;
-    isdb_traceucb_traces(p, state_buf);
+    isdb_traceucb_get_traces(p, state_buf);
     if (!finite_all(state_buf, m, "traces")) return 0;
     for (i = 0; i < m; ++i)
         if (isdb_traceucb_estimate(p, i, ISDB_TRACEUCB_RIDGE, state_buf) == ISDB_OK &&
@@ -724,6 +724,7 @@ static void test_arguments(void) {
     static double heap_buf[4096];
     size_t bytes;
     isdb_real X[12] = {0}, x[3] = {0};
+    int arm = -1;
     CHECK_RESULT(isdb_linucb_heap_size(&c, &bytes), ISDB_OK);
     CHECK(bytes + 8 <= sizeof heap_buf);
     CHECK_RESULT(isdb_init_check(heap_buf, sizeof heap_buf, bytes, NULL, &why), ISDB_ERR_INVALID_ARG);
@@ -800,24 +801,29 @@ static void test_arguments(void) {
     }
 
     CHECK_RESULT(isdb_linucb_init_preallocated(&c, heap_buf, sizeof heap_buf, &pol), ISDB_OK);
-    CHECK_RESULT(isdb_policy_check_select(NULL, X, 2, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(NULL, X, 2, &arm, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "pol") == 0);
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 5, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 5, &arm, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "n_arms") == 0 && why.lo == 1 && why.hi == 4);
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, NULL, 2, &why), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, NULL, 2, &arm, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "X") == 0);
     X[4] = T_NAN;
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &why), ISDB_ERR_NONFINITE);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, &why), ISDB_ERR_NONFINITE);
     CHECK(why.field && strcmp(why.field, "X") == 0);
-    {
-        int arm = -1;
-        CHECK_RESULT(isdb_policy_select(&pol.base, X, 2, &arm), ISDB_ERR_NONFINITE);
-    }
+    CHECK_RESULT(isdb_policy_select(&pol.base, X, 2, &arm), ISDB_ERR_NONFINITE);
+    CHECK(arm == -1);
     X[4] = T_BEYOND;
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &why), ISDB_ERR_RANGE);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, &why), ISDB_ERR_RANGE);
     X[4] = 0;
-    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &why), ISDB_OK);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, &why), ISDB_OK);
     CHECK(why.field == NULL);
+    /* check_select takes select's arguments: a NULL output is refused,
+       named "arm", as select refuses it; check_select writes no *arm. */
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, NULL, &why), ISDB_ERR_INVALID_ARG);
+    CHECK(why.field && strcmp(why.field, "arm") == 0);
+    CHECK_RESULT(isdb_policy_select(&pol.base, X, 2, NULL), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_policy_check_select(&pol.base, X, 2, &arm, NULL), ISDB_OK);
+    CHECK(arm == -1 && pol.base.t == 0);
     CHECK_RESULT(isdb_policy_check_update(&pol.base, 4, x, 1, &why), ISDB_ERR_INVALID_ARG);
     CHECK(why.field && strcmp(why.field, "arm") == 0 && why.lo == 0 && why.hi == 3);
     CHECK_RESULT(isdb_policy_check_update(&pol.base, 1, NULL, 1, &why), ISDB_ERR_INVALID_ARG);

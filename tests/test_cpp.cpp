@@ -21,6 +21,16 @@ static void run(isdb_policy *p, int d) {
     isdb_policy_uninit(p);
 }
 
+// Config fields that take an enum's values have the enum's type (1.0): an
+// overload on the enum is chosen over one on int.
+static int typed(isdb_adaptive_cut) { return 1; }
+static int typed(isdb_adaptive_noise) { return 2; }
+#if !ISDB_REAL_IS_FLOAT
+static int typed(isdb_isd_rule) { return 3; }
+static int typed(isdb_isd_selection) { return 4; }
+#endif
+static int typed(int) { return 0; }
+
 int main() {
     const int d = 3;
     isdb_linucb a;
@@ -39,5 +49,15 @@ int main() {
     run(&c.base, d);
     CHECK_OK(isdb_lints_init(&ce, NULL, &e));
     run(&e.base, d);
+    {
+        isdb_adaptive_config cf = isdb_adaptive_config_init(d, 4);
+        CHECK(typed(cf.cut) == 1 && typed(cf.noise_estimate) == 2 && typed(cf.hold) == 0);
+        cf.cut = ISDB_ADAPTIVE_CUT_FULL; // an int needs a cast in C++: (isdb_adaptive_cut)2
+        CHECK(cf.cut == static_cast<isdb_adaptive_cut>(2));
+#if !ISDB_REAL_IS_FLOAT
+        isdb_isd_options o = isdb_isd_options_init();
+        CHECK(typed(o.rule) == 3 && typed(o.one_se) == 4);
+#endif
+    }
     return test_report();
 }

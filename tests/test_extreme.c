@@ -104,8 +104,8 @@ static void test_window_longer_than_run(void) {
     }
     CHECK(same);
     CHECK(sw.count == 300);
-    isdb_linucb_theta(&lin, a);
-    isdb_swucb_theta(&sw, b);
+    isdb_linucb_get_theta(&lin, a);
+    isdb_swucb_get_theta(&sw, b);
     for (i = 0; i < 4; ++i) CHECK_NEAR(a[i], b[i], T_TOL(1e-12) * (1.0 + fabs(a[i])));
     isdb_policy_uninit(&lin.base);
     isdb_policy_uninit(&sw.base);
@@ -138,11 +138,11 @@ static void test_input_limits(void) {
             finite &= t_all_finite(out, 4);
         }
         CHECK_MSG(finite, "%s: scores not finite", isdb_policy_name(p));
-        if (which == 0) isdb_linucb_theta(&mem.a, theta);
-        if (which == 1) isdb_swucb_theta(&mem.b, theta);
-        if (which == 2) isdb_dlinucb_theta(&mem.c, theta);
-        if (which == 3) isdb_lints_theta(&mem.e, theta);
-        if (which == 4) isdb_adaptive_theta(&mem.f, theta);
+        if (which == 0) isdb_linucb_get_theta(&mem.a, theta);
+        if (which == 1) isdb_swucb_get_theta(&mem.b, theta);
+        if (which == 2) isdb_dlinucb_get_theta(&mem.c, theta);
+        if (which == 3) isdb_lints_get_theta(&mem.e, theta);
+        if (which == 4) isdb_adaptive_get_theta(&mem.f, theta);
         CHECK(t_all_finite(theta, 2));
         CHECK_OK(isdb_policy_save(p, snap, sizeof snap, &n));
         if (make(which, 2, 4, 3, &copy)) {
@@ -181,7 +181,7 @@ static void test_window_with_huge_vector(void) {
         b[0] += (0.5 + 0.1 * t) * x[0];
         b[1] += (0.5 + 0.1 * t) * x[1];
     }
-    isdb_swucb_theta(&sw, theta);
+    isdb_swucb_get_theta(&sw, theta);
     CHECK_NEAR(theta[0], (V[3] * b[0] - V[1] * b[1]) / (V[0] * V[3] - V[1] * V[2]), T_TOL(1e-12));
     CHECK_NEAR(theta[1], (V[0] * b[1] - V[2] * b[0]) / (V[0] * V[3] - V[1] * V[2]), T_TOL(1e-12));
     isdb_policy_uninit(&sw.base);

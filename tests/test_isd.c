@@ -161,7 +161,7 @@ static void test_oracle_known_beta(void) {
     double U[MAXD * MAXD], scores[8], worst = 0;
     int t, k, d = 8, K = 6;
     make_env(&env, d, K, 3, sizes, res, 3, 400);
-    isdb_isd_env_invariant_basis(&env, Uinv);
+    isdb_isd_env_get_invariant_basis(&env, Uinv);
     c = paper_config_init(d, K, 0, NULL, NULL);
     c.oracle = 1;
     c.p_inv = env.p_inv;
@@ -173,14 +173,14 @@ static void test_oracle_known_beta(void) {
     c.L = 3.0;
     c.delta = 0.05;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-    CHECK(isdb_isd_p_inv(&pol) == 6);
-    isdb_isd_basis(&pol, U);
+    CHECK(isdb_isd_get_p_inv(&pol) == 6);
+    isdb_isd_get_basis(&pol, U);
     for (t = 0; t < 300; ++t) {
         int arm;
         double y, rr, ri, mean, bi, br;
         CHECK_OK(isdb_env_next(&env.base));
         CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, scores));
-        isdb_isd_radii(&pol, &ri, &rr);
+        isdb_isd_get_radii(&pol, &ri, &rr);
         CHECK(ri == 0.0);
         CHECK_NEAR(rr, ref_rho1(2, t, 0.7, 0.05, 0.9, 2.0, 3.0), 1e-12 * rr);
         for (k = 0; k < K; ++k) {
@@ -212,7 +212,7 @@ static void test_oracle_estimated_beta(void) {
     int d = 6, K = 5, n0 = 1500, i, j, r, mode;
     make_env(&env, d, K, 2, sizes, res, 5, 300);
     CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 9, X0, R0));
-    isdb_isd_env_invariant_basis(&env, Uinv);
+    isdb_isd_env_get_invariant_basis(&env, Uinv);
     for (mode = 0; mode < 2; ++mode) {
         isdb_isd pol;
         isdb_isd_config c = paper_config_init(d, K, n0, X0, R0);
@@ -226,8 +226,8 @@ static void test_oracle_estimated_beta(void) {
         c.lambda = 0.5;
         c.radius = mode ? ISDB_ISD_RADIUS_CODE : ISDB_ISD_RADIUS_PAPER;
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-        isdb_isd_basis(&pol, U);
-        isdb_isd_beta_inv(&pol, beta);
+        isdb_isd_get_basis(&pol, U);
+        isdb_isd_get_beta_inv(&pol, beta);
         /* Sigma = X0^T X0, Sigma_beta = U_inv^T Sigma U_inv, beta = U_inv
            Sb^-1 U_inv^T X0^T R0. */
         for (i = 0; i < d; ++i)
@@ -288,7 +288,7 @@ static void test_oracle_estimated_beta(void) {
             double y, ri, rr, mean;
             CHECK_OK(isdb_env_next(&env.base));
             CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, scores));
-            isdb_isd_radii(&pol, &ri, &rr);
+            isdb_isd_get_radii(&pol, &ri, &rr);
             if (mode == 0) {
                 double root = sqrt(2.0 * t);
                 CHECK_NEAR(ri, rinv, 1e-12 * rinv);
@@ -331,14 +331,14 @@ static void test_p_res_zero(void) {
     int d = 4, K = 4, t, k;
     make_env(&env, d, K, 1, sizes, res, 8, 100);
     CHECK_OK(isdb_isd_env_offline(&env, 500, ISDB_ISD_LOG_UNIFORM, 1.0, 2, X0, R0));
-    isdb_isd_env_invariant_basis(&env, Uinv);
+    isdb_isd_env_get_invariant_basis(&env, Uinv);
     c = paper_config_init(d, K, 500, X0, R0);
     c.oracle = 1;
     c.p_inv = 4;
     c.U_inv = Uinv;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-    isdb_isd_basis(&pol, U);
-    isdb_isd_beta_inv(&pol, beta);
+    isdb_isd_get_basis(&pol, U);
+    isdb_isd_get_beta_inv(&pol, beta);
     CHECK_OK(isdb_env_next(&env.base));
     CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, s1));
     for (t = 0; t < 20; ++t)
@@ -416,7 +416,7 @@ static void test_windowed_learners(void) {
     isdb_isd_env env;
     int d = 6, K = 5, mode, t, k;
     make_env(&env, d, K, 2, sizes, res, 12, 100);
-    isdb_isd_env_invariant_basis(&env, Uinv);
+    isdb_isd_env_get_invariant_basis(&env, Uinv);
     for (mode = 0; mode < 2; ++mode) {
         isdb_isd pol;
         isdb_isd_config c = paper_config_init(d, K, 0, NULL, NULL);
@@ -433,7 +433,7 @@ static void test_windowed_learners(void) {
         c.alpha = 1.3;
         c.refresh = 40; /* WINDOW: rebuilds every 40, downdates between */
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-        isdb_isd_basis(&pol, U);
+        isdb_isd_get_basis(&pol, U);
         cols(d, U, 3, q, Ur);
         isdb_env_reset(&env.base);
         for (t = 0; t < 300; ++t) {
@@ -552,8 +552,8 @@ static void test_recompute(void) {
             fit.invariant = inv;
             CHECK(isdb_isd_estimate_work_size(d, n0 + W, &o) <= sizeof work / sizeof work[0]);
             CHECK(isdb_isd_estimate(d, n0 + W, Xall, Rall, &o, &fit, work) >= 0);
-            isdb_isd_basis(&pol, U2);
-            isdb_isd_beta_inv(&pol, b2);
+            isdb_isd_get_basis(&pol, U2);
+            isdb_isd_get_beta_inv(&pol, b2);
             isdb_isd_get_info(&pol, &info);
             CHECK(info.recomputes == 1 && info.n_fit == n0 + W && info.p_inv == fit.p_inv);
             CHECK(memcmp(U1, U2, sizeof(double) * (size_t)(d * d)) == 0);
@@ -564,7 +564,7 @@ static void test_recompute(void) {
             double scores[8], mean, ri, rr;
             isdb_isd_get_info(&pol, &info);
             CHECK(info.recomputes == 1);
-            isdb_isd_radii(&pol, &ri, &rr);
+            isdb_isd_get_radii(&pol, &ri, &rr);
             CHECK_OK(isdb_env_next(&env.base));
             CHECK_OK(isdb_policy_scores(&pol.base, env.base.X, K, scores));
             for (k = 0; k < K; ++k) {
@@ -661,7 +661,7 @@ static void test_estimator_planted(void) {
                 CHECK(fit.p_inv < d && fit.p_inv > 0);
             } else if (fit.n_blocks == 4 && fit.p_inv == 7) {
                 ++right;
-                isdb_isd_env_invariant_basis(&env, Uinv);
+                isdb_isd_env_get_invariant_basis(&env, Uinv);
                 err = span_distance(d, U, d, fit.p_inv, Uinv, env.p_inv, env.p_inv);
                 CHECK_MSG(err < 0.1, "seed %d: invariant subspace error %g", seed, err);
                 for (i = 0; i < d; ++i)
@@ -729,7 +729,7 @@ static void test_monitor(void) {
         ca.cov_period = 250;
         CHECK_OK(isdb_isd_env_init(&ca, NULL, &A));
         CHECK_OK(isdb_isd_env_offline(&A, 2000, ISDB_ISD_LOG_UNIFORM, 1.0, 50 + (uint64_t)seed, X0, R0));
-        isdb_isd_env_invariant_basis(&A, Uinv);
+        isdb_isd_env_get_invariant_basis(&A, Uinv);
         cb = ca;
         cb.basis = A.basis;
         for (i = 0; i < d; ++i)
@@ -816,7 +816,7 @@ static void test_env(void) {
             s += e1.basis[i * d + 2] * e1.beta_inv[i];
         CHECK_NEAR(s, 0.0, 1e-14);
     }
-    isdb_isd_env_invariant_basis(&e1, Uinv);
+    isdb_isd_env_get_invariant_basis(&e1, Uinv);
     for (i = 0; i < d; ++i)
         CHECK(Uinv[i * 4 + 2] == e1.basis[i * d + 3]);
     memset(acc, 0, sizeof acc);
@@ -904,7 +904,7 @@ static void test_config(void) {
     int d = 5, i;
     make_env(&env, d, 4, 2, sizes, res, 2, 100);
     CHECK_OK(isdb_isd_env_offline(&env, 400, ISDB_ISD_LOG_UNIFORM, 1.0, 2, X0, R0));
-    isdb_isd_env_invariant_basis(&env, Uinv);
+    isdb_isd_env_get_invariant_basis(&env, Uinv);
     c = paper_config_init(d, 4, 30, X0, R0); /* folds of 3 rows: too few */
     CHECK_RESULT(isdb_isd_heap_size(&c, &bytes), ISDB_ERR_INVALID_ARG);
     c = paper_config_init(d, 4, 400, X0, NULL);
@@ -944,11 +944,11 @@ static void test_config(void) {
     {
         double P[25], Q2[25];
         int sz[5], inv[5];
-        isdb_isd_projector(&pol, 0, P);
-        isdb_isd_projector(&pol, 1, Q2);
+        isdb_isd_get_projector(&pol, 0, P);
+        isdb_isd_get_projector(&pol, 1, Q2);
         for (i = 0; i < 25; ++i)
             CHECK_NEAR(P[i] + Q2[i], (i % 6 == 0) ? 1.0 : 0.0, 1e-14);
-        CHECK(isdb_isd_blocks(&pol, sz, inv, NULL) == 0); /* oracle: no blocks */
+        CHECK(isdb_isd_get_blocks(&pol, sz, inv, NULL) == 0); /* oracle: no blocks */
         CHECK_RESULT(isdb_isd_explain(&pol, NULL, NULL, NULL, NULL), ISDB_ERR_INVALID_ARG);
     }
     isdb_policy_uninit(&pol.base);
@@ -1111,7 +1111,7 @@ static void test_block_test(void) {
         o.level = 1.0;
         CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
         o = isdb_isd_options_init();
-        o.rule = 3;
+        o.rule = (isdb_isd_rule)3;
         CHECK(isdb_isd_estimate_work_size(d, n, &o) == 0);
         o.rule = ISDB_ISD_RULE_BOTH;
         CHECK(isdb_isd_estimate_work_size(d, n, &o) > 0);
@@ -1155,8 +1155,8 @@ static void test_monitor_demotes(void) {
         c = paper_config_init(d, K, 4000, X0, R0);
         c.lambda = 0.1;
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-        isdb_isd_blocks(&pol, sz, inv, NULL);
-        if (isdb_isd_p_inv(&pol) == 5 && pol._fit.n_blocks == 3 && sz[0] + sz[1] == 5 && inv[0] && inv[1]) {
+        isdb_isd_get_blocks(&pol, sz, inv, NULL);
+        if (isdb_isd_get_p_inv(&pol) == 5 && pol._fit.n_blocks == 3 && sz[0] + sz[1] == 5 && inv[0] && inv[1]) {
             ++right;
             play(&pol.base, &A.base, 1000, cum);
             before = cum[999] - cum[399];
@@ -1212,7 +1212,7 @@ static void test_monitor_confirm(void) {
         ca.basis_seed = 400 + (uint64_t)seed;
         ca.cov_period = 250;
         CHECK_OK(isdb_isd_env_init(&ca, NULL, &A));
-        isdb_isd_env_invariant_basis(&A, Uinv);
+        isdb_isd_env_get_invariant_basis(&A, Uinv);
         for (confirm = 0; confirm <= 1; ++confirm) {
             isdb_isd pol, copy;
             isdb_isd_info info;
@@ -1311,7 +1311,7 @@ static void test_monitor_reference(void) {
     int d = 6, K = 4, t;
     make_env(&env, d, K, 2, sizes, res, 123, 250);
     CHECK_OK(isdb_isd_env_offline(&env, 1000, ISDB_ISD_LOG_UNIFORM, 1.0, 5, X0, R0));
-    isdb_isd_env_invariant_basis(&env, Uinv);
+    isdb_isd_env_get_invariant_basis(&env, Uinv);
     c = paper_config_init(d, K, 1000, X0, R0);
     c.oracle = 1;
     c.p_inv = 4;
@@ -1322,7 +1322,7 @@ static void test_monitor_reference(void) {
     c.monitor_window = 24;
     c.monitor_level = 1e-300; /* no alarm: only the statistic is compared */
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-    isdb_isd_basis(&pol, U);
+    isdb_isd_get_basis(&pol, U);
     isdb_env_reset(&env.base);
     for (t = 0; t < 18; ++t) {
         int arm;
@@ -1374,7 +1374,7 @@ static void test_batched_scores(void) {
         int pi = variant < 2 ? 6 : 2, arm, best;
         make_env(&env, d, K, 2, variant < 2 ? sizes6 : sizes2, res, 80 + (uint64_t)variant, 250);
         CHECK_OK(isdb_isd_env_offline(&env, 2000, ISDB_ISD_LOG_UNIFORM, 1.0, 90, X0, R0));
-        isdb_isd_env_invariant_basis(&env, Uinv);
+        isdb_isd_env_get_invariant_basis(&env, Uinv);
         c = paper_config_init(d, K, 2000, X0, R0);
         c.oracle = 1;
         c.p_inv = pi;
@@ -1454,7 +1454,7 @@ static void test_adaptive_learner(void) {
         ac.delta = 0.05;
         ac.hold = 0; /* as ISD's learner */
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-        CHECK(isdb_isd_p_inv(&pol) == 0);
+        CHECK(isdb_isd_get_p_inv(&pol) == 0);
         CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));
         /* warm_start: ISD's learner has learnt the log's rows */
         if (mode == 1)
@@ -1499,7 +1499,7 @@ static void test_adaptive_learner(void) {
         d = 8;
         make_env(&env, d, K, 3, sizes3, res3, 21, 250);
         CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 22, X0, R0));
-        isdb_isd_env_invariant_basis(&env, Uinv);
+        isdb_isd_env_get_invariant_basis(&env, Uinv);
         c = isdb_isd_config_init(d, K, n0, X0, R0);
         c.oracle = 1;
         c.p_inv = env.p_inv;
@@ -1563,7 +1563,7 @@ static void test_data_width(void) {
     int d = 8, K = 6, n0 = 2000, i, r, t, arm, pi;
     make_env(&env, d, K, 3, sizes, res, 31, 250);
     CHECK_OK(isdb_isd_env_offline(&env, n0, ISDB_ISD_LOG_UNIFORM, 1.0, 32, X0, R0));
-    isdb_isd_env_invariant_basis(&env, Uinv);
+    isdb_isd_env_get_invariant_basis(&env, Uinv);
     c = isdb_isd_config_init(d, K, n0, X0, R0);
     CHECK(c.radius == ISDB_ISD_RADIUS_DATA);
     c.oracle = 1;
@@ -1571,7 +1571,7 @@ static void test_data_width(void) {
     c.U_inv = Uinv;
     c.history = 1000;
     CHECK_OK(isdb_isd_init(&c, NULL, &pol));
-    isdb_isd_beta_inv(&pol, beta);
+    isdb_isd_get_beta_inv(&pol, beta);
     for (r = 0; r < n0; ++r) {
         long double e = R0[r];
         for (i = 0; i < d; ++i)
@@ -1582,7 +1582,7 @@ static void test_data_width(void) {
         double l = log(100.0), sd = sqrt((double)(rss / (n0 - pi)));
         want = sd * sqrt(pi + 2.0 * sqrt(pi * l) + 2.0 * l);
     }
-    isdb_isd_radii(&pol, &rinv, &rres);
+    isdb_isd_get_radii(&pol, &rinv, &rres);
     CHECK_NEAR(rinv, want, 1e-9 * want);
     /* L and M told as the data's: the invariant radius does not move */
     c.L = 4.0;

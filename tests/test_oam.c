@@ -602,17 +602,17 @@ static void check_rounds(int d, int K, int M, const double *arms, const double *
     for (t = 0; t < n && bad < 5; ++t) {
         const double *X;
         double theta_hat[MAXD], mu[8 * 8], gapv[8 * 8], gmax = 0, min_gap = 0, norm2[8], tmp[MAXD], N[8];
-        double fn = isdb_oam_fn(&pol), tau[8], y;
+        double fn = isdb_oam_get_fn(&pol), tau[8], y;
         isdb_oam_counts before, after;
         int ctx = (int)isdb_rng_below(&rng, (uint64_t)M), arm, tau_n = 0;
         isdb_oam_decision dec;
         X = arms + ctx * K * d;
         isdb_oam_get_counts(&pol, &before);
         CHECK_OK(isdb_policy_select(&pol.base, X, K, &arm));
-        dec = isdb_oam_last_decision(&pol);
+        dec = isdb_oam_get_last_decision(&pol);
         isdb_oam_get_counts(&pol, &after);
         checked[dec]++;
-        for (k = 0; k < K; ++k) N[k] = (double)isdb_oam_pulls(&pol, X + k * d);
+        for (k = 0; k < K; ++k) N[k] = (double)isdb_oam_get_pulls(&pol, X + k * d);
         if (dec == ISDB_OAM_INIT) {
             /* Only while the arms played do not span R^d. */
             if (ref_rank(&s) >= d) {
@@ -643,7 +643,7 @@ static void check_rounds(int d, int K, int M, const double *arms, const double *
             }
             for (k = 0; k < M * K; ++k)
                 if (gapv[k] > 1e-12 * gmax && (min_gap == 0 || gapv[k] < min_gap)) min_gap = gapv[k];
-            CHECK_NEAR(isdb_oam_min_gap(&pol), min_gap, 1e-9 * (1 + min_gap));
+            CHECK_NEAR(isdb_oam_get_min_gap(&pol), min_gap, 1e-9 * (1 + min_gap));
             for (k = 0; k < K; ++k) {
                 ref_Ginv(&s, X + k * d, tmp);
                 norm2[k] = 0;
@@ -671,7 +671,7 @@ static void check_rounds(int d, int K, int M, const double *arms, const double *
                 CHECK_MSG(mu[ctx * K + arm] >= mu[ctx * K + best] - 1e-12 * (1 + fabs(mu[ctx * K + best])),
                           "round %d: exploit played %d, argmax %d", (int)t, arm, best);
             } else {
-                CHECK(isdb_oam_targets(&pol, tau, &tau_n) == ctx && tau_n == K);
+                CHECK(isdb_oam_get_targets(&pol, tau, &tau_n) == ctx && tau_n == K);
                 cap = min_gap > 0 && fn / (min_gap * min_gap) < (double)n ? fn / (min_gap * min_gap) : (double)n;
                 for (k = 0; k < K; ++k) {
                     CHECK(tau[k] >= 0.0 && tau[k] <= cap * (1 + 1e-9));
@@ -779,9 +779,9 @@ static void test_registration(void) {
     CHECK_OK(isdb_oam_add_context(&pol, A, 3, &id));
     CHECK(id == 0);
     CHECK_OK(isdb_oam_add_context(&pol, A, 3, &id)); /* the same set: not twice */
-    CHECK(id == 0 && isdb_oam_n_contexts(&pol) == 1);
+    CHECK(id == 0 && isdb_oam_get_n_contexts(&pol) == 1);
     CHECK_OK(isdb_policy_select(&pol.base, B, 3, &arm)); /* registered by select */
-    CHECK(isdb_oam_n_contexts(&pol) == 2);
+    CHECK(isdb_oam_get_n_contexts(&pol) == 2);
     CHECK_OK(isdb_policy_update(&pol.base, arm, B + arm * 2, 0.0));
     /* Full: a third set is refused by select, scores, probs and add_context,
        and nothing changes. */
@@ -803,7 +803,7 @@ static void test_registration(void) {
     CHECK_OK(isdb_policy_select(&pol.base, A, 3, &arm));
     /* Pulls are counted per vector: (0, 1) is in both sets. */
     isdb_policy_reset(&pol.base);
-    CHECK(isdb_oam_n_contexts(&pol) == 0); /* reset forgets the registered sets */
+    CHECK(isdb_oam_get_n_contexts(&pol) == 0); /* reset forgets the registered sets */
     CHECK_OK(isdb_oam_add_context(&pol, A, 3, NULL));
     CHECK_OK(isdb_oam_add_context(&pol, B, 3, NULL));
     for (t = 0; t < 4; ++t) {
@@ -812,15 +812,15 @@ static void test_registration(void) {
         CHECK_OK(isdb_policy_select(&pol.base, X, 3, &arm));
         CHECK_OK(isdb_policy_update(&pol.base, k, X + k * 2, 0.5));
     }
-    CHECK(isdb_oam_pulls(&pol, A + 2) == 4);
-    CHECK(isdb_oam_pulls(&pol, B + 2) == 0); /* (-1, 0) */
+    CHECK(isdb_oam_get_pulls(&pol, A + 2) == 4);
+    CHECK(isdb_oam_get_pulls(&pol, B + 2) == 0); /* (-1, 0) */
     /* An update with features of no registered set still teaches theta. */
     {
         static const double z[2] = {0.3, -0.7};
         double th[2];
         CHECK_OK(isdb_policy_update(&pol.base, 0, z, 1.0));
-        CHECK(isdb_oam_pulls(&pol, z) == 0);
-        isdb_oam_theta(&pol, th);
+        CHECK(isdb_oam_get_pulls(&pol, z) == 0);
+        isdb_oam_get_theta(&pol, th);
         CHECK(t_all_finite(th, 2));
     }
     isdb_policy_uninit(&pol.base);
@@ -867,7 +867,7 @@ static void test_lazy_and_flags(void) {
     cfg.zeta = 0.0;
     cfg.forcing = ISDB_OAM_FORCE_NONE;
     CHECK_OK(isdb_oam_init(&cfg, NULL, &pol));
-    CHECK_RESULT(isdb_oam_allocation(&pol, 0, T, opt), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_oam_get_allocation(&pol, 0, T, opt), ISDB_ERR_INVALID_ARG);
     play(&pol, 2, 3, 1, A51, NULL, th2, 3000, 3);
     isdb_oam_get_counts(&pol, &c);
     CHECK(c.solves == c.track + c.forced + c.wasted && c.solves > 0);
@@ -883,11 +883,11 @@ static void test_lazy_and_flags(void) {
        allocation is on x2 with C-hat = 2 D2 * 0.04 / D3^2: for estimates
        within 20 % (D3 in [0.08, 0.12], D2 in [0.8, 1.2]) that is in
        [4.4, 15]; the true value is 8. */
-    CHECK(isdb_oam_last_solve(&pol, &info) == ISDB_OK && info.method == ISDB_OAM_METHOD_CLOSED);
-    CHECK_MSG(isdb_oam_regret_constant(&pol) > 4.4 && isdb_oam_regret_constant(&pol) < 15.0, "C-hat %g",
-              isdb_oam_regret_constant(&pol));
-    CHECK(!isdb_oam_sublog(&pol));
-    CHECK_OK(isdb_oam_allocation(&pol, 0, T, opt));
+    CHECK(isdb_oam_get_last_solve(&pol, &info) == ISDB_OK && info.method == ISDB_OAM_METHOD_CLOSED);
+    CHECK_MSG(isdb_oam_get_regret_constant(&pol) > 4.4 && isdb_oam_get_regret_constant(&pol) < 15.0, "C-hat %g",
+              isdb_oam_get_regret_constant(&pol));
+    CHECK(!isdb_oam_get_sublog(&pol));
+    CHECK_OK(isdb_oam_get_allocation(&pol, 0, T, opt));
     CHECK(opt[0] == 1 && opt[1] == 0 && opt[2] == 0 && T[1] > 0.0 && T[2] == 0.0 && T[0] == 0.0);
     isdb_policy_uninit(&pol.base);
     /* Section 5.3: the optimal arms span R^2; zero allocation, C-hat 0. */
@@ -897,9 +897,9 @@ static void test_lazy_and_flags(void) {
     CHECK_OK(isdb_oam_add_context(&pol, S2, 3, NULL));
     CHECK_OK(isdb_oam_add_context(&pol, S2 + 6, 3, NULL));
     play(&pol, 2, 3, 2, S2, p3, th2, 3000, 4);
-    CHECK(isdb_oam_sublog(&pol));
-    CHECK(isdb_oam_regret_constant(&pol) == 0.0);
-    CHECK(isdb_oam_last_solve(&pol, &info) == ISDB_OK && info.method == ISDB_OAM_METHOD_ZERO);
+    CHECK(isdb_oam_get_sublog(&pol));
+    CHECK(isdb_oam_get_regret_constant(&pol) == 0.0);
+    CHECK(isdb_oam_get_last_solve(&pol, &info) == ISDB_OK && info.method == ISDB_OAM_METHOD_ZERO);
     isdb_policy_uninit(&pol.base);
 }
 
@@ -927,7 +927,7 @@ static void test_scores_agree(void) {
         CHECK_OK(isdb_policy_update(&pol.base, arm, X + arm * 3, y));
     }
     CHECK(agree);
-    CHECK(isdb_oam_n_contexts(&pol) == 2);
+    CHECK(isdb_oam_get_n_contexts(&pol) == 2);
     isdb_policy_uninit(&pol.base);
 }
 

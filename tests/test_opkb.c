@@ -401,24 +401,24 @@ static void test_opkb_blocks(void) {
     c.reward_scale = 2.0;
     c.seed = 4;
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
-    CHECK(isdb_opkb_feature_dim(&pol) == d);
-    isdb_opkb_design(&pol, pi);
+    CHECK(isdb_opkb_get_feature_dim(&pol) == d);
+    isdb_opkb_get_design(&pol, pi);
     memcpy(s_strat[0], pi, sizeof pi);
     for (t = 0; t < T; ++t) {
-        int arm, j = isdb_opkb_block(&pol);
-        uint64_t E = isdb_opkb_block_length(&pol);
+        int arm, j = isdb_opkb_get_block(&pol);
+        uint64_t E = isdb_opkb_get_block_length(&pol);
         double y;
         /* Block j starts at (2^j - 1) E. */
         if ((uint64_t)t == ((uint64_t)1 << j) * E - E && j > 0) {
-            double mu = c.c1 * pow(2.0, -0.5 * j), alpha = isdb_opkb_alpha(&pol), gamma = isdb_opkb_gamma(&pol);
+            double mu = c.c1 * pow(2.0, -0.5 * j), alpha = isdb_opkb_get_alpha(&pol), gamma = isdb_opkb_get_gamma(&pol);
             double beta = c.beta_scale * gamma * pow(2.0, 0.5 * j) / (10.0 + 4.0 * sqrt(alpha));
             double thr = c.set_scale * 2.0 * alpha * gamma / beta, lambda = c.sigma / c.horizon;
             int nA = 0;
-            isdb_opkb_gaps(&pol, gaps);
+            isdb_opkb_get_gaps(&pol, gaps);
             ref_gaps(n, d, X, lambda, 0, t, ref);
             for (i = 0; i < n; ++i)
                 if (fabs(gaps[i] - ref[i]) > worst_gap) worst_gap = fabs(gaps[i] - ref[i]);
-            CHECK_OK(isdb_opkb_strategy(&pol, j, s_strat[j]));
+            CHECK_OK(isdb_opkb_get_strategy(&pol, j, s_strat[j]));
             for (i = 0; i < n; ++i) s_c[i] = 0.5 * beta * gaps[i];
             CHECK_OK(isdb_opkb_solve(n, d, X, s_c, lambda, NULL, 1e-10, 200, pstar, NULL, s_work));
             for (i = 0; i < n; ++i)
@@ -440,7 +440,7 @@ static void test_opkb_blocks(void) {
             ++checked;
         }
         CHECK_OK(isdb_policy_probs(&pol.base, NULL, n, probs));
-        if (isdb_opkb_replay_index(&pol) != j) bad_block = 1;
+        if (isdb_opkb_get_replay_index(&pol) != j) bad_block = 1;
         CHECK_OK(isdb_policy_select(&pol.base, X, n, &arm));
         y = 2.0 * (t_dot(d, X + arm * d, theta) + 0.1 * isdb_rng_normal(&rng));
         s_hist_arm[t] = arm;
@@ -448,8 +448,8 @@ static void test_opkb_blocks(void) {
         s_hist_y[t] = y / c.reward_scale;
         CHECK_OK(isdb_policy_update(&pol.base, arm, t % 2 ? X + arm * d : NULL, y));
     }
-    CHECK(checked >= 5 && checked == isdb_opkb_block(&pol));
-    CHECK(isdb_opkb_restarts(&pol) == 0 && isdb_opkb_tests(&pol) == 0 && !bad_block);
+    CHECK(checked >= 5 && checked == isdb_opkb_get_block(&pol));
+    CHECK(isdb_opkb_get_restarts(&pol) == 0 && isdb_opkb_get_tests(&pol) == 0 && !bad_block);
     CHECK(!bad_floor);
     /* Gaps are O(1); the library sums rewards per (strategy, arm) before one
        solve, the reference solves every round: rounding only. */
@@ -491,9 +491,9 @@ static void test_invariance(void) {
         cb.gram = K;
         CHECK_OK(isdb_opkb_init(&ca, NULL, &a));
         CHECK_OK(isdb_opkb_init(&cb, NULL, &b));
-        CHECK(isdb_opkb_feature_dim(&a) == d && isdb_opkb_feature_dim(&b) == d);
-        CHECK_NEAR(isdb_opkb_gamma(&a), isdb_opkb_gamma(&b), 1e-9);
-        CHECK(isdb_opkb_block_length(&a) == isdb_opkb_block_length(&b));
+        CHECK(isdb_opkb_get_feature_dim(&a) == d && isdb_opkb_get_feature_dim(&b) == d);
+        CHECK_NEAR(isdb_opkb_get_gamma(&a), isdb_opkb_get_gamma(&b), 1e-9);
+        CHECK(isdb_opkb_get_block_length(&a) == isdb_opkb_get_block_length(&b));
         for (t = 0; t < T; ++t) {
             int arm_a, arm_b;
             double y;
@@ -510,11 +510,11 @@ static void test_invariance(void) {
         }
         CHECK_MSG(worst <= 1e-6, "adaptive %d: sampling distributions differ by %g", adaptive, worst);
         CHECK(same_arms);
-        CHECK(isdb_opkb_block(&a) == isdb_opkb_block(&b) && isdb_opkb_epoch(&a) == isdb_opkb_epoch(&b));
+        CHECK(isdb_opkb_get_block(&a) == isdb_opkb_get_block(&b) && isdb_opkb_get_epoch(&a) == isdb_opkb_get_epoch(&b));
         if (adaptive)
-            CHECK(isdb_opkb_tests(&a) > 0 && isdb_opkb_tests(&a) == isdb_opkb_tests(&b));
+            CHECK(isdb_opkb_get_tests(&a) > 0 && isdb_opkb_get_tests(&a) == isdb_opkb_get_tests(&b));
         else
-            CHECK(isdb_opkb_block(&a) >= 4);
+            CHECK(isdb_opkb_get_block(&a) >= 4);
         isdb_policy_uninit(&a.base);
         isdb_policy_uninit(&b.base);
     }
@@ -543,8 +543,8 @@ static void test_replay_schedule(void) {
     c.seed = 9;
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
     for (t = 0; t < T; ++t) {
-        int arm, j = isdb_opkb_block(&pol), m = isdb_opkb_replay_index(&pol);
-        uint64_t tau = (uint64_t)t - pol.block_start, L = isdb_opkb_block_length(&pol) << c.j_star;
+        int arm, j = isdb_opkb_get_block(&pol), m = isdb_opkb_get_replay_index(&pol);
+        uint64_t tau = (uint64_t)t - pol.block_start, L = isdb_opkb_get_block_length(&pol) << c.j_star;
         if (!(m == j || (m >= c.j_star && m < j))) bad_m = 1;
         if (j > c.j_star && tau % L == 0) {
             double q = pow(2.0, -0.5 * (j - c.j_star));
@@ -556,7 +556,7 @@ static void test_replay_schedule(void) {
         CHECK_OK(isdb_policy_update(&pol.base, arm, NULL, (arm == 0 ? 0.5 : 0.0) + 0.1 * isdb_rng_normal(&rng)));
     }
     CHECK(!bad_m);
-    CHECK(isdb_opkb_restarts(&pol) == 0 && isdb_opkb_tests(&pol) > 0);
+    CHECK(isdb_opkb_get_restarts(&pol) == 0 && isdb_opkb_get_tests(&pol) > 0);
     CHECK(var > 20.0);
     CHECK_MSG(fabs(seen - expect) <= 5.0 * sqrt(var), "scheduled %g slots, expected %g (sd %g)", seen, expect,
               sqrt(var));
@@ -597,7 +597,7 @@ static int restarting_runs(isdb_opkb_test test, double threshold, int with_switc
         c.seed = 200 + (uint64_t)s;
         CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
         CHECK_OK(isdb_sim_run(&pol.base, &env.base, T, NULL, &res));
-        restarted += isdb_opkb_restarts(&pol) > 0;
+        restarted += isdb_opkb_get_restarts(&pol) > 0;
         isdb_policy_uninit(&pol.base);
         isdb_env_uninit(&env.base);
     }
@@ -663,13 +663,13 @@ static void test_constants(void) {
     isdb_opkb_config_preset(&c, ISDB_OPKB_THEORY);
     c.sigma = 7.0;
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
-    isdb_opkb_design(&pol, pi);
+    isdb_opkb_get_design(&pol, pi);
     for (i = 0; i < n; ++i) ones[i] = 0.0;
     lg = -ref_objective(n, d, X, ones, c.sigma / c.horizon, pi) - d * logl(c.sigma / c.horizon);
-    CHECK_NEAR(isdb_opkb_gamma(&pol), (double)lg, 1e-10 * (double)lg);
+    CHECK_NEAR(isdb_opkb_get_gamma(&pol), (double)lg, 1e-10 * (double)lg);
     logterm = log(8.0 * 5000.0 * log2(5000.0) * n / c.delta);
-    CHECK_NEAR(isdb_opkb_alpha(&pol), c.sigma / (4.0 * logterm), 1e-12);
-    CHECK(isdb_opkb_block_length(&pol) == (uint64_t)ceil(4.0 * isdb_opkb_gamma(&pol) * logterm));
+    CHECK_NEAR(isdb_opkb_get_alpha(&pol), c.sigma / (4.0 * logterm), 1e-12);
+    CHECK(isdb_opkb_get_block_length(&pol) == (uint64_t)ceil(4.0 * isdb_opkb_get_gamma(&pol) * logterm));
     isdb_policy_uninit(&pol.base);
     /* Env 1. */
     ec.seed = 5;
@@ -679,10 +679,10 @@ static void test_constants(void) {
     c.kernel = ISDB_KERNEL_RBF;
     c.length_scale = 0.2;
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
-    CHECK_NEAR(isdb_opkb_gamma(&pol), 50.0 * log(2.0), 0.01);
-    CHECK(isdb_opkb_block_length(&pol) == 39);
-    CHECK_NEAR(isdb_opkb_alpha(&pol), 0.9028, 1e-4);
-    CHECK(isdb_opkb_feature_dim(&pol) == 100);
+    CHECK_NEAR(isdb_opkb_get_gamma(&pol), 50.0 * log(2.0), 0.01);
+    CHECK(isdb_opkb_get_block_length(&pol) == 39);
+    CHECK_NEAR(isdb_opkb_get_alpha(&pol), 0.9028, 1e-4);
+    CHECK(isdb_opkb_get_feature_dim(&pol) == 100);
     isdb_policy_uninit(&pol.base);
     isdb_env_uninit(&env.base);
 }
@@ -710,10 +710,10 @@ static void test_policy_api(void) {
         CHECK_OK(isdb_policy_select(&pol.base, X, n, &arm));
         CHECK_OK(isdb_policy_update(&pol.base, arm, NULL, arm == 1 ? 0.5 : -0.5));
     }
-    CHECK(isdb_opkb_epoch(&pol) == 1 && isdb_opkb_restarts(&pol) == 0 && isdb_opkb_epoch_start(&pol) == 0);
-    CHECK(isdb_opkb_tests(&pol) > 0 && isdb_opkb_last_test(&pol) > -1e300);
-    CHECK_RESULT(isdb_opkb_strategy(&pol, isdb_opkb_block(&pol) + 1, out), ISDB_ERR_INVALID_ARG);
-    CHECK_RESULT(isdb_opkb_strategy(&pol, -1, out), ISDB_ERR_INVALID_ARG);
+    CHECK(isdb_opkb_get_epoch(&pol) == 1 && isdb_opkb_get_restarts(&pol) == 0 && isdb_opkb_get_epoch_start(&pol) == 0);
+    CHECK(isdb_opkb_get_tests(&pol) > 0 && isdb_opkb_get_last_test(&pol) > -1e300);
+    CHECK_RESULT(isdb_opkb_get_strategy(&pol, isdb_opkb_get_block(&pol) + 1, out), ISDB_ERR_INVALID_ARG);
+    CHECK_RESULT(isdb_opkb_get_strategy(&pol, -1, out), ISDB_ERR_INVALID_ARG);
     /* Another arm set, another count, another feature vector: refused, and
        nothing changes. */
     memcpy(Y, X, sizeof Y);
@@ -733,7 +733,7 @@ static void test_policy_api(void) {
     c.kernel = ISDB_KERNEL_GRAM;
     c.gram = K;
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
-    CHECK(isdb_opkb_feature_dim(&pol) == n);
+    CHECK(isdb_opkb_get_feature_dim(&pol) == n);
     CHECK_OK(isdb_policy_select(&pol.base, NULL, n, &arm));
     CHECK_RESULT(isdb_policy_select(&pol.base, X, n, &arm), ISDB_ERR_INVALID_ARG);
     CHECK_OK(isdb_policy_update(&pol.base, arm, NULL, 0.3));

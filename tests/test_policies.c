@@ -7,7 +7,9 @@
    - LinTS: the sampled parameters have mean theta and covariance v^2 V^-1;
    - the tuned window and discount helpers against the values of the spec;
    - degenerate inputs: d = 1, one arm, repeated arms, window shorter than
-     d, huge and tiny rewards. */
+     d, huge and tiny rewards;
+   - explain: mean + bonus is the score, bit for bit (LinUCB, SW-UCB,
+     D-LinUCB, BOB, adaptive); LinTS's parts against a refit. */
 #include "../isdbandit.h"
 #include "test.h"
 #include "ref.h"
@@ -86,7 +88,7 @@ static void test_linucb_karmed(void) {
                 isdb_real want = ref_karmed_index(k, 0, t, c.lambda, beta);
                 if (fabs(scores[k] - want) > T_TOL(1e-12) * fmax(1.0, fabs(want))) worst_ok = 0;
             }
-            CHECK_NEAR(isdb_linucb_beta(&pol), beta, T_TOL(1e-12) * beta);
+            CHECK_NEAR(isdb_linucb_get_beta(&pol), beta, T_TOL(1e-12) * beta);
             CHECK_OK(isdb_policy_select(&pol.base, X, 5, &arm));
             CHECK(arm == t_argmax(scores, 5));
             hist_arm[t] = arm;
@@ -134,7 +136,7 @@ static void test_swucb_karmed(void) {
             CHECK(pol.count == (t + 1 < c.window ? t + 1 : c.window));
         }
         CHECK_MSG(scores_ok, "window %d: a score left the closed form", windows[wi]);
-        CHECK_NEAR(isdb_swucb_beta(&pol), beta, T_TOL(1e-13) * beta);
+        CHECK_NEAR(isdb_swucb_get_beta(&pol), beta, T_TOL(1e-13) * beta);
         isdb_policy_uninit(&pol.base);
     }
 }
@@ -194,7 +196,7 @@ static void test_linucb_from_scratch(void) {
             isdb_real beta = ref_width(c.width, D, t, c.lambda, c.delta, c.R, c.S, c.L, logdet), best = -T_INF;
             isdb_real ref_score[K];
             int arm;
-            isdb_linucb_theta(&pol, got);
+            isdb_linucb_get_theta(&pol, got);
             for (i = 0; i < D; ++i)
                 if (fabs(got[i] - theta[i]) > T_TOL(1e-11) * (1.0 + fabs(theta[i]))) theta_ok = 0;
             for (k = 0; k < K; ++k) {
@@ -256,10 +258,10 @@ static void test_swucb_refit(void) {
             int from = t > c.window ? t - c.window : 0, arm;
             long double logdet = ridge_from_scratch(D, from, t, c.lambda, V, theta);
             isdb_real beta = ref_width(c.width, D, 0, c.lambda, c.delta, c.R, c.S, c.L, logdet);
-            isdb_swucb_theta(&pol, got);
+            isdb_swucb_get_theta(&pol, got);
             for (i = 0; i < D; ++i)
                 if (fabs(got[i] - theta[i]) > tol * (1.0 + fabs(theta[i]))) ok = 0;
-            if (fabs(isdb_swucb_beta(&pol) - beta) > tol * beta) ok = 0;
+            if (fabs(isdb_swucb_get_beta(&pol) - beta) > tol * beta) ok = 0;
             for (k = 0; k < K; ++k) {
                 isdb_real bonus = 0.0;
                 random_unit(&rng, D, X + k * D);
@@ -324,7 +326,7 @@ static double swucb_drift(int refresh, long rounds) {
                     b[i] += (long double)ring_y[r] * ring_x[r * D + i];
                 }
             CHECK(ref_spd_solve_ld(D, V, b, ref));
-            isdb_swucb_theta(&pol, est);
+            isdb_swucb_get_theta(&pol, est);
             for (i = 0; i < D; ++i) norm += ref[i] * ref[i];
             for (i = 0; i < D; ++i) worst = fmax(worst, (double)(fabsl(est[i] - ref[i]) / sqrtl(norm)));
             for (k = 0; k < PROBES; ++k) {
@@ -333,7 +335,7 @@ static double swucb_drift(int refresh, long rounds) {
                 ref_spd_solve_ld(D, V, xl, u);
                 for (q = 0, i = 0; i < D; ++i) q += xl[i] * u[i];
                 CHECK_OK(isdb_swucb_explain(&pol, x, NULL, &bonus));
-                worst = fmax(worst, (double)(fabsl(bonus / isdb_swucb_beta(&pol) - sqrtl(q)) / sqrtl(q)));
+                worst = fmax(worst, (double)(fabsl(bonus / isdb_swucb_get_beta(&pol) - sqrtl(q)) / sqrtl(q)));
             }
         }
     }
@@ -417,8 +419,8 @@ static void test_dlinucb_closed_form(void) {
             ref_solve(D, V, b, theta);
             radius = 2.0L * logl(1.0L / c.delta) + D * logl(1.0L + fading / (c.lambda * D * (1.0L - g * g)));
             beta = (isdb_real)(sqrtl(c.lambda) * c.S + c.R * sqrtl(radius));
-            if (fabs(isdb_dlinucb_beta(&pol) - beta) > T_TOL(1e-12) * beta) ok = 0;
-            isdb_dlinucb_theta(&pol, got);
+            if (fabs(isdb_dlinucb_get_beta(&pol) - beta) > T_TOL(1e-12) * beta) ok = 0;
+            isdb_dlinucb_get_theta(&pol, got);
             for (i = 0; i < D; ++i)
                 if (fabs(got[i] - theta[i]) > T_TOL(1e-10) * (1.0 + fabs(theta[i]))) ok = 0;
             for (k = 0; k < K; ++k) {
@@ -468,7 +470,7 @@ static void test_dlinucb_beta_near_one(void) {
     /* 1 - g^20 = 20 (1-g) + O((1-g)^2), from the stored g in long double. */
     fading = -expm1l(20.0L * log1pl(-(1.0L - g)));
     radius = 2.0L * logl(1.0L / c.delta) + 3 * logl(1.0L + fading / (3.0L * (1.0L - g) * (1.0L + g)));
-    CHECK_NEAR(isdb_dlinucb_beta(&pol), (isdb_real)(1.0L + sqrtl(radius)), T_TOL(1e-12));
+    CHECK_NEAR(isdb_dlinucb_get_beta(&pol), (isdb_real)(1.0L + sqrtl(radius)), T_TOL(1e-12));
     isdb_policy_uninit(&pol.base);
 }
 
@@ -552,7 +554,7 @@ static void test_lints_distribution(void) {
         random_matrix(&rng, 4, D, X);
         for (s = 0; s < N; ++s) {
             CHECK_OK(isdb_policy_select(&pol.base, X, 4, &arm));
-            isdb_lints_last_sample(&pol, sample);
+            isdb_lints_get_last_sample(&pol, sample);
             CHECK(arm == t_best_dot(X, 4, D, sample));
             for (i = 0; i < D; ++i) {
                 mean[i] += sample[i] / N;
@@ -677,6 +679,139 @@ static void test_degenerate_inputs(void) {
     }
 }
 
+/* explain gives the two parts of each arm's index: for every ridge policy
+   whose scores are indices (LinUCB, SW-UCB, D-LinUCB, BOB after its
+   block's draw, adaptive; ISD is checked in test_isd), *mean + *bonus is
+   isdb_policy_scores' value for that arm, bit for bit, K = 13 arms (the
+   scoring kernels' passes of eight and four arms and a single one), every
+   round. */
+typedef isdb_result (*explain_fn)(void *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
+static isdb_result ex_linucb(void *p, const isdb_real *x, isdb_real *m, isdb_real *b) {
+    return isdb_linucb_explain((isdb_linucb *)p, x, m, b);
+}
+static isdb_result ex_swucb(void *p, const isdb_real *x, isdb_real *m, isdb_real *b) {
+    return isdb_swucb_explain((isdb_swucb *)p, x, m, b);
+}
+static isdb_result ex_dlinucb(void *p, const isdb_real *x, isdb_real *m, isdb_real *b) {
+    return isdb_dlinucb_explain((isdb_dlinucb *)p, x, m, b);
+}
+static isdb_result ex_bob(void *p, const isdb_real *x, isdb_real *m, isdb_real *b) {
+    return isdb_bob_explain((isdb_bob *)p, x, m, b);
+}
+static isdb_result ex_adaptive(void *p, const isdb_real *x, isdb_real *m, isdb_real *b) {
+    return isdb_adaptive_explain((isdb_adaptive *)p, x, m, b);
+}
+
+#define EX_D 5
+#define EX_K 13
+static void explain_is_score(const char *name, isdb_policy *base, void *pol, explain_fn ex) {
+    isdb_rng rng;
+    isdb_real X[EX_K * EX_D], theta_star[EX_D], sc[EX_K];
+    double worst = 0;
+    int t, k, arm, off = 0;
+    isdb_rng_seed(&rng, 41);
+    random_unit(&rng, EX_D, theta_star);
+    for (t = 0; t < 600; ++t) {
+        for (k = 0; k < EX_K * EX_D; ++k) X[k] = isdb_rng_normal(&rng);
+        CHECK_OK(isdb_policy_select(base, X, EX_K, &arm));
+        CHECK_OK(isdb_policy_scores(base, X, EX_K, sc));
+        for (k = 0; k < EX_K; ++k) {
+            isdb_real mean = 0, bonus = 0, sum;
+            CHECK_OK(ex(pol, X + k * EX_D, &mean, &bonus));
+            sum = mean + bonus;
+            if (sum != sc[k]) {
+                double e = fabs((double)(sum - sc[k])) / fmax(1.0, fabs((double)sc[k]));
+                ++off;
+                if (e > worst) worst = e;
+            }
+        }
+        CHECK_OK(isdb_policy_update(base, arm, X + arm * EX_D,
+                                    t_dot(EX_D, X + arm * EX_D, theta_star) + 0.3 * isdb_rng_normal(&rng)));
+    }
+    printf("explain %-8s mean + bonus vs scores: %d of %d differ, worst %.3g\n", name, off, 600 * EX_K, worst);
+    /* Exactly: explain and the scoring kernels compute w = L^-1 x, w.z and
+       |w| in the same order (the AVX2 kernels too: no FMA). */
+    CHECK_MSG(off == 0, "%s: explain's mean + bonus off the score in %d arms, by up to %g", name, off, worst);
+    isdb_policy_uninit(base);
+}
+
+static void test_explain_is_score(void) {
+    isdb_linucb lin;
+    isdb_swucb sw;
+    isdb_dlinucb dl;
+    isdb_bob bob;
+    isdb_adaptive ada;
+    isdb_linucb_config lc = isdb_linucb_config_init(EX_D, EX_K);
+    isdb_swucb_config sc = isdb_swucb_config_init(EX_D, EX_K, 50);
+    isdb_dlinucb_config dc = isdb_dlinucb_config_init(EX_D, EX_K, (isdb_real)0.98);
+    isdb_bob_config bc = isdb_bob_config_init(EX_D, EX_K, 600);
+    isdb_adaptive_config ac = isdb_adaptive_config_init(EX_D, EX_K);
+    ac.R = 0.3;
+    CHECK_OK(isdb_linucb_init(&lc, NULL, &lin));
+    explain_is_score("linucb", &lin.base, &lin, ex_linucb);
+    CHECK_OK(isdb_swucb_init(&sc, NULL, &sw));
+    explain_is_score("swucb", &sw.base, &sw, ex_swucb);
+    CHECK_OK(isdb_dlinucb_init(&dc, NULL, &dl));
+    explain_is_score("dlinucb", &dl.base, &dl, ex_dlinucb);
+    CHECK_OK(isdb_bob_init(&bc, NULL, &bob));
+    explain_is_score("bob", &bob.base, &bob, ex_bob);
+    CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));
+    explain_is_score("adaptive", &ada.base, &ada, ex_adaptive);
+    /* BOB before a block's draw: its scores are the windows' mixture. */
+    CHECK_OK(isdb_bob_init(&bc, NULL, &bob));
+    {
+        isdb_real x[EX_D] = {1, 0, 0, 0, 0}, m, b;
+        CHECK_RESULT(isdb_bob_explain(&bob, x, &m, &b), ISDB_ERR_BAD_STATE);
+        CHECK_RESULT(isdb_bob_explain(NULL, x, &m, &b), ISDB_ERR_INVALID_ARG);
+    }
+    isdb_policy_uninit(&bob.base);
+}
+
+/* LinTS's explain: x.theta and v ||x||_{V^-1}, the mean and standard
+   deviation of the sampled score x.theta~ (its scores are probabilities),
+   against ridge regression from scratch, in both inflations; its mean is
+   LinUCB's on the same data, bit for bit (one ridge code). */
+static void test_lints_explain(void) {
+    enum { D = 4, T = 40 };
+    int mode;
+    for (mode = 0; mode < 2; ++mode) {
+        isdb_lints pol;
+        isdb_linucb lin;
+        isdb_lints_config c = isdb_lints_config_init(D, 4);
+        isdb_linucb_config lc = isdb_linucb_config_init(D, 4);
+        isdb_rng rng;
+        isdb_real V[D * D], theta[D], x[D], vx[D], mean, bonus, lmean, v;
+        int t, k;
+        c.inflation = mode ? ISDB_LINTS_NONE : ISDB_LINTS_THEORY;
+        c.R = 0.3;
+        CHECK_OK(isdb_lints_init(&c, NULL, &pol));
+        CHECK_OK(isdb_linucb_init(&lc, NULL, &lin));
+        v = mode ? c.R : c.R * sqrt(24.0 / c.epsilon * D * log(1.0 / c.delta));
+        isdb_rng_seed(&rng, 610);
+        for (t = 0; t < T; ++t) {
+            random_unit(&rng, D, hist_x + t * D);
+            hist_y[t] = hist_x[t * D] - 0.5 * hist_x[t * D + 1] + 0.3 * isdb_rng_normal(&rng);
+            CHECK_OK(isdb_policy_update(&pol.base, 0, hist_x + t * D, hist_y[t]));
+            CHECK_OK(isdb_policy_update(&lin.base, 0, hist_x + t * D, hist_y[t]));
+        }
+        ridge_from_scratch(D, 0, T, c.lambda, V, theta);
+        for (k = 0; k < 5; ++k) {
+            random_unit(&rng, D, x);
+            CHECK_OK(isdb_lints_explain(&pol, x, &mean, &bonus));
+            ref_solve(D, V, x, vx);
+            CHECK_NEAR(mean, t_dot(D, x, theta), T_TOL(1e-12));
+            CHECK_NEAR(bonus, v * sqrt(t_dot(D, x, vx)), T_TOL(1e-12) * v);
+            CHECK_OK(isdb_linucb_explain(&lin, x, &lmean, NULL));
+            CHECK(lmean == mean);
+        }
+        CHECK_RESULT(isdb_lints_explain(&pol, NULL, &mean, &bonus), ISDB_ERR_INVALID_ARG);
+        CHECK_RESULT(isdb_lints_explain(NULL, x, &mean, &bonus), ISDB_ERR_INVALID_ARG);
+        CHECK_OK(isdb_lints_explain(&pol, x, NULL, NULL));
+        isdb_policy_uninit(&pol.base);
+        isdb_policy_uninit(&lin.base);
+    }
+}
+
 int main(void) {
     test_linucb_karmed();
     test_swucb_karmed();
@@ -689,5 +824,7 @@ int main(void) {
     test_lints_distribution();
     test_lints_probs();
     test_degenerate_inputs();
+    test_explain_is_score();
+    test_lints_explain();
     return test_report();
 }

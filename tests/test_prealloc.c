@@ -60,7 +60,7 @@ static void check_refused_policy(isdb_policy *p, const char *label) {
     CHECK_RESULT(isdb_policy_probs(p, X, 1, out), ISDB_ERR_BAD_STATE);
     CHECK_RESULT(isdb_policy_save(p, buf, sizeof buf, &n), ISDB_ERR_BAD_STATE);
     CHECK_RESULT(isdb_policy_load(p, buf, sizeof buf), ISDB_ERR_BAD_STATE);
-    CHECK_RESULT(isdb_policy_check_select(p, X, 1, &why), ISDB_ERR_BAD_STATE);
+    CHECK_RESULT(isdb_policy_check_select(p, X, 1, &arm, &why), ISDB_ERR_BAD_STATE);
     CHECK(why.field && strcmp(why.field, "pol") == 0);
     CHECK_RESULT(isdb_policy_check_update(p, 0, X, 0, &why), ISDB_ERR_BAD_STATE);
     CHECK(strcmp(isdb_policy_name(p), "none") == 0);

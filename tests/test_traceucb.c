@@ -163,10 +163,10 @@ static void check_known_answers(int d, int m, int refresh, int estimated) {
             for (j = 0; j < d; ++j) sum_xx[i * d + j] += (long double)x[i] * x[j];
         CHECK_OK(isdb_policy_update(&pol.base, arm, x, y));
         /* Compare every model. */
-        isdb_traceucb_variances(&pol, sig2);
-        isdb_traceucb_traces(&pol, traces);
-        isdb_traceucb_widths(&pol, widths);
-        isdb_traceucb_counts(&pol, counts);
+        isdb_traceucb_get_variances(&pol, sig2);
+        isdb_traceucb_get_traces(&pol, traces);
+        isdb_traceucb_get_widths(&pol, widths);
+        isdb_traceucb_get_counts(&pol, counts);
         for (i = 0; i < d * d; ++i) M_over_n[i] = (double)(sum_xx[i] / (t + 1));
         for (i = 0; i < m; ++i) {
             long double bl[MAXD], rss, tr;
@@ -256,7 +256,7 @@ static void check_cancellation(void) {
         hy[arm][hk[arm]++] = y;
         CHECK_OK(isdb_policy_update(&pol.base, arm, x, y));
     }
-    isdb_traceucb_variances(&pol, sig2);
+    isdb_traceucb_get_variances(&pol, sig2);
     for (i = 0; i < m; ++i) {
         double yy = 0, bb[MAXD] = {0}, naive;
         CHECK(ref_fit(i, d, NULL, bl, &rss, &tr));
@@ -309,8 +309,8 @@ static void check_selection_rules(void) {
     }
     CHECK_RESULT(isdb_policy_select(&pol.base, NULL, m - 1, &a1), ISDB_ERR_INVALID_ARG);
     CHECK_RESULT(isdb_policy_update(&pol.base, 0, NULL, 1.0), ISDB_ERR_INVALID_ARG);
-    isdb_traceucb_widths(&pol, w);
-    isdb_traceucb_counts(&pol, k);
+    isdb_traceucb_get_widths(&pol, w);
+    isdb_traceucb_get_counts(&pol, k);
     for (i = 0; i < m; ++i)
         CHECK_NEAR(w[i], 8.0 * 3.0 * log(2.0 * m * 350.0 / 0.1) / sqrt((double)(k[i] - d)), 1e-12 * w[i]);
     isdb_policy_uninit(&pol.base);
@@ -367,9 +367,9 @@ static void check_singular(void) {
         CHECK_OK(isdb_policy_select(&pol.base, NULL, m, &arm));
         CHECK_OK(isdb_policy_update(&pol.base, arm, x, x[0] + 0.1 * isdb_rng_normal(&rng)));
     }
-    isdb_traceucb_counts(&pol, k);
+    isdb_traceucb_get_counts(&pol, k);
     CHECK(k[0] == 30 && k[1] == 30 && k[2] == 30);
-    isdb_traceucb_variances(&pol, sig2);
+    isdb_traceucb_get_variances(&pol, sig2);
     CHECK(sig2[0] == 0.0 && sig2[1] == 0.0 && sig2[2] == 0.0);
     CHECK_RESULT(isdb_traceucb_estimate(&pol, 1, ISDB_TRACEUCB_OLS, est), ISDB_ERR_SINGULAR);
     CHECK_OK(isdb_traceucb_estimate(&pol, 1, ISDB_TRACEUCB_RIDGE, est));
@@ -486,13 +486,13 @@ static void check_static_mode(void) {
             CHECK_OK(isdb_env_reward(&env.base, arm, &y));
             CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X, y));
             if (s == 0 && t + 1 >= m * (d + 2) && (t + 1) % 7 == 0) {
-                isdb_traceucb_counts(&pol, k);
+                isdb_traceucb_get_counts(&pol, k);
                 CHECK_OK(isdb_traceucb_static_allocation(m, d, t + 1, paper, NULL, ISDB_TRACEUCB_MAX_LOSS, want));
                 for (i = 0; i < m; ++i)
                     if (k[i] != want[i]) follows = 0;
             }
         }
-        isdb_traceucb_traces(&pol, tr);
+        isdb_traceucb_get_traces(&pol, tr);
         CHECK_OK(isdb_traceucb_loss(&pol, env.beta, ISDB_TRACEUCB_OLS, loss));
         for (i = 0; i < m; ++i) {
             double e = paper[i] * tr[i];
@@ -503,7 +503,7 @@ static void check_static_mode(void) {
         }
     }
     CHECK_MSG(follows, "the STATIC mode left the water-filling allocation");
-    isdb_traceucb_counts(&pol, k);
+    isdb_traceucb_get_counts(&pol, k);
     for (i = 0; i < m; ++i) {
         double mean = sum[i] / sims, se = sqrt((sum2[i] / sims - mean * mean) / (sims - 1));
         double rmean = raw[i] / sims, rse = sqrt((raw2[i] / sims - rmean * rmean) / (sims - 1));
@@ -561,7 +561,7 @@ static void check_trace_vs_static(void) {
                 CHECK_OK(isdb_env_reward(&env.base, arm, &y));
                 CHECK_OK(isdb_policy_update(&pol.base, arm, env.base.X, y));
             }
-            isdb_traceucb_counts(&pol, k);
+            isdb_traceucb_get_counts(&pol, k);
             for (i = 0; i < m; ++i) {
                 double est[MAXD], e = 0;
                 int j;
@@ -620,7 +620,7 @@ static double ratio_of_counts(const double *var, const double *w, isdb_traceucb_
             isdb_env_reward(&env.base, arm, &y);
             isdb_policy_update(&pol.base, arm, env.base.X, y);
         }
-        isdb_traceucb_counts(&pol, k);
+        isdb_traceucb_get_counts(&pol, k);
         k0 += k[0] - d - 1.0;
         k1 += k[1] - d - 1.0;
     }
@@ -689,7 +689,7 @@ static void check_sparse(void) {
         isdb_env_reset(&env.base);
         for (t = 0; t < m * 18; ++t) {
             double y;
-            CHECK_RESULT(isdb_traceucb_support(&sp, got), ISDB_ERR_BAD_STATE);
+            CHECK_RESULT(isdb_traceucb_get_support(&sp, got), ISDB_ERR_BAD_STATE);
             isdb_env_next(&env.base);
             CHECK_OK(isdb_policy_select(&sp.base, NULL, m, &arm));
             CHECK(arm == t / 18);
@@ -703,7 +703,7 @@ static void check_sparse(void) {
             }
             CHECK_OK(isdb_policy_update(&sp.base, arm, env.base.X, y));
         }
-        CHECK_OK(isdb_traceucb_support(&sp, got));
+        CHECK_OK(isdb_traceucb_get_support(&sp, got));
         CHECK_MSG(got[0] == 2 && got[1] == 7 && got[2] == 11, "run %d: support %d %d %d", run, got[0], got[1], got[2]);
         for (t = 0; t < 150; ++t) {
             double y, xs[3];
@@ -725,12 +725,12 @@ static void check_sparse(void) {
             CHECK_OK(isdb_traceucb_estimate(&sp, i, ISDB_TRACEUCB_OLS, e1));
             for (j = 0; j < s; ++j) CHECK_NEAR(e1[sup[j]], coef[i][j], 0.2);
         }
-        isdb_traceucb_variances(&sp, v1);
-        isdb_traceucb_variances(&plain, v2);
-        isdb_traceucb_traces(&sp, tr1);
-        isdb_traceucb_traces(&plain, tr2);
+        isdb_traceucb_get_variances(&sp, v1);
+        isdb_traceucb_get_variances(&plain, v2);
+        isdb_traceucb_get_traces(&sp, tr1);
+        isdb_traceucb_get_traces(&plain, tr2);
         if (memcmp(v1, v2, sizeof v1) != 0 || memcmp(tr1, tr2, sizeof tr1) != 0) same = 0;
-        isdb_traceucb_counts(&sp, k);
+        isdb_traceucb_get_counts(&sp, k);
         CHECK(k[0] + k[1] + k[2] + k[3] == m * 18 + 150);
         isdb_policy_uninit(&sp.base);
         isdb_policy_uninit(&plain.base);
