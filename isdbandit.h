@@ -1589,6 +1589,25 @@
              - ISD's and OAM's config_check refuse a heap or scratch that
                does not fit (ISD: monitor_chunk, monitor_window, d or
                n_offline; OAM: max_contexts), where heap_size wrapped;
+             - getters are named isdb_<name>_get_<what>: isdb_X_Y becomes
+               isdb_X_get_Y for linucb, swucb, dlinucb (theta, beta),
+               lints (theta, last_sample), bob (block, window,
+               window_index, master_probs, log_weights, swucb), adaptive
+               (theta, beta, n_estimators, played, estimator, memory,
+               changes, holding), isd (p_inv, blocks, block_pvalues,
+               basis, projector, beta_inv, gamma, radii), opkb (epoch,
+               block, replay_index, restarts, epoch_start, last_test,
+               tests, gamma, block_length, alpha, feature_dim, design,
+               strategy, gaps, solve_reports), oam (n_contexts,
+               last_decision, fn, min_gap, targets, allocation,
+               regret_constant, last_solve, sublog, theta, pulls),
+               traceucb (counts, variances, widths, traces, support), and
+               isdb_isd_env_get_invariant_basis;
+             - isdb_policy_check_select(p, X, n_arms, arm, why) takes
+               select's arm pointer and refuses NULL naming "arm";
+             - adaptive's cut and noise_estimate and ISD's est.rule and
+               est.one_se have their enum types (C++ assigning an int
+               needs a cast);
              - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION):
                every 0.x release refused the one before; from 1.0.0 on
                every 1.x release loads every 1.x snapshot (SNAPSHOT
@@ -1596,7 +1615,9 @@
              - isdb_policy_vtable has walk_config, cfg_offset and
                arms_field (only a policy written outside the library
                sees it).
-             New: the environments' heap_size and init_preallocated;
+             New: explain for LinTS (mean and the sample's standard
+             deviation) and BOB (its block's SW-UCB); the environments'
+             heap_size and init_preallocated;
              isdb_snapshot_read_info (what a snapshot holds, with no
              policy object), isdb_<name>_config_from_snapshot (the saved
              config, so init and load need nothing but the snapshot),
