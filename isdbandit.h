@@ -16496,7 +16496,11 @@ ISDB__PRIVATE double isdb__tu_quad(int d, const double *A, const double *u) {
 }
 
 /* Tr(A S^-1) for symmetric A (lower triangle) by d solves with the factor
-   L of S; clamped at 0. work: 2d. */
+   L of S; clamped at 0. Solves that overflow (S far below A's scale in
+   some direction: contexts of 1e-160 with a known Sigma ~ 1 give S ~
+   1e-320) mean a trace beyond DBL_MAX: +Inf, which the caller holds at
+   DBL_MAX (inf - inf in the solves made NaN, and the clamp a trace of 0,
+   a model never sampled again). work: 2d. */
 ISDB__PRIVATE double isdb__tu_exact_trace(int d, const double *L, const double *A, double *work) {
     double *col = work, *z = work + d, t = 0.0;
     int i, j;
@@ -16505,6 +16509,7 @@ ISDB__PRIVATE double isdb__tu_exact_trace(int d, const double *L, const double *
         isdb_chol_solve(d, L, col, z);
         t += z[j];
     }
+    if (!isdb__finite(t)) return (double)INFINITY;
     return t > 0.0 ? t : 0.0;
 }
 
@@ -16746,7 +16751,8 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
         isdb_tri_solve(d, L, 1, v, u);
         q = isdb__tu_quad(d, A, u);
         T = estimated ? T + (psi - q) / (1.0 + psi) : T - q / (1.0 + psi);
-        if (!(T > 1e-3 * p->_trace[arm])) rebuild = 1;
+        /* a trace held at DBL_MAX (below) is recomputed, not updated */
+        if (!(T > 1e-3 * p->_trace[arm]) || p->_trace[arm] >= DBL_MAX) rebuild = 1;
     }
     isdb__tu_addrow(d, L, p->_l + arm * d, p->_rho[arm], Ln, ln, &rho, xs, y, gw);
     if (!full && k + 1 > d && isdb__tu_full_rank(d, Ln, S, xs)) full = rebuild = 1;
@@ -16776,6 +16782,11 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     }
     if (full) {
         isdb_tri_solve(d, Ln, 1, ln, betan);
+        /* Tr(Sigma S^-1) of contexts far below Sigma's scale (1e-160 with
+           Sigma ~ 1: S ~ 1e-320) is beyond DBL_MAX: held there (the score
+           is capped anyway) rather than refusing contexts in range; an
+           estimated Sigma scales with S and stays finite. */
+        if (T > DBL_MAX) T = DBL_MAX;
         if (!isdb__finite(T) || !isdb__finite(rho) || !isdb__all_finite(betan, d)) return ISDB_ERR_NONFINITE;
     }
     /* With Sigma estimated, M grows by x x^T: every other estimated model's
@@ -16786,6 +16797,7 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
             if (j != arm && p->_full[j]) {
                 isdb_tri_solve(d, p->_chol + j * dd, 0, xs, v);
                 tj += isdb__dot(d, v, v);
+                if (tj > DBL_MAX) tj = DBL_MAX; /* as T above */
                 if (!isdb__finite(tj)) return ISDB_ERR_NONFINITE;
             }
             p->_trace_next[j] = tj;
