@@ -4253,6 +4253,18 @@ typedef long long isdb__check_bits;
 #endif
 typedef isdb__check_bits isdb__check_vec __attribute__((vector_size(16), aligned(sizeof(isdb_real)), may_alias));
 #endif
+/* ISDB_INPUT_MAX as an isdb_real, read through a volatile store. With
+   excess precision (FLT_EVAL_METHOD 2: x87, -std=c99's
+   -fexcess-precision=standard) the constant 1e64 is evaluated in long
+   double, where it is not the double 1e64, and the double equal to the
+   bound compared above it: refused. The store rounds it to the type the
+   inputs have, so the bound itself is accepted and the next real above
+   it refused, with any evaluation method. */
+ISDB__PRIVATE isdb_real isdb__input_max(void) {
+    volatile isdb_real bound = ISDB_INPUT_MAX;
+    return bound;
+}
+
 ISDB__PRIVATE isdb_result isdb__check_input(const isdb_real *v, int n) {
     int i = 0;
 #ifdef ISDB__VEC_CHECK
@@ -4272,8 +4284,11 @@ ISDB__PRIVATE isdb_result isdb__check_input(const isdb_real *v, int n) {
     for (j = 0; j < (int)lanes; ++j)
         if (a0[j] < 0) i = 0;
 #endif
-    for (; i < n; ++i)
-        if (!(isdb__fabs(v[i]) <= ISDB_INPUT_MAX)) return isdb__finite(v[i]) ? ISDB_ERR_RANGE : ISDB_ERR_NONFINITE;
+    if (i < n) {
+        const isdb_real bound = isdb__input_max();
+        for (; i < n; ++i)
+            if (!(isdb__fabs(v[i]) <= bound)) return isdb__finite(v[i]) ? ISDB_ERR_RANGE : ISDB_ERR_NONFINITE;
+    }
     return ISDB_OK;
 }
 
@@ -16345,7 +16360,7 @@ ISDB__PRIVATE int isdb__tu_stage1_len(const isdb_traceucb_config *c) {
 ISDB__PRIVATE int isdb__tu_positive_all(const double *v, int n) {
     int i;
     for (i = 0; i < n; ++i)
-        if (!(v[i] > 0.0 && v[i] <= ISDB_INPUT_MAX)) return 0;
+        if (!(v[i] > 0.0 && v[i] <= isdb__input_max())) return 0;
     return 1;
 }
 

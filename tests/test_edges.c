@@ -398,7 +398,55 @@ static void test_traceucb_tiny_contexts(void) {
 }
 #endif
 
+/* ISDB_INPUT_MAX itself is accepted, the next real above it refused, as
+   a feature and as a reward, by every case (on x87, FLT_EVAL_METHOD 2,
+   the bound was compared in long double and refused itself). */
+static isdb_real next_up(isdb_real v) {
+#if ISDB_REAL_IS_FLOAT
+    return nextafterf(v, INFINITY);
+#else
+    return nextafter(v, (double)INFINITY);
+#endif
+}
+
+static void test_input_bound_exact(void) {
+    static isdb_real X[64 * 16];
+    const isdb_real bound = ISDB_INPUT_MAX, above = next_up(bound);
+    int i, n, feature_ok = 1, reward_ok = 1, refused = 1;
+    isdb_rng rng;
+    CHECK(above > bound);
+    isdb_rng_seed(&rng, 3);
+    for (i = 0; i < N_CASES; ++i) {
+        isdb_policy *p = (isdb_policy *)&mem_a;
+        int d = cases[i].d, fixed = 0;
+#if !ISDB_REAL_IS_FLOAT
+        fixed = cases[i].round == round_opkb;
+#endif
+        if (cases[i].make(NULL, d, cases[i].max_arms, &mem_a) != ISDB_OK) continue;
+        case_round(&rng, &cases[i], d, cases[i].max_arms, &n, X);
+        if (!fixed) {
+            X[0] = bound;
+            X[d - 1] = -bound;
+        }
+        reward_ok &= isdb_policy_update(p, 0, X, bound) == ISDB_OK;
+        reward_ok &= isdb_policy_update(p, 0, X, -bound) == ISDB_OK;
+        refused &= isdb_policy_update(p, 0, X, above) == ISDB_ERR_RANGE;
+        refused &= isdb_policy_update(p, 0, X, -above) == ISDB_ERR_RANGE;
+        if (!fixed) {
+            feature_ok &= isdb_policy_update(p, 0, X, 0) == ISDB_OK;
+            X[0] = above;
+            refused &= isdb_policy_update(p, 0, X, 0) == ISDB_ERR_RANGE;
+            X[0] = -above;
+            refused &= isdb_policy_update(p, 0, X, 0) == ISDB_ERR_RANGE;
+        }
+        CHECK_MSG(reward_ok && feature_ok && refused, "%s: ISDB_INPUT_MAX refused, or the next real above it taken",
+                  cases[i].label);
+        isdb_policy_uninit(p);
+    }
+}
+
 int main(void) {
+    test_input_bound_exact();
     test_adaptive_noise_sum();
 #if !ISDB_REAL_IS_FLOAT
     test_traceucb_tiny_contexts();
