@@ -1087,8 +1087,13 @@
          Init factors K and solves pi(X); it refuses
          (ISDB_ERR_INVALID_ARG) more than 4096 arms, a kernel too large for
          lambda = sigma / T (max k(x, x) > 1e10 lambda: rescale the arms),
-         and one too small (max k(x, x) < 1e-250 lambda, a zero kernel
-         included); config_check refuses both, naming sigma. Past T the
+         and one too small (max k(x, x) < 1e-30 lambda, a zero kernel
+         included); config_check refuses both, naming sigma, and
+         ISDB_FEATURES_CHOLESKY with the linear kernel and more arms than
+         d (K has rank d at most), naming features. CHOLESKY on any other
+         K that does not factor (arms linearly dependent, duplicate arms,
+         a length_scale far beyond the arms' spread) is refused by init
+         only (ISDB_ERR_NOT_SPD): AUTO falls back to the eigen map. Past T the
          last block goes on.
       Defaults: adaptive 0 (OPKB), kernel ISDB_KERNEL_LINEAR, length_scale
          1, features ISDB_FEATURES_AUTO, rank_tol 1e-12, sigma 100, delta
@@ -3263,11 +3268,12 @@ typedef struct isdb_opkb_config {
     double rank_tol;           /* eigen map cut-off, in [0, 1); default 1e-12 */
     int adaptive;              /* 0: OPKB (default), 1: ADA-OPKB */
     double horizon;            /* T, 2..1e15 */
-    double sigma;              /* lambda = sigma / T, in [1e-30, 1e30] and [1e-10, 1e250] times the
+    double sigma;              /* lambda = sigma / T, in [1e-30, 1e30] and [1e-10, 1e30] times the
                                   arms' largest k(x, x); default 100 */
     double delta;              /* confidence, in (0, 1), not subnormal; default 1e-4 */
     double reward_scale;       /* rewards are divided by it (the paper's S + B); default 1 */
-    /* Constants; isdb_opkb_config_preset sets them all (gamma_factor and c3 in (0, 1e30]). tuned / theory: */
+    /* Constants; isdb_opkb_config_preset sets them all (gamma_factor in [1e-30, 1e30]: with lambda
+       at most 1e30 max k(x, x), gamma stays a positive normal number; c3 in (0, 1e30]). tuned / theory: */
     double gamma_factor;       /* gamma = gamma_factor max ln det(I + T/sigma sum P phi phi^T):  0.5 / 1 */
     double c1;                 /* mu_j = c1 2^(-j/2):                                          0.1 / 0.5 */
     double c3;                 /* E = ceil(c3 gamma ln(C0 N / delta)), C0 = 8 T log2 T:       0.04 / 4 */
@@ -14526,12 +14532,15 @@ ISDB__ONCE isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_re
         isdb__want_pos(why, c->sigma, "sigma") &&
         (isdb__ridge_ok(c->sigma / c->horizon) ||
          isdb__refuse(why, "sigma", 1e-30 * c->horizon, 1e30 * c->horizon, "sigma / horizon in [1e-30, 1e30]")) &&
-        ((c->sigma / c->horizon >= 1e-10 * isdb__opkb_kmax(c) && c->sigma / c->horizon <= 1e250 * isdb__opkb_kmax(c)) ||
-         isdb__refuse(why, "sigma", 1e-10 * isdb__opkb_kmax(c) * c->horizon, 1e250 * isdb__opkb_kmax(c) * c->horizon,
-                      "sigma / horizon in [1e-10, 1e250] times max k(x, x) over the arms")) &&
+        ((c->sigma / c->horizon >= 1e-10 * isdb__opkb_kmax(c) && c->sigma / c->horizon <= 1e30 * isdb__opkb_kmax(c)) ||
+         isdb__refuse(why, "sigma", 1e-10 * isdb__opkb_kmax(c) * c->horizon, 1e30 * isdb__opkb_kmax(c) * c->horizon,
+                      "sigma / horizon in [1e-10, 1e30] times max k(x, x) over the arms")) &&
+        /* the linear kernel's K = X X^T has rank at most d: CHOLESKY (no eigen fallback) cannot factor it */
+        (c->kernel != ISDB_KERNEL_LINEAR || c->features != ISDB_FEATURES_CHOLESKY || c->n_arms <= c->d ||
+         isdb__refuse(why, "features", (double)NAN, (double)NAN, "not CHOLESKY with the linear kernel and n_arms > d")) &&
         isdb__want_delta(why, c->delta, "delta") &&
         isdb__want_real(why, c->reward_scale, "reward_scale", 1e-30, 1e30, 0, "[1e-30, 1e30]") &&
-        isdb__want_pos_scale(why, c->gamma_factor, "gamma_factor") &&
+        isdb__want_real(why, c->gamma_factor, "gamma_factor", 1e-30, 1e30, 0, "[1e-30, 1e30]") &&
         isdb__want_real(why, c->c1, "c1", 0.0, 1.0, 0, "[0, 1]") && isdb__want_pos_scale(why, c->c3, "c3") &&
         isdb__want_nonneg(why, c->c4, "c4") && isdb__want_pos(why, c->beta_scale, "beta_scale") &&
         isdb__want_nonneg(why, c->set_scale, "set_scale") &&
@@ -15091,7 +15100,7 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
     /* gamma from ln det S(pi, lambda) = -objective:
        ln det(I + T/sigma M) = ln det S - p ln lambda. */
     pol->gamma = cfg->gamma_factor * (-pol->design_info.objective - (double)pol->p * log(pol->lambda));
-    /* With lambda far above the kernel (config_check allows up to 1e250
+    /* With lambda far above the kernel (config_check allows up to 1e30
        max k(x, x)) the two terms cancel to 0 or below: then ln det(I + M /
        lambda) directly, from the eigenvalues of M / lambda (ordinary
        configs never come here, so their gamma keeps its bits). */

@@ -15,6 +15,7 @@
 #include "cases.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,12 +248,20 @@ static isdb_result e_isd(int v, int d, int K, void *mem) {
    reward_scale at their ends. */
 static isdb_result e_opkb(int v, int d, int K, void *mem) {
     isdb_opkb_config c = isdb_opkb_config_init(d, K, v & 2 ? 1e15 : 2.0);
+    double kmax = 0;
+    int i, j;
     c.arms = opkb_arms(d, K);
+    for (i = 0; i < K; ++i) {
+        double kk = 0;
+        for (j = 0; j < d; ++j) kk += c.arms[i * d + j] * c.arms[i * d + j];
+        kmax = kk > kmax ? kk : kmax;
+    }
+    kmax *= 1 - 1e-12; /* below isdb__dot's rounding */
     c.adaptive = v & 1;
     c.test = v & 4 ? ISDB_OPKB_TEST_CONSTANT : ISDB_OPKB_TEST_CALIBRATED;
     c.c0_scale = v & 8 ? 1e300 : 1e-300;
     c.test_z = v & 8 ? 1e300 : 1e-300;
-    c.sigma = c.horizon * (v & 16 ? 1e30 : 1e-10); /* lambda at the ends of [1e-10, 1e250] max k(x, x) (<= 1 here) */
+    c.sigma = c.horizon * (v & 16 ? 1e30 * kmax : 1e-10); /* lambda at the ends of [1e-10, 1e30] max k(x, x) */
     c.reward_scale = v & 8 ? 1e30 : 1e-30;
     c.delta = v & 32 ? 1e-4 : DBL_MIN;
     c.j_star = 1;
@@ -445,7 +454,190 @@ static void test_input_bound_exact(void) {
     }
 }
 
+/* ---- config_check OK => heap_size OK => init OK (or out of memory) ----
+   Random configs for each policy, every field drawn from values at and
+   around the ends of the documented ranges (and beyond them, for
+   config_check to refuse): whatever the check accepts, heap_size and init
+   must accept. Heaps above 64 MB are sized, not built. */
+static isdb_real pick_real(isdb_rng *r) {
+    static const double pool[] = {0, 1e-300, 1e-150, 1e-100, 1e-50, 1e-30, 1e-20, 1e-10, 1e-6, 1e-3, 0.01, 0.1,
+                                  0.5, 0.9, 0.99, 1, 2, 3.5, 100, 1e6, 1e10, 1e20, 1e30, 1e100, 1e250, -1, -1e-30};
+    uint64_t k = isdb_rng_below(r, 40);
+    if (k < sizeof pool / sizeof pool[0]) {
+        double v = pool[k];
+#if ISDB_REAL_IS_FLOAT
+        if (v != 0 && (fabs(v) < 1e-38 || fabs(v) > 1e38)) v = v > 0 ? (fabs(v) < 1 ? 1e-37 : 1e37) : -1;
+#endif
+        return (isdb_real)v;
+    }
+    if (k == 30) return E_DELTA_MIN;
+    if (k == 31) return (isdb_real)(1 - ISDB_REAL_EPSILON);
+    if (k == 32) return E_LAMBDA_MIN;
+    if (k == 33) return E_LAMBDA_MAX;
+    if (k == 34) return E_SCALE_MAX;
+    /* log-uniform in [1e-30, 1e30] (float: [1e-6, 1e6]) */
+    return (isdb_real)pow(10.0, (ISDB_REAL_IS_FLOAT ? 12.0 : 60.0) * (isdb_rng_uniform(r) - 0.5));
+}
+static int pick_int(isdb_rng *r, int hi) {
+    static const int pool[] = {0, 1, 2, 3, 4, 5, 7, 16, 50, 300, -1};
+    uint64_t k = isdb_rng_below(r, 13);
+    if (k < 11) return pool[k] <= hi ? pool[k] : hi;
+    return (int)isdb_rng_below(r, (uint64_t)hi + 1);
+}
+/* A field keeps its default two times in three (so that configs with a
+   few fields at their edges pass the check), else an edge value. */
+static isdb_real maybe_real(isdb_rng *r, isdb_real def) { return isdb_rng_below(r, 3) ? def : pick_real(r); }
+static int maybe_int(isdb_rng *r, int def, int hi) { return isdb_rng_below(r, 3) ? def : pick_int(r, hi); }
+
+typedef struct agree_count {
+    int tried, checked, built;
+} agree_count;
+
+/* config_check, then heap_size, then init of one config: the later must accept what the
+   earlier accepts */
+#define AGREE(name, cfg, mem, count)                                                                  \
+    do {                                                                                              \
+        isdb_refusal why_;                                                                            \
+        size_t bytes_ = 0;                                                                            \
+        isdb_result rc_ = isdb_##name##_config_check(&(cfg), &why_), rh_, ri_;                        \
+        (count).tried++;                                                                              \
+        if (rc_ == ISDB_OK) {                                                                         \
+            (count).checked++;                                                                        \
+            rh_ = isdb_##name##_heap_size(&(cfg), &bytes_);                                           \
+            CHECK_MSG(rh_ == ISDB_OK, #name ": config_check OK, heap_size %s (try %d)",               \
+                      isdb_result_string(rh_), (count).tried);                                        \
+            if (rh_ == ISDB_OK && bytes_ <= ((size_t)1 << 26)) {                                      \
+                ri_ = isdb_##name##_init(&(cfg), NULL, (isdb_##name *)(mem));                         \
+                CHECK_MSG(ri_ == ISDB_OK || ri_ == ISDB_ERR_OUT_OF_MEMORY,                            \
+                          #name ": config_check OK, init %s (try %d)", isdb_result_string(ri_),       \
+                          (count).tried);                                                             \
+                if (ri_ == ISDB_OK) {                                                                 \
+                    (count).built++;                                                                  \
+                    isdb_policy_uninit((isdb_policy *)(mem));                                         \
+                }                                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+    } while (0)
+
+static void test_check_agrees_with_init(void) {
+    enum { TRIES = 1000 };
+    agree_count n[10];
+    isdb_rng r;
+    int t, d, K;
+    memset(n, 0, sizeof n);
+    isdb_rng_seed(&r, 36);
+    for (t = 0; t < TRIES; ++t) {
+        d = 1 + pick_int(&r, 7);
+        K = 1 + pick_int(&r, 6);
+        {
+            isdb_linucb_config c = isdb_linucb_config_init(d, K);
+            c.lambda = maybe_real(&r, c.lambda), c.delta = maybe_real(&r, c.delta), c.R = maybe_real(&r, c.R), c.S = maybe_real(&r, c.S);
+            c.L = maybe_real(&r, c.L), c.alpha = maybe_real(&r, c.alpha), c.width = (isdb_width)maybe_int(&r, (int)c.width, 4);
+            c.refresh = maybe_int(&r, c.refresh, 300);
+            AGREE(linucb, c, &mem_a, n[0]);
+        }
+        {
+            isdb_swucb_config c = isdb_swucb_config_init(d, K, pick_int(&r, 300));
+            c.lambda = maybe_real(&r, c.lambda), c.delta = maybe_real(&r, c.delta), c.R = maybe_real(&r, c.R), c.S = maybe_real(&r, c.S);
+            c.L = maybe_real(&r, c.L), c.alpha = maybe_real(&r, c.alpha), c.width = (isdb_width)maybe_int(&r, (int)c.width, 4);
+            c.refresh = maybe_int(&r, c.refresh, 300);
+            AGREE(swucb, c, &mem_a, n[1]);
+        }
+        {
+            isdb_dlinucb_config c = isdb_dlinucb_config_init(d, K, pick_real(&r));
+            c.lambda = maybe_real(&r, c.lambda), c.delta = maybe_real(&r, c.delta), c.R = maybe_real(&r, c.R), c.S = maybe_real(&r, c.S);
+            c.L = maybe_real(&r, c.L), c.alpha = maybe_real(&r, c.alpha), c.refresh = maybe_int(&r, c.refresh, 300);
+            AGREE(dlinucb, c, &mem_a, n[2]);
+        }
+        {
+            isdb_lints_config c = isdb_lints_config_init(d, K);
+            c.lambda = maybe_real(&r, c.lambda), c.R = maybe_real(&r, c.R), c.epsilon = maybe_real(&r, c.epsilon), c.delta = maybe_real(&r, c.delta);
+            c.inflation = (isdb_lints_inflation)maybe_int(&r, (int)c.inflation, 2);
+            c.mc_samples = maybe_int(&r, c.mc_samples, 300), c.refresh = maybe_int(&r, c.refresh, 300);
+            AGREE(lints, c, &mem_a, n[3]);
+        }
+        {
+            isdb_bob_config c = isdb_bob_config_init(d, K, (uint64_t)pick_int(&r, 300));
+            c.lambda = maybe_real(&r, c.lambda), c.R = maybe_real(&r, c.R), c.S = maybe_real(&r, c.S), c.L = maybe_real(&r, c.L);
+            c.alpha = maybe_real(&r, c.alpha), c.reward_bound = maybe_real(&r, c.reward_bound), c.clip = maybe_int(&r, c.clip, 2);
+            c.refresh = maybe_int(&r, c.refresh, 300);
+            AGREE(bob, c, &mem_a, n[4]);
+        }
+        {
+            isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+            c.lambda = maybe_real(&r, c.lambda), c.delta = maybe_real(&r, c.delta), c.R = maybe_real(&r, c.R), c.S = maybe_real(&r, c.S);
+            c.L = maybe_real(&r, c.L), c.alpha = maybe_real(&r, c.alpha), c.min_memory = maybe_int(&r, c.min_memory, 300);
+            c.max_memory = isdb_rng_below(&r, 4) ? pick_int(&r, 300) : INT_MAX;
+            c.threshold = maybe_real(&r, c.threshold), c.play_threshold = maybe_real(&r, c.play_threshold), c.refresh = maybe_int(&r, c.refresh, 300);
+            c.noise_estimate = maybe_int(&r, c.noise_estimate, 3), c.cut = maybe_int(&r, c.cut, 3), c.hold = maybe_int(&r, c.hold, 2);
+            c.play_horizon = maybe_int(&r, c.play_horizon, 1025);
+            AGREE(adaptive, c, &mem_a, n[5]);
+        }
+#if !ISDB_REAL_IS_FLOAT
+        {
+            int dd = 3 + (int)isdb_rng_below(&r, 4), pi = isd_offline(dd);
+            isdb_isd_config c = isdb_isd_config_init(dd, K, ISD_N0, isd_X0, isd_R0);
+            c.oracle = maybe_int(&r, c.oracle, 2);
+            c.p_inv = pi; /* U_inv spans the offline data's invariant block */
+            c.U_inv = isd_Uinv, c.beta_inv = isdb_rng_below(&r, 2) ? isd_beta : NULL;
+            c.learner = (isdb_isd_learner)maybe_int(&r, (int)c.learner, 4), c.window = maybe_int(&r, c.window, 300);
+            c.gamma = maybe_real(&r, c.gamma), c.lambda = maybe_real(&r, c.lambda), c.refresh = maybe_int(&r, c.refresh, 300);
+            c.radius = (isdb_isd_radius)maybe_int(&r, (int)c.radius, 4), c.delta = maybe_real(&r, c.delta);
+            c.R = maybe_real(&r, c.R), c.L = maybe_real(&r, c.L), c.S = maybe_real(&r, c.S), c.alpha = maybe_real(&r, c.alpha);
+            c.delta_pi = isdb_rng_below(&r, 2) ? -1 : pick_real(&r);
+            c.recompute_every = maybe_int(&r, c.recompute_every, 50), c.monitor = (isdb_isd_monitor)maybe_int(&r, (int)c.monitor, 3);
+            c.monitor_window = maybe_int(&r, c.monitor_window, 300), c.monitor_every = maybe_int(&r, c.monitor_every, 50);
+            c.monitor_level = maybe_real(&r, c.monitor_level), c.monitor_confirm = maybe_int(&r, c.monitor_confirm, 2);
+            c.guard = maybe_int(&r, c.guard, 2), c.warm_start = maybe_int(&r, c.warm_start, 2);
+            AGREE(isd, c, &mem_a, n[6]);
+        }
+        {
+            int N = 1 + pick_int(&r, 8);
+            isdb_opkb_config c = isdb_opkb_config_init(d, N, isdb_rng_below(&r, 2) ? 2.0 + (double)pick_int(&r, 300) : pick_real(&r));
+            c.arms = opkb_arms(d, N), c.kernel = (isdb_kernel)maybe_int(&r, (int)c.kernel, 2);
+            c.length_scale = maybe_real(&r, c.length_scale), c.features = (isdb_feature_map)maybe_int(&r, (int)c.features, 2);
+            /* CHOLESKY on a kernel matrix that does not factor is refused by init only (documented;
+               these arms span 2 dimensions) */
+            if (c.features == ISDB_FEATURES_CHOLESKY) c.features = ISDB_FEATURES_AUTO;
+            c.rank_tol = maybe_real(&r, c.rank_tol), c.adaptive = maybe_int(&r, c.adaptive, 2), c.sigma = maybe_real(&r, c.sigma);
+            c.delta = maybe_real(&r, c.delta), c.reward_scale = maybe_real(&r, c.reward_scale), c.gamma_factor = maybe_real(&r, c.gamma_factor);
+            c.c1 = maybe_real(&r, c.c1), c.c3 = maybe_real(&r, c.c3), c.c4 = maybe_real(&r, c.c4), c.beta_scale = maybe_real(&r, c.beta_scale);
+            c.set_scale = maybe_real(&r, c.set_scale), c.mix = maybe_real(&r, c.mix), c.c0_scale = maybe_real(&r, c.c0_scale);
+            c.test_mean = maybe_int(&r, c.test_mean, 2), c.j_star = maybe_int(&r, c.j_star, 64), c.test_block = maybe_int(&r, c.test_block, 2);
+            c.max_restarts = maybe_int(&r, c.max_restarts, 300), c.test = (isdb_opkb_test)maybe_int(&r, (int)c.test, 1);
+            c.test_z = maybe_real(&r, c.test_z), c.solver_tol = maybe_real(&r, c.solver_tol), c.solver_max_iter = maybe_int(&r, c.solver_max_iter, 300);
+            AGREE(opkb, c, &mem_a, n[7]);
+        }
+        {
+            isdb_oam_config c = isdb_oam_config_init(d, K, (uint64_t)pick_int(&r, 300));
+            c.max_contexts = maybe_int(&r, c.max_contexts, 16), c.c = maybe_real(&r, c.c), c.zeta = maybe_real(&r, c.zeta);
+            c.forcing = (isdb_oam_forcing)maybe_int(&r, (int)c.forcing, 2), c.force_c = maybe_real(&r, c.force_c);
+            c.force_s_now = maybe_int(&r, c.force_s_now, 2), c.lambda = maybe_real(&r, c.lambda), c.solver_tol = maybe_real(&r, c.solver_tol);
+            c.solver_max_iter = maybe_int(&r, c.solver_max_iter, 300), c.refresh = maybe_int(&r, c.refresh, 300);
+            AGREE(oam, c, &mem_a, n[8]);
+        }
+        {
+            isdb_traceucb_config c = isdb_traceucb_config_init(d, K);
+            static double w[64];
+            int i;
+            for (i = 0; i < 64; ++i) w[i] = pick_real(&r);
+            c.mode = (isdb_traceucb_mode)maybe_int(&r, (int)c.mode, 3), c.width = (isdb_traceucb_width)maybe_int(&r, (int)c.width, 1);
+            c.objective = (isdb_traceucb_objective)maybe_int(&r, (int)c.objective, 1), c.alpha = maybe_real(&r, c.alpha);
+            c.R = maybe_real(&r, c.R), c.delta = maybe_real(&r, c.delta), c.horizon = maybe_int(&r, c.horizon, 300), c.lambda = maybe_real(&r, c.lambda);
+            c.Sigma = isdb_rng_below(&r, 2) ? tu_fill(d, K) : NULL;
+            c.weights = isdb_rng_below(&r, 2) ? w : NULL, c.noise_var = w + 8;
+            c.refresh = maybe_int(&r, c.refresh, 300), c.sparse_s = maybe_int(&r, c.sparse_s, d), c.sparse_L = maybe_int(&r, c.sparse_L, 50);
+            AGREE(traceucb, c, &mem_a, n[9]);
+        }
+#endif
+    }
+    for (t = 0; t < (ISDB_REAL_IS_FLOAT ? 6 : 10); ++t)
+        printf("  check vs init, policy %d: %d configs, %d passed the check, %d built\n", t, n[t].tried,
+               n[t].checked, n[t].built);
+}
+
 int main(void) {
+    test_check_agrees_with_init();
     test_input_bound_exact();
     test_adaptive_noise_sum();
 #if !ISDB_REAL_IS_FLOAT
