@@ -1110,8 +1110,14 @@
          Init factors K and solves pi(X); it refuses
          (ISDB_ERR_INVALID_ARG) more than 4096 arms, a kernel too large for
          lambda = sigma / T (max k(x, x) > 1e10 lambda: rescale the arms),
-         and a kernel that is numerically zero. Past T the last block goes
-         on.
+         and one too small (max k(x, x) < 1e-30 lambda, a zero kernel
+         included); config_check refuses both, naming sigma, and
+         ISDB_FEATURES_CHOLESKY with the linear kernel and more arms than
+         d (K has rank d at most), naming features. CHOLESKY on any other
+         K that does not factor (arms linearly dependent, duplicate arms,
+         a length_scale far beyond the arms' spread) is refused by init
+         only (ISDB_ERR_NOT_SPD): AUTO falls back to the eigen map. Past T the
+         last block goes on.
       Defaults: adaptive 0 (OPKB), kernel ISDB_KERNEL_LINEAR, length_scale
          1, features ISDB_FEATURES_AUTO, rank_tol 1e-12, sigma 100, delta
          1e-4, reward_scale 1, the ISDB_OPKB_TUNED constants, test
@@ -2624,7 +2630,8 @@ ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_
 
 typedef struct isdb_dlinucb_config {
     int d, max_arms;
-    isdb_real gamma;     /* discount, in (0, 1) */
+    isdb_real gamma;     /* discount, in (0, 1) and at least 1e-50^(1 / ceil(d / 4)) (1e-6^(...) in
+                            float): a memory 1 / (1 - gamma) of about d / 460 (d / 55) or more */
     /* lambda, delta, R, S, L and alpha: the ranges of isdb_linucb_config */
     isdb_real lambda;    /* default 1 */
     isdb_real delta;     /* default 0.01 */
@@ -3206,7 +3213,7 @@ typedef struct isdb_isd_config {
     /* Residual learner. */
     isdb_isd_learner learner; /* default ISDB_ISD_RES_ADAPTIVE (the paper: ISDB_ISD_RES_LINUCB) */
     int window;               /* WINDOW: rows >= 1; default 100 */
-    double gamma;             /* DISCOUNT: in (0, 1); default 0.99 */
+    double gamma;             /* DISCOUNT: in [1e-100, 1); default 0.99 */
     double lambda;            /* its ridge; default 1 */
     int refresh;              /* refactorise (LINUCB) or rebuild (WINDOW) every this many updates;
                                  0: max(4 p_res, 256), or max(window, p_res) */
@@ -3470,10 +3477,12 @@ typedef struct isdb_opkb_config {
     double rank_tol;           /* eigen map cut-off, in [0, 1); default 1e-12 */
     int adaptive;              /* 0: OPKB (default), 1: ADA-OPKB */
     double horizon;            /* T, 2..1e15 */
-    double sigma;              /* lambda = sigma / T; default 100 */
+    double sigma;              /* lambda = sigma / T, in [1e-30, 1e30] and [1e-10, 1e30] times the
+                                  arms' largest k(x, x); default 100 */
     double delta;              /* confidence, in (0, 1), not subnormal; default 1e-4 */
     double reward_scale;       /* rewards are divided by it (the paper's S + B); default 1 */
-    /* Constants; isdb_opkb_config_preset sets them all (gamma_factor and c3 in (0, 1e30]). tuned / theory: */
+    /* Constants; isdb_opkb_config_preset sets them all (gamma_factor in [1e-30, 1e30]: with lambda
+       at most 1e30 max k(x, x), gamma stays a positive normal number; c3 in (0, 1e30]). tuned / theory: */
     double gamma_factor;       /* gamma = gamma_factor max ln det(I + T/sigma sum P phi phi^T):  0.5 / 1 */
     double c1;                 /* mu_j = c1 2^(-j/2):                                          0.1 / 0.5 */
     double c3;                 /* E = ceil(c3 gamma ln(C0 N / delta)), C0 = 8 T log2 T:       0.04 / 4 */
@@ -4486,6 +4495,18 @@ typedef long long isdb__check_bits;
 #endif
 typedef isdb__check_bits isdb__check_vec __attribute__((vector_size(16), aligned(sizeof(isdb_real)), may_alias));
 #endif
+/* ISDB_INPUT_MAX as an isdb_real, read through a volatile store. With
+   excess precision (FLT_EVAL_METHOD 2: x87, -std=c99's
+   -fexcess-precision=standard) the constant 1e64 is evaluated in long
+   double, where it is not the double 1e64, and the double equal to the
+   bound compared above it: refused. The store rounds it to the type the
+   inputs have, so the bound itself is accepted and the next real above
+   it refused, with any evaluation method. */
+ISDB__PRIVATE isdb_real isdb__input_max(void) {
+    volatile isdb_real bound = ISDB_INPUT_MAX;
+    return bound;
+}
+
 ISDB__PRIVATE isdb_result isdb__check_input(const isdb_real *v, int n) {
     int i = 0;
 #ifdef ISDB__VEC_CHECK
@@ -4505,8 +4526,11 @@ ISDB__PRIVATE isdb_result isdb__check_input(const isdb_real *v, int n) {
     for (j = 0; j < (int)lanes; ++j)
         if (a0[j] < 0) i = 0;
 #endif
-    for (; i < n; ++i)
-        if (!(isdb__fabs(v[i]) <= ISDB_INPUT_MAX)) return isdb__finite(v[i]) ? ISDB_ERR_RANGE : ISDB_ERR_NONFINITE;
+    if (i < n) {
+        const isdb_real bound = isdb__input_max();
+        for (; i < n; ++i)
+            if (!(isdb__fabs(v[i]) <= bound)) return isdb__finite(v[i]) ? ISDB_ERR_RANGE : ISDB_ERR_NONFINITE;
+    }
     return ISDB_OK;
 }
 
@@ -9027,7 +9051,9 @@ ISDB__ONCE isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isd
 
 #define ISDB__DLINUCB_FIELDS(X)                                                                     \
     ISDB__UCB_HEAD_FIELDS(X)                                                                        \
-    X(REAL, isdb_real, gamma, gamma, isdb__want_open01(why, c->gamma, "gamma"))                    \
+    X(REAL, isdb_real, gamma, gamma,                                                                \
+      isdb__want_open01(why, c->gamma, "gamma") &&                                                  \
+          isdb__want_real(why, c->gamma, "gamma", isdb__dlinucb_gamma_min(c->d), 1, 2, ISDB__DLINUCB_GAMMA_TEXT)) \
     ISDB__UCB_FIELDS(X)                                                                             \
     X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))
 
@@ -9036,6 +9062,25 @@ ISDB__ONCE isdb_dlinucb_config isdb_dlinucb_config_init(int d, int max_arms, isd
     memset(&c, 0, sizeof c);
     ISDB__DLINUCB_FIELDS(ISDB__CFG_DEFAULT)
     return c;
+}
+
+/* The smallest gamma for d: gamma^ceil(d / 4) >= ISDB__DLINUCB_FADE_MIN.
+   Between its paddings a coordinate's ridge fades to lambda gamma^c, c
+   the padding cycle (isdb__dlinucb_cycle, at least ceil(d / 4)), and the
+   carried factor's rank-one steps divide inputs up to ISDB_INPUT_MAX by
+   its square root: below this bound they overflowed (gamma 1e-300 at
+   d = 3, 1e-20 at d = 64, 1e-3 at d = 128, lambda 1e-30) and the state
+   became NaN. The bound asks a memory 1 / (1 - gamma) of at least about
+   d / 460 (double), d / 55 (float) observations. */
+#if ISDB_REAL_IS_FLOAT
+#define ISDB__DLINUCB_FADE_MIN 1e-6f
+#define ISDB__DLINUCB_GAMMA_TEXT "[1e-6^(1 / ceil(d / 4)), 1)"
+#else
+#define ISDB__DLINUCB_FADE_MIN 1e-50
+#define ISDB__DLINUCB_GAMMA_TEXT "[1e-50^(1 / ceil(d / 4)), 1)"
+#endif
+ISDB__PRIVATE isdb_real isdb__dlinucb_gamma_min(int d) {
+    return isdb__exp(isdb__log(ISDB__DLINUCB_FADE_MIN) / (isdb_real)((d + 3) / 4));
 }
 
 ISDB__ONCE isdb_result isdb_dlinucb_config_check(const isdb_dlinucb_config *c, isdb_refusal *why) {
@@ -11096,6 +11141,18 @@ ISDB__PRIVATE int isdb__adaptive_refreshed(isdb_adaptive *p, isdb__ridge *r) {
     return 0;
 }
 
+#if ISDB_REAL_IS_FLOAT
+/* The cap on a squared error in W's float sum (e^2 x x^T, unbounded with
+   the last estimator's gamma 1). An entry's increment is then at most
+   1e12 ISDB_INPUT_MAX^2 = 1e30, and a float sum of such increments stops
+   growing below 2^26 of them (the increment falls under half an ulp), so
+   W stays below 7e37 < FLT_MAX however long the run; ISDB__SQRT_HUGE
+   (1e18) let it overflow after about 340 updates at the input bound.
+   1e12 is the square of the largest R a float config takes (1e6), and
+   the widths use the smaller of R and W's estimate. */
+#define ISDB__ADAPTIVE_W_ERR2_MAX 1e12f
+#endif
+
 ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, isdb_real y) {
     isdb__ridge *swept[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1]; /* and hold's */
     isdb_real root[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1], prod_c[ISDB_ADAPTIVE_MAX_ESTIMATORS + 1];
@@ -11129,7 +11186,8 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
 #if ISDB_REAL_IS_FLOAT
         if (e->W) {
             isdb_real err = y - p->_pred[k];
-            isdb__discount_gram(d, e->W, e->W, x, err * err < ISDB__SQRT_HUGE ? err * err : ISDB__SQRT_HUGE, g,
+            isdb__discount_gram(d, e->W, e->W, x,
+                                 err * err < ISDB__ADAPTIVE_W_ERR2_MAX ? err * err : ISDB__ADAPTIVE_W_ERR2_MAX, g,
                                  (1 - g) * isdb__adaptive_w_prior(&p->cfg));
         }
 #endif
@@ -12255,6 +12313,14 @@ ISDB__PRIVATE int isdb__isd_guarded(const isdb_isd_config *c) {
    over and is now the residual learner (SWAPPED). */
 enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
 
+/* The DISCOUNT learner's smallest gamma. Its carried factor (the path
+   taken when the Gram sum does not factor: features far beyond
+   sqrt(lambda)) is scaled by sqrt(gamma) before each rank-one step,
+   which divides z (up to ISDB_INPUT_MAX) by it: with V >= lambda I and
+   gamma >= 1e-100, |L^-1 z|^2 <= d 1e128 / 1e-130 stays finite; with
+   gamma near DBL_MIN it overflowed and the state became NaN. */
+#define ISDB__ISD_GAMMA_MIN 1e-100
+
 /* The input arrays X0, R0, U_inv and beta_inv are checked after the
    list, and held in the snapshot as their hash; the sizes of the rows
    kept (history, monitor_window, monitor_every) are resolved after it. */
@@ -12269,7 +12335,8 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
       isdb__want_int(why, (int)c->learner, "learner", ISDB_ISD_RES_LINUCB, ISDB_ISD_RES_ADAPTIVE, "an isdb_isd_learner")) \
     X(INT, int, window, 100,                                                                         \
       c->learner != ISDB_ISD_RES_WINDOW || isdb__want_int(why, c->window, "window", 1, INT_MAX, ">= 1")) \
-    X(REAL, double, gamma, 0.99, c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_open01(why, c->gamma, "gamma")) \
+    X(REAL, double, gamma, 0.99,                                                                     \
+      c->learner != ISDB_ISD_RES_DISCOUNT || isdb__want_real(why, c->gamma, "gamma", ISDB__ISD_GAMMA_MIN, 1.0, 2, "[1e-100, 1)")) \
     X(REAL, double, lambda, 1.0, isdb__want_ridge(why, c->lambda, "lambda"))                         \
     X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                            \
     X(INT, isdb_isd_radius, radius, ISDB_ISD_RADIUS_DATA,                                            \
@@ -12499,13 +12566,22 @@ ISDB__PRIVATE int isdb__isd_inv_active(const isdb_isd *p) {
     return p->_fit.p_inv > 0 && !(p->cfg.oracle && p->cfg.beta_inv);
 }
 
+/* ln(a / b) for a, b > 0: the log of the quotient where it is finite (the
+   same bits as before), else ln a - ln b: with delta near DBL_MIN (inside
+   its range) (p_inv + 1) / delta and 2 d / delta overflow, and an
+   infinite radius or DeltaPi made a snapshot that load refuses. */
+ISDB__PRIVATE double isdb__isd_log_over(double a, double b) {
+    double q = a / b;
+    return q <= DBL_MAX ? log(q) : log(a) - log(b);
+}
+
 /* Paper eq. 25 as a norm radius (eq. 20 when DeltaPi = 0), without alpha. */
 ISDB__COLD_PRIVATE double isdb__isd_r_inv(const isdb_isd_config *c, int pi, double n, double lambda0, double dpi) {
     double a, rho;
     if (pi < 1 || !(lambda0 > 0.0) || !(n > 0.0)) return 0.0;
-    a = 2.0 * log(1.0 / c->delta) + (double)pi * log(c->L * c->L / ((double)pi * lambda0));
+    a = 2.0 * log(1.0 / c->delta) + (double)pi * isdb__isd_log_over(c->L * c->L, (double)pi * lambda0);
     rho = c->R * sqrt(a > 0.0 ? a : 0.0);
-    rho += 2.0 * c->L * c->L * c->S * sqrt(2.0 / lambda0 * log(((double)pi + 1.0) / c->delta));
+    rho += 2.0 * c->L * c->L * c->S * sqrt(2.0 / lambda0 * isdb__isd_log_over((double)pi + 1.0, c->delta));
     rho += sqrt((double)pi * n) * dpi * c->L * c->S;
     rho += sqrt(n / lambda0) * dpi * c->L * c->L * c->S;
     return rho;
@@ -12600,7 +12676,7 @@ ISDB__COLD_PRIVATE int isdb__isd_fit_post(isdb_isd *p, isdb__isd_fit *f, int n, 
     f->delta_pi = 0.0;
     if (!c->oracle && pi > 0 && n > 0)
         f->delta_pi = c->delta_pi >= 0.0 ? c->delta_pi
-                                         : sqrt(f->lambda_max * log(2.0 * (double)d / c->delta) / (double)n);
+                                         : sqrt(f->lambda_max * isdb__isd_log_over(2.0 * (double)d, c->delta) / (double)n);
     f->r_inv = known ? 0.0 : isdb__isd_r_inv(c, pi, (double)n, f->lambda0, f->delta_pi);
     return 1;
 }
@@ -13914,7 +13990,7 @@ ISDB__ONCE_PRIVATE isdb__isd_fit_views isdb__isd_ser_fit(isdb_ser *s, isdb__isd_
     dpi = isdb__ser_real_in(s, &f->delta_pi, 0.0, DBL_MAX);
     want = 0.0;
     if (!c->oracle && pi > 0 && n > 0)
-        want = c->delta_pi >= 0.0 ? c->delta_pi : sqrt(lmax * log(2.0 * (double)d / c->delta) / (double)n);
+        want = c->delta_pi >= 0.0 ? c->delta_pi : sqrt(lmax * isdb__isd_log_over(2.0 * (double)d, c->delta) / (double)n);
     isdb__ser_require(s, fabs(dpi - want) <= ISDB__SER_TOL * want);
     want = known ? 0.0 : isdb__isd_r_inv(c, pi, (double)n, l0, dpi);
     isdb__ser_require(s, fabs(isdb__ser_real_in(s, &f->r_inv, 0.0, DBL_MAX) - want) <= ISDB__SER_TOL * want);
@@ -14808,7 +14884,7 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
     X(REAL, double, delta, 1e-4, isdb__want_delta(why, c->delta, "delta"))                           \
     X(REAL, double, reward_scale, 1.0,                                                               \
       isdb__want_real(why, c->reward_scale, "reward_scale", 1e-30, 1e30, 0, "[1e-30, 1e30]"))       \
-    X(REAL, double, gamma_factor, 0.5, isdb__want_pos_scale(why, c->gamma_factor, "gamma_factor"))   \
+    X(REAL, double, gamma_factor, 0.5, isdb__want_real(why, c->gamma_factor, "gamma_factor", 1e-30, 1e30, 0, "[1e-30, 1e30]")) \
     X(REAL, double, c1, 0.1, isdb__want_real(why, c->c1, "c1", 0.0, 1.0, 0, "[0, 1]"))              \
     X(REAL, double, c3, 0.04, isdb__want_pos_scale(why, c->c3, "c3"))                                \
     X(REAL, double, c4, 0.25, isdb__want_nonneg(why, c->c4, "c4"))                                   \
@@ -14833,6 +14909,24 @@ ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double hori
     return c;
 }
 
+/* The largest k(x, x) over the arms, from the kernel itself (the linear
+   kernel's x.x in isdb__dot's order, what its AUTO features give; 1 for
+   RBF and Matern; the Gram matrix's diagonal): lambda = sigma / horizon
+   must be at least 1e-10 of it. config_check and init test the same
+   number, so a config that the check passes init does not refuse for
+   it. The arms (or gram) must have been checked. */
+ISDB__PRIVATE double isdb__opkb_kmax(const isdb_opkb_config *c) {
+    double kmax = 0.0;
+    int i;
+    if (c->kernel == ISDB_KERNEL_RBF || c->kernel == ISDB_KERNEL_MATERN52) return 1.0;
+    for (i = 0; i < c->n_arms; ++i) {
+        double kk = c->kernel == ISDB_KERNEL_GRAM ? c->gram[i * c->n_arms + i]
+                                                  : isdb__dot(c->d, c->arms + i * c->d, c->arms + i * c->d);
+        if (kk > kmax) kmax = kk;
+    }
+    return kmax;
+}
+
 ISDB__ONCE isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_refusal *why) {
     int N;
     if (!(isdb__want_start(why) && isdb__want_ptr(why, c, "cfg") ISDB__OPKB_FIELDS(ISDB__CFG_CHECK)))
@@ -14841,7 +14935,17 @@ ISDB__ONCE isdb_result isdb_opkb_config_check(const isdb_opkb_config *c, isdb_re
     return isdb__checked((c->kernel == ISDB_KERNEL_GRAM
                               ? isdb__want(why, c->gram && isdb__all_finite(c->gram, N * N), "gram", "non-NULL, finite")
                               : isdb__want_ptr(why, c->arms, "arms")) &&
-                         isdb__want_inputs(why, c->arms, N * c->d, "arms", 1));
+                         isdb__want_inputs(why, c->arms, N * c->d, "arms", 1) &&
+                         ((c->sigma / c->horizon >= 1e-10 * isdb__opkb_kmax(c) &&
+                           c->sigma / c->horizon <= 1e30 * isdb__opkb_kmax(c)) ||
+                          isdb__refuse(why, "sigma", 1e-10 * isdb__opkb_kmax(c) * c->horizon,
+                                       1e30 * isdb__opkb_kmax(c) * c->horizon,
+                                       "sigma / horizon in [1e-10, 1e30] times max k(x, x) over the arms")) &&
+                         /* the linear kernel's K = X X^T has rank at most d: CHOLESKY (no eigen fallback)
+                            cannot factor it */
+                         (c->kernel != ISDB_KERNEL_LINEAR || c->features != ISDB_FEATURES_CHOLESKY || c->n_arms <= c->d ||
+                          isdb__refuse(why, "features", (double)NAN, (double)NAN,
+                                       "not CHOLESKY with the linear kernel and n_arms > d")));
 }
 
 ISDB__DEFINE_CONFIG_WALK(opkb, ISDB__OPKB_FIELDS)
@@ -15017,6 +15121,10 @@ ISDB__PRIVATE double isdb__opkb_test(isdb_opkb *p, const double *w, const double
         }
     }
     p->tests++;
+    /* A side near 1e30 over the threshold of a tiny c0_scale (or a tiny
+       standard deviation) is +Inf: kept at DBL_MAX, the same decision
+       (> 1), so the statistic stays finite and the snapshot loads. */
+    if (ratio > DBL_MAX) ratio = DBL_MAX;
     p->last_stat = ratio;
     return ratio;
 }
@@ -15301,6 +15409,24 @@ ISDB__ONCE isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *
     return *bytes ? ISDB_OK : ISDB_ERR_INVALID_ARG;
 }
 
+/* ln det(I + M / lambda), M = sum_i pi_i phi_i phi_i^T, as sum ln(1 + w)
+   over the eigenvalues w of M / lambda: no cancellation however large
+   lambda is. Cold (init only), O(N p^2 + p^3); uses 2 p^2 + p of _work. */
+ISDB__COLD_PRIVATE double isdb__opkb_info_direct(isdb_opkb *p) {
+    int q = p->p, N = p->cfg.n_arms, i, j, k;
+    double *A = p->_work, *w = A + q * q, *V = w + q, sum = 0.0;
+    for (i = 0; i < q; ++i)
+        for (j = 0; j <= i; ++j) {
+            double m = 0.0;
+            for (k = 0; k < N; ++k) m += p->_pi[k] * p->_phi[k * q + i] * p->_phi[k * q + j];
+            A[i * q + j] = A[j * q + i] = m / p->lambda;
+        }
+    if (isdb_sym_eig(q, A, w, V) < 0) return 0.0;
+    for (i = 0; i < q; ++i)
+        if (w[i] > 0.0) sum += log1p(w[i]);
+    return sum;
+}
+
 /* The feature map into _phi and p: the raw arms for the linear kernel with
    AUTO, otherwise built from the Gram matrix in scratch. */
 ISDB__COLD_PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
@@ -15325,8 +15451,8 @@ ISDB__COLD_PRIVATE isdb_result isdb__opkb_features(isdb_opkb *p) {
 ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, void *heap, size_t heap_bytes,
                                                    isdb_opkb *pol) {
     size_t bytes;
-    double C0, E, kmax = 0.0;
-    int i, N;
+    double C0, E, kmax;
+    int N;
     isdb_result r = isdb_opkb_heap_size(cfg, &bytes);
     if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
     if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
@@ -15342,10 +15468,7 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
     /* lambda must keep S(P, lambda) well conditioned: at least 1e-10 of the
        largest k(x, x). */
     pol->lambda = cfg->sigma / cfg->horizon;
-    for (i = 0; i < N; ++i) {
-        double kk = isdb__dot(pol->p, pol->_phi + i * pol->p, pol->_phi + i * pol->p);
-        if (kk > kmax) kmax = kk;
-    }
+    kmax = isdb__opkb_kmax(cfg); /* config_check refused a lambda below 1e-10 kmax */
     if (!(pol->lambda >= 1e-10 * kmax)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_INVALID_ARG);
     r = isdb_opkb_solve(N, pol->p, pol->_phi, NULL, pol->lambda, NULL, cfg->solver_tol, cfg->solver_max_iter,
                         pol->_pi, &pol->design_info, pol->_work);
@@ -15353,8 +15476,17 @@ ISDB__ONCE isdb_result isdb_opkb_init_preallocated(const isdb_opkb_config *cfg, 
     /* gamma from ln det S(pi, lambda) = -objective:
        ln det(I + T/sigma M) = ln det S - p ln lambda. */
     pol->gamma = cfg->gamma_factor * (-pol->design_info.objective - (double)pol->p * log(pol->lambda));
+    /* With lambda far above the kernel (config_check allows up to 1e30
+       max k(x, x)) the two terms cancel to 0 or below: then ln det(I + M /
+       lambda) directly, from the eigenvalues of M / lambda (ordinary
+       configs never come here, so their gamma keeps its bits). */
+    if (!(pol->gamma > 0.0)) pol->gamma = cfg->gamma_factor * isdb__opkb_info_direct(pol);
     C0 = 8.0 * cfg->horizon * (log(cfg->horizon) / log(2.0));
-    pol->log_term = log(C0 * (double)N / cfg->delta);
+    /* ln(C0 N / delta), the quotient's log where it is finite (C0 N up to
+       2e21, delta down to DBL_MIN: it overflowed and init refused a
+       delta that config_check accepts) */
+    pol->log_term = C0 * (double)N / cfg->delta <= DBL_MAX ? log(C0 * (double)N / cfg->delta)
+                                                           : log(C0 * (double)N) - log(cfg->delta);
     pol->alpha = cfg->c4 * cfg->sigma / pol->log_term;
     E = ceil(cfg->c3 * pol->gamma * pol->log_term);
     if (!isdb__finite(E) || !isdb__finite(pol->gamma)) return isdb__refused(pol, sizeof *pol, ISDB_ERR_NONFINITE);
@@ -16620,7 +16752,7 @@ ISDB__PRIVATE int isdb__tu_stage1_len(const isdb_traceucb_config *c) {
 ISDB__PRIVATE int isdb__tu_positive_all(const double *v, int n) {
     int i;
     for (i = 0; i < n; ++i)
-        if (!(v[i] > 0.0 && v[i] <= ISDB_INPUT_MAX)) return 0;
+        if (!(v[i] > 0.0 && v[i] <= isdb__input_max())) return 0;
     return 1;
 }
 
@@ -16761,7 +16893,11 @@ ISDB__PRIVATE double isdb__tu_quad(int d, const double *A, const double *u) {
 }
 
 /* Tr(A S^-1) for symmetric A (lower triangle) by d solves with the factor
-   L of S; clamped at 0. work: 2d. */
+   L of S; clamped at 0. Solves that overflow (S far below A's scale in
+   some direction: contexts of 1e-160 with a known Sigma ~ 1 give S ~
+   1e-320) mean a trace beyond DBL_MAX: +Inf, which the caller holds at
+   DBL_MAX (inf - inf in the solves made NaN, and the clamp a trace of 0,
+   a model never sampled again). work: 2d. */
 ISDB__PRIVATE double isdb__tu_exact_trace(int d, const double *L, const double *A, double *work) {
     double *col = work, *z = work + d, t = 0.0;
     int i, j;
@@ -16770,6 +16906,7 @@ ISDB__PRIVATE double isdb__tu_exact_trace(int d, const double *L, const double *
         isdb_chol_solve(d, L, col, z);
         t += z[j];
     }
+    if (!isdb__finite(t)) return (double)INFINITY;
     return t > 0.0 ? t : 0.0;
 }
 
@@ -16883,7 +17020,12 @@ ISDB__PRIVATE double isdb__tu_n(const isdb_traceucb *p) {
 ISDB__PRIVATE double isdb__tu_width_scale(const isdb_traceucb *p) {
     const isdb_traceucb_config *c = &p->cfg;
     double scale = c->alpha * c->R;
-    if (c->width == ISDB_TRACEUCB_WIDTH_THEORY) scale *= 8.0 * log(2.0 * (double)c->m * isdb__tu_n(p) / c->delta);
+    if (c->width == ISDB_TRACEUCB_WIDTH_THEORY) {
+        /* the quotient's log where it is finite; with delta near DBL_MIN
+           (in its range) 2 m n / delta overflowed and every score was +Inf */
+        double q = 2.0 * (double)c->m * isdb__tu_n(p);
+        scale *= 8.0 * (q / c->delta <= DBL_MAX ? log(q / c->delta) : log(q) - log(c->delta));
+    }
     return scale;
 }
 
@@ -17006,7 +17148,8 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
         isdb_tri_solve(d, L, 1, v, u);
         q = isdb__tu_quad(d, A, u);
         T = estimated ? T + (psi - q) / (1.0 + psi) : T - q / (1.0 + psi);
-        if (!(T > 1e-3 * p->_trace[arm])) rebuild = 1;
+        /* a trace held at DBL_MAX (below) is recomputed, not updated */
+        if (!(T > 1e-3 * p->_trace[arm]) || p->_trace[arm] >= DBL_MAX) rebuild = 1;
     }
     isdb__tu_addrow(d, L, p->_l + arm * d, p->_rho[arm], Ln, ln, &rho, xs, y, gw);
     if (!full && k + 1 > d && isdb__tu_full_rank(d, Ln, S, xs)) full = rebuild = 1;
@@ -17036,6 +17179,11 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
     }
     if (full) {
         isdb_tri_solve(d, Ln, 1, ln, betan);
+        /* Tr(Sigma S^-1) of contexts far below Sigma's scale (1e-160 with
+           Sigma ~ 1: S ~ 1e-320) is beyond DBL_MAX: held there (the score
+           is capped anyway) rather than refusing contexts in range; an
+           estimated Sigma scales with S and stays finite. */
+        if (T > DBL_MAX) T = DBL_MAX;
         if (!isdb__finite(T) || !isdb__finite(rho) || !isdb__all_finite(betan, d)) return ISDB_ERR_NONFINITE;
     }
     /* With Sigma estimated, M grows by x x^T: every other estimated model's
@@ -17046,6 +17194,7 @@ ISDB__PRIVATE isdb_result isdb__traceucb_update(isdb_policy *bp, int arm, const 
             if (j != arm && p->_full[j]) {
                 isdb_tri_solve(d, p->_chol + j * dd, 0, xs, v);
                 tj += isdb__dot(d, v, v);
+                if (tj > DBL_MAX) tj = DBL_MAX; /* as T above */
                 if (!isdb__finite(tj)) return ISDB_ERR_NONFINITE;
             }
             p->_trace_next[j] = tj;
