@@ -1614,6 +1614,13 @@
              - adaptive's cut and noise_estimate and ISD's est.rule and
                est.one_se have their enum types (C++ assigning an int
                needs a cast);
+             - ranges narrowed where a value in range made the state
+               non-finite or init refused what the check accepted:
+               D-LinUCB's gamma^ceil(d / 4) >= 1e-50 (1e-6 in float),
+               ISD's DISCOUNT gamma >= 1e-100, OPKB's sigma / horizon
+               within [1e-10, 1e30] of the arms' largest k(x, x) (init's
+               own rule) and gamma_factor >= 1e-30, and OPKB's CHOLESKY
+               features refused with the linear kernel when n_arms > d;
              - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION):
                every 0.x release refused the one before; from 1.0.0 on
                every 1.x release loads every 1.x snapshot (SNAPSHOT
@@ -1632,8 +1639,18 @@
              fields are one list (name, type, default, check, snapshot
              place) that makes config_init, config_check, the snapshot's
              config block and config_from_snapshot. adaptive's snapshot
-             holds hold and play_horizon always. Nothing a policy
-             computes changed: the demo's CSVs are 0.8.2's.
+             holds hold and play_horizon always. A policy's own snapshot
+             loads at the edges of its ranges: ISD with delta near
+             DBL_MIN (its radius and DeltaPi were infinite), ADA-OPKB with
+             a tiny c0_scale (its test statistic is held at DBL_MAX, the
+             same decision), float adaptive at ISDB_INPUT_MAX (squared
+             errors entering its noise sum are capped at 1e12), OPKB with
+             delta below 1e-287 and Trace-UCB's THEORY width with a tiny
+             delta (their logarithms of quotients no longer overflow).
+             Trace-UCB takes contexts far below Sigma's scale (a trace
+             beyond DBL_MAX is held there). On x87 a value equal to
+             ISDB_INPUT_MAX is accepted. Nothing an ordinary run computes
+             changed: the demo's CSVs are 0.8.2's.
 */
 
 #ifndef ISDBANDIT_H
