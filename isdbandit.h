@@ -1373,13 +1373,13 @@
       Reading one without a policy: isdb_snapshot_read_info (kind, d, arm
       count, seed, t, format, precision, library version, size), then
       isdb_X_config_from_snapshot, init and load. The input arrays a
-      config points to are not in the snapshot as values (ISD's offline
-      log and oracle inputs, OPKB's arm set or Gram matrix: their FNV-1a
-      hash; Trace-UCB's Sigma, weights and noise variances: the policy's
-      copies): config_from_snapshot leaves those fields NULL and the
-      product sets them again; load refuses other arrays with
-      ISDB_ERR_SNAPSHOT_CONFIG naming the field ("X0", "arms", "gram",
-      "Sigma", "weights", "noise_var", "beta_inv").
+      config points to (ISD's X0, R0, U_inv, beta_inv; OPKB's arms,
+      gram; Trace-UCB's Sigma, weights, noise_var) are in the config
+      block as the policy's copies: config_from_snapshot leaves those
+      fields NULL and isdb_snapshot_read_array copies each into memory
+      of the caller's, to point the config to before init. So the
+      snapshot is all a product stores; an ISD snapshot holds its
+      offline log (n_offline (d + 1) reals).
       Compatibility: every 1.x release loads every snapshot of format 1
       written by 1.0.0 or later, converting what a later release changed
       (each such change is in its policy's block and in HISTORY), and
@@ -1628,12 +1628,15 @@
              - isdb_policy_vtable has walk_config, cfg_offset and
                arms_field (only a policy written outside the library
                sees it).
+             - ISD's snapshot holds its offline log and oracle inputs,
+               OPKB's its arm set (they held a hash of them).
              New: explain for LinTS (mean and the sample's standard
              deviation) and BOB (its block's SW-UCB); the environments'
              heap_size and init_preallocated;
              isdb_snapshot_read_info (what a snapshot holds, with no
-             policy object), isdb_<name>_config_from_snapshot (the saved
-             config, so init and load need nothing but the snapshot),
+             policy object), isdb_<name>_config_from_snapshot and
+             isdb_snapshot_read_array (the saved config and its input
+             arrays, so init and load need nothing but the snapshot),
              isdb_policy_check_load (what load would return, naming the
              first config field that differs). Each policy's config
              fields are one list (name, type, default, check, snapshot
@@ -2019,6 +2022,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_rng_seed isdb_rng_seed_f32
 #define isdb_rng_uniform isdb_rng_uniform_f32
 #define isdb_sim_run isdb_sim_run_f32
+#define isdb_snapshot_read_array isdb_snapshot_read_array_f32
 #define isdb_snapshot_read_info isdb_snapshot_read_info_f32
 #define isdb_swucb_config_check isdb_swucb_config_check_f32
 #define isdb_swucb_config_from_snapshot isdb_swucb_config_from_snapshot_f32
@@ -2390,11 +2394,12 @@ typedef struct isdb_policy_vtable {
     void (*reset)(isdb_policy *p);
     /* The config block: the policy's field list, walked on the config at
        cfg_offset in the policy (or on a config being filled from a
-       snapshot); arms_field names the arm count ("max_arms", "n_arms",
-       "m"). */
+       snapshot, cfg_size bytes); arms_field names the arm count
+       ("max_arms", "n_arms", "m"). */
     void (*walk_config)(isdb_ser *s, void *cfg);
     size_t cfg_offset;
     const char *arms_field;
+    size_t cfg_size;
 } isdb_policy_vtable;
 
 struct isdb_policy {
@@ -2470,7 +2475,7 @@ ISDB_API isdb_result isdb_policy_load(isdb_policy *p, const void *buf, size_t si
 /* What load would return, without changing p. For ISDB_ERR_SNAPSHOT_CONFIG
    why->field is the first config field that differs, by the name
    config_check gives it ("window", "gamma", ...; "X0", "arms", "Sigma"...
-   for an input array a policy copied at init); for another refusal
+   for an input array); for another refusal
    why->field is "buf" (or "pol") and why->range the code's text. why may
    be NULL. */
 ISDB_API isdb_result isdb_policy_check_load(const isdb_policy *p, const void *buf, size_t size, isdb_refusal *why);
@@ -2491,6 +2496,17 @@ typedef struct isdb_snapshot_info {
    on a refusal info is zeroed. The kind is not checked against anything:
    a kind this build does not compile is still reported. */
 ISDB_API isdb_result isdb_snapshot_read_info(const void *buf, size_t size, isdb_snapshot_info *info);
+/* Copies the input array `field` of a snapshot's config ("X0", "R0",
+   "U_inv", "beta_inv", "arms", "gram", "Sigma", "weights", "noise_var":
+   the fields config_from_snapshot leaves NULL) into out (cap reals) and
+   sets *count to its length: 0 when the saved config had it NULL. With
+   out NULL and cap 0, *count alone (then ISDB_ERR_BUFFER_TOO_SMALL if it
+   is not 0); with cap too small, ISDB_ERR_BUFFER_TOO_SMALL and *count.
+   ISDB_ERR_INVALID_ARG for a field the policy's config does not have,
+   ISDB_ERR_SNAPSHOT_POLICY for a kind this build does not compile, and
+   isdb_snapshot_read_info's codes. */
+ISDB_API isdb_result isdb_snapshot_read_array(const void *buf, size_t size, const char *field, isdb_real *out,
+                                              size_t cap, size_t *count);
 /* Forgets all data and reseeds the generator; keeps the config. */
 ISDB_API void isdb_policy_reset(isdb_policy *p);
 /* Frees the heap if init allocated it. p may be NULL. */
@@ -2570,7 +2586,8 @@ ISDB_API isdb_result isdb_linucb_init_preallocated(const isdb_linucb_config *cfg
 ISDB_API const isdb_linucb_config *isdb_linucb_get_config(const isdb_linucb *pol);
 /* The config a snapshot of this policy was saved with (the resolved one),
    so that init with it, then load, continues the saved run. Array fields
-   are NULL (see SNAPSHOT FORMAT). Codes: isdb_snapshot_read_info's, then
+   are NULL: isdb_snapshot_read_array copies them. Codes:
+   isdb_snapshot_read_info's, then
    ISDB_ERR_SNAPSHOT_POLICY, ISDB_ERR_SNAPSHOT_VERSION for the other
    precision, ISDB_ERR_SNAPSHOT_CORRUPT for a config block out of range. */
 ISDB_API isdb_result isdb_linucb_config_from_snapshot(const void *buf, size_t size, isdb_linucb_config *cfg);
@@ -3289,7 +3306,6 @@ typedef struct isdb__isd_fit {
 typedef struct isdb_isd {
     isdb_policy base;
     isdb_isd_config cfg; /* resolved; the pointers lead to the heap copies */
-    uint64_t data_hash;  /* of the offline rows and oracle inputs */
     int hist_count, hist_head;
     int since_recompute, since_check, fallback, monitor_recomputed;
     uint64_t recomputes, recompute_failures, alarms, demotions;
@@ -7371,6 +7387,9 @@ struct isdb_ser {
     uint64_t t; /* updates of the policy being walked (the stream's when checking) */
     int head_d, head_arms; /* TAKE: the snapshot's d and arm count */
     uint64_t head_seed;
+    const char *find_name; /* TAKE: the array isdb_snapshot_read_array copies */
+    isdb_real *find_out;
+    size_t find_cap, find_count;
 };
 
 /* Format 1; a float build writes its reals as binary32 and marks the
@@ -7569,12 +7588,35 @@ ISDB__CALL_PRIVATE isdb_real isdb__ser_cfg_real(isdb_ser *s, const char *name, i
     return isdb__bits_real(x);
 }
 
+/* An array of n config reals (a presence flag, then its values when
+   present), compared value by value on checking; on taking, copied to
+   s->find_out when it is the field s->find_name asks for. Returns the
+   pointer the config holds after the step (NULL when taking). */
+ISDB__ONCE_PRIVATE const isdb_real *isdb__ser_cfg_array(isdb_ser *s, const char *name, const isdb_real *v, int n) {
+    int i, present = isdb__ser_cfg_int(s, name, v != NULL), found = s->mode == ISDB__SER_TAKE && s->find_name;
+    /* the names compared here, not with strcmp: the library links only
+       memcpy, memset and memcmp of libc */
+    for (i = 0; found && (name[i] || s->find_name[i]); ++i) found = name[i] == s->find_name[i];
+    if (s->mode == ISDB__SER_TAKE) {
+        if (found) s->find_count = present ? (size_t)n : 0;
+        for (i = 0; present && i < n; ++i) {
+            isdb_real x = isdb__ser_cfg_real(s, name, 0);
+            if (found && (size_t)i < s->find_cap) s->find_out[i] = x;
+        }
+        return NULL;
+    }
+    for (i = 0; v && i < n; ++i) isdb__ser_cfg_real(s, name, v[i]);
+    return v;
+}
+
 /* ---- Config field lists ----
    Each policy's config fields are listed once, in snapshot order, as
      X(kind, type, name, default, check)
    kind   how the snapshot holds it: INT (int or enum), REAL, U64; or
           DIM, ARMS, SEED, written by every policy's head (d, the arm
-          count, the generator's seed) before the list's other fields
+          count, the generator's seed) before the list's other fields;
+          OPTS, a struct with a list of its own; ARRAY, an input array
+          (ISDB__CFG_WALK_ARRAY)
    type   its C type
    default  what config_init sets (may name config_init's arguments)
    check  true when the value is valid: an isdb__want_* chain on c->name
@@ -7597,6 +7639,10 @@ ISDB__CALL_PRIVATE isdb_real isdb__ser_cfg_real(isdb_ser *s, const char *name, i
     if (s->mode == ISDB__SER_TAKE) c->name = s->head_seed;
 /* A nested options struct with a list of its own (ISD's est). */
 #define ISDB__CFG_WALK_OPTS(type, name, text) isdb__walk_##name(s, &c->name);
+/* An input array the config points to (ISD's log, OPKB's arm set,
+   Trace-UCB's Sigma...), last in its list, of ISDB__ARRAY_LEN_<name>(c)
+   reals: on taking it is left NULL (isdb_snapshot_read_array copies it). */
+#define ISDB__CFG_WALK_ARRAY(type, name, text) c->name = isdb__ser_cfg_array(s, text, c->name, ISDB__ARRAY_LEN_##name(c));
 /* The fields d, max_arms, lambda, delta, R, S, L and alpha of the ridge
    UCB configs (LinUCB, SW-UCB, D-LinUCB); the head of most lists. */
 #define ISDB__UCB_HEAD_FIELDS(X)                                                                    \
@@ -8711,7 +8757,7 @@ ISDB__ONCE_PRIVATE void isdb__linucb_reset(isdb_policy *p) { isdb__ridge_reset(&
 static const isdb_policy_vtable isdb__linucb_vt = {
     ISDB_POLICY_LINUCB,     "linucb",           0, isdb__linucb_select, isdb__linucb_update, isdb__linucb_scores,
     isdb__probs_one_hot,    isdb__linucb_serialize, isdb__linucb_reset, isdb__linucb_walk_config,
-    offsetof(isdb_linucb, cfg), "max_arms"};
+    offsetof(isdb_linucb, cfg), "max_arms", sizeof(isdb_linucb_config)};
 
 ISDB__ONCE isdb_result isdb_linucb_heap_size(const isdb_linucb_config *cfg, size_t *bytes) {
     isdb_linucb probe;
@@ -8990,7 +9036,7 @@ ISDB__PRIVATE void isdb__swucb_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__swucb_vt = {
     ISDB_POLICY_SWUCB,   "swucb",           0, isdb__swucb_select, isdb__swucb_update, isdb__swucb_scores,
     isdb__probs_one_hot, isdb__swucb_serialize, isdb__swucb_reset, isdb__swucb_walk_config,
-    offsetof(isdb_swucb, cfg), "max_arms"};
+    offsetof(isdb_swucb, cfg), "max_arms", sizeof(isdb_swucb_config)};
 
 ISDB__COLD isdb_result isdb_swucb_heap_size(const isdb_swucb_config *cfg, size_t *bytes) {
     isdb_swucb probe;
@@ -9378,7 +9424,7 @@ ISDB__ONCE_PRIVATE void isdb__dlinucb_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__dlinucb_vt = {
     ISDB_POLICY_DLINUCB, "dlinucb",           0, isdb__dlinucb_select, isdb__dlinucb_update, isdb__dlinucb_scores,
     isdb__probs_one_hot, isdb__dlinucb_serialize, isdb__dlinucb_reset, isdb__dlinucb_walk_config,
-    offsetof(isdb_dlinucb, cfg), "max_arms"};
+    offsetof(isdb_dlinucb, cfg), "max_arms", sizeof(isdb_dlinucb_config)};
 
 ISDB__ONCE isdb_result isdb_dlinucb_heap_size(const isdb_dlinucb_config *cfg, size_t *bytes) {
     isdb_dlinucb probe;
@@ -9568,7 +9614,7 @@ ISDB__ONCE_PRIVATE void isdb__lints_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__lints_vt = {
     ISDB_POLICY_LINTS, "lints",           0, isdb__lints_select, isdb__lints_update, isdb__lints_probs,
     isdb__lints_probs, isdb__lints_serialize, isdb__lints_reset, isdb__lints_walk_config,
-    offsetof(isdb_lints, cfg), "max_arms"};
+    offsetof(isdb_lints, cfg), "max_arms", sizeof(isdb_lints_config)};
 
 ISDB__ONCE isdb_result isdb_lints_heap_size(const isdb_lints_config *cfg, size_t *bytes) {
     isdb_lints probe;
@@ -9951,7 +9997,7 @@ ISDB__ONCE_PRIVATE void isdb__bob_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__bob_vt = {ISDB_POLICY_BOB,  "bob",           0, isdb__bob_select,
                                                 isdb__bob_update, isdb__bob_scores, isdb__bob_probs,
                                                 isdb__bob_serialize, isdb__bob_reset, isdb__bob_walk_config,
-                                                offsetof(isdb_bob, cfg), "max_arms"};
+                                                offsetof(isdb_bob, cfg), "max_arms", sizeof(isdb_bob_config)};
 
 ISDB__ONCE isdb_result isdb_bob_heap_size(const isdb_bob_config *cfg, size_t *bytes) {
     isdb_bob probe;
@@ -11367,7 +11413,7 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__adaptive_vt = {
     ISDB_POLICY_ADAPTIVE, "adaptive",           0, isdb__adaptive_select, isdb__adaptive_update, isdb__adaptive_scores,
     isdb__probs_one_hot,  isdb__adaptive_serialize, isdb__adaptive_reset, isdb__adaptive_walk_config,
-    offsetof(isdb_adaptive, cfg), "max_arms"};
+    offsetof(isdb_adaptive, cfg), "max_arms", sizeof(isdb_adaptive_config)};
 
 ISDB__ONCE isdb_result isdb_adaptive_heap_size(const isdb_adaptive_config *cfg, size_t *bytes) {
     isdb_adaptive probe;
@@ -12339,8 +12385,9 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
 #define ISDB__ISD_GAMMA_MIN 1e-100
 
 /* The input arrays X0, R0, U_inv and beta_inv are checked after the
-   list, and held in the snapshot as their hash; the sizes of the rows
-   kept (history, monitor_window, monitor_every) are resolved after it. */
+   list's other fields (the resolved config points to the policy's
+   copies); the sizes of the rows kept (history, monitor_window,
+   monitor_every) are resolved after it. */
 #define ISDB__ISD_FIELDS(X)                                                                          \
     ISDB__UCB_HEAD_FIELDS(X)                                                                         \
     X(INT, int, n_offline, n_offline,                                                                \
@@ -12375,14 +12422,20 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
     X(REAL, double, monitor_level, 1e-4, isdb__want_open01(why, c->monitor_level, "monitor_level"))  \
     X(INT, int, monitor_confirm, 1, isdb__want_flag(why, c->monitor_confirm, "monitor_confirm"))     \
     X(INT, int, guard, 1, isdb__want_flag(why, c->guard, "guard"))                                   \
-    X(INT, int, warm_start, 1, isdb__want_flag(why, c->warm_start, "warm_start"))
+    X(INT, int, warm_start, 1, isdb__want_flag(why, c->warm_start, "warm_start"))                   \
+    X(ARRAY, const double *, X0, X0, 1)                                                              \
+    X(ARRAY, const double *, R0, R0, 1)                                                              \
+    X(ARRAY, const double *, U_inv, NULL, 1)                                                         \
+    X(ARRAY, const double *, beta_inv, NULL, 1)
+#define ISDB__ARRAY_LEN_X0(c) ((c)->n_offline * (c)->d)
+#define ISDB__ARRAY_LEN_R0(c) ((c)->n_offline)
+#define ISDB__ARRAY_LEN_U_inv(c) ((c)->d * (c)->p_inv)
+#define ISDB__ARRAY_LEN_beta_inv(c) ((c)->d)
 
 ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
     isdb_isd_config c;
     memset(&c, 0, sizeof c);
     ISDB__ISD_FIELDS(ISDB__CFG_DEFAULT)
-    c.X0 = X0;
-    c.R0 = R0;
     return c;
 }
 
@@ -14090,9 +14143,6 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__isd_fit_views fit;
     isdb__ser_gram g;
     isdb__ser_view L, b, z, theta;
-    /* the offline rows and oracle inputs copied at init */
-    isdb__ser_cfg_u64(s, "X0", p->data_hash);
-    isdb__ser_cfg_int(s, "beta_inv", c->beta_inv != NULL);
     fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
     q = d - fit.p_inv;
     isdb__ser_int(s, &p->hist_count, 0, H);
@@ -14230,7 +14280,7 @@ ISDB__ONCE_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__isd_vt = {ISDB_POLICY_ISD,     "isd",           0, isdb__isd_select,
                                                 isdb__isd_update,    isdb__isd_scores, isdb__probs_one_hot,
                                                 isdb__isd_serialize, isdb__isd_reset, isdb__isd_walk_config,
-                                                offsetof(isdb_isd, cfg), "max_arms"};
+                                                offsetof(isdb_isd, cfg), "max_arms", sizeof(isdb_isd_config)};
 
 ISDB__ONCE isdb_result isdb_isd_heap_size(const isdb_isd_config *cfg, size_t *bytes) {
     isdb_isd_config r;
@@ -14246,7 +14296,6 @@ ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, vo
     size_t bytes;
     isdb_result r = isdb_isd_heap_size(cfg, &bytes);
     int d, n0, pi, rank;
-    uint64_t h = ISDB__FNV_BASIS;
     if (r == ISDB_OK) r = isdb_init_check(heap, heap_bytes, bytes, pol, NULL);
     if (r != ISDB_OK) return isdb__refused(pol, sizeof *pol, r);
     isdb__isd_config_resolve(cfg, &rc, NULL);
@@ -14269,25 +14318,20 @@ ISDB__ONCE isdb_result isdb_isd_init_preallocated(const isdb_isd_config *cfg, vo
     if (isdb__isd_guarded(&rc)) isdb__isd_ada_layout(&rc, &pol->_shadow, pol->_shadow_heap);
     isdb__copy(n0 * d, cfg->X0, pol->_pool_x);
     isdb__copy(n0, cfg->R0, pol->_pool_y);
-    h = isdb__hash_reals(h, pol->_pool_x, n0 * d);
-    h = isdb__hash_reals(h, pol->_pool_y, n0);
     rc.X0 = pol->_pool_x;
     rc.R0 = pol->_pool_y;
     rc.U_inv = NULL;
     if (rc.oracle && pi > 0) {
         isdb__copy(d * pi, cfg->U_inv, pol->_u_inv0);
-        h = isdb__hash_reals(h, pol->_u_inv0, d * pi);
         rc.U_inv = pol->_u_inv0;
     }
     if (rc.oracle && cfg->beta_inv) {
         isdb__copy(d, cfg->beta_inv, pol->_beta0);
-        h = isdb__hash_reals(h, pol->_beta0, d);
         rc.beta_inv = pol->_beta0;
     } else {
         rc.beta_inv = NULL;
     }
     pol->cfg = rc;
-    pol->data_hash = h;
     isdb__policy_base_init(&pol->base, &isdb__isd_vt, d, rc.max_arms, 0, heap, bytes, sizeof *pol);
     /* The oracle basis: U_inv orthonormalised, completed by S_res. */
     if (rc.oracle) {
@@ -14875,8 +14919,8 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
 }
 
 /* The arm set (arms, or gram with ISDB_KERNEL_GRAM; NULL by default) is
-   checked after the list and held in the snapshot as its hash. The
-   defaults of gamma_factor to max_restarts are ISDB_OPKB_TUNED's. */
+   checked after the list's other fields. The defaults of gamma_factor to
+   max_restarts are ISDB_OPKB_TUNED's. */
 #define ISDB__OPKB_FIELDS(X)                                                                         \
     X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                    \
     X(ARMS, int, n_arms, n_arms,                                                                     \
@@ -14917,7 +14961,11 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
       isdb__want_int(why, (int)c->test, "test", ISDB_OPKB_TEST_CALIBRATED, ISDB_OPKB_TEST_CONSTANT, "an isdb_opkb_test")) \
     X(REAL, double, test_z, ISDB__OPKB_TEST_Z, isdb__want_pos(why, c->test_z, "test_z"))             \
     X(REAL, double, solver_tol, 1e-9, isdb__want_pos(why, c->solver_tol, "solver_tol"))              \
-    X(INT, int, solver_max_iter, 200, isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1"))
+    X(INT, int, solver_max_iter, 200, isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1")) \
+    X(ARRAY, const double *, arms, NULL, 1)                                                          \
+    X(ARRAY, const double *, gram, NULL, 1)
+#define ISDB__ARRAY_LEN_arms(c) ((c)->n_arms * (c)->d)
+#define ISDB__ARRAY_LEN_gram(c) ((c)->n_arms * (c)->n_arms)
 
 ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
     isdb_opkb_config c;
@@ -15352,11 +15400,6 @@ ISDB__ONCE_PRIVATE void isdb__opkb_serialize(isdb_policy *bp, isdb_ser *s) {
     int N = c->n_arms, J = isdb__opkb_j_bound(c->horizon), k, block;
     uint64_t start, block_start, restarts, tests, last;
     double wmax, qmax;
-    /* the arm set copied at init */
-    isdb__ser_cfg_u64(s, "arms",
-                      c->arms ? isdb__fnv1a((const unsigned char *)p->_arms, (size_t)(N * c->d) * sizeof(double)) : 0);
-    isdb__ser_cfg_u64(s, "gram",
-                      c->gram ? isdb__fnv1a((const unsigned char *)p->_gram, (size_t)(N * N) * sizeof(double)) : 0);
     restarts = (uint64_t)isdb__ser_int(s, &p->epoch, 1, INT_MAX) - 1;
     block = isdb__ser_int(s, &p->block, 0, p->j_max);
     isdb__ser_int(s, &p->m_cur, 0, block);
@@ -15417,7 +15460,7 @@ ISDB__ONCE_PRIVATE void isdb__opkb_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__opkb_vt = {
     ISDB_POLICY_OPKB,     "opkb",           ISDB_POLICY_X_OPTIONAL, isdb__opkb_select, isdb__opkb_update,
     isdb__opkb_probs,     isdb__opkb_probs, isdb__opkb_serialize,   isdb__opkb_reset,
-    isdb__opkb_walk_config, offsetof(isdb_opkb, cfg), "n_arms"};
+    isdb__opkb_walk_config, offsetof(isdb_opkb, cfg), "n_arms", sizeof(isdb_opkb_config)};
 
 ISDB__ONCE isdb_result isdb_opkb_heap_size(const isdb_opkb_config *cfg, size_t *bytes) {
     isdb_opkb probe;
@@ -16597,7 +16640,7 @@ ISDB__ONCE_PRIVATE void isdb__oam_reset(isdb_policy *bp) {
 
 static const isdb_policy_vtable isdb__oam_vt = {
     ISDB_POLICY_OAM, "oam", 0, isdb__oam_select, isdb__oam_update, isdb__oam_scores, isdb__oam_probs,
-    isdb__oam_serialize, isdb__oam_reset, isdb__oam_walk_config, offsetof(isdb_oam, cfg), "max_arms"};
+    isdb__oam_serialize, isdb__oam_reset, isdb__oam_walk_config, offsetof(isdb_oam, cfg), "max_arms", sizeof(isdb_oam_config)};
 
 ISDB__ONCE isdb_result isdb_oam_heap_size(const isdb_oam_config *cfg, size_t *bytes) {
     isdb_oam probe;
@@ -16723,8 +16766,8 @@ uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x) {
 #define ISDB__TU_CAP 1e280
 
 /* The input arrays Sigma, weights and noise_var (NULL by default) are
-   checked after the list, and held in the snapshot as the policy's
-   copies. */
+   checked after the list's other fields; the resolved config points to
+   the policy's copies (weights all 1 when NULL was given). */
 #define ISDB__TRACEUCB_FIELDS(X)                                                                     \
     X(DIM, int, d, d, isdb__want_dim(why, c->d))                                                    \
     X(ARMS, int, m, m,                                                                               \
@@ -16745,7 +16788,13 @@ uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x) {
     X(REAL, double, lambda, 0.0, c->lambda == 0.0 || isdb__want_ridge(why, c->lambda, "lambda"))     \
     X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                            \
     X(INT, int, sparse_s, 0, isdb__want_int(why, c->sparse_s, "sparse_s", 0, c->d, "[0, d]"))       \
-    X(INT, int, sparse_L, 0, isdb__want_count(why, c->sparse_L, "sparse_L"))
+    X(INT, int, sparse_L, 0, isdb__want_count(why, c->sparse_L, "sparse_L"))                         \
+    X(ARRAY, const double *, Sigma, NULL, 1)                                                         \
+    X(ARRAY, const double *, weights, NULL, 1)                                                       \
+    X(ARRAY, const double *, noise_var, NULL, 1)
+#define ISDB__ARRAY_LEN_Sigma(c) ((c)->d * (c)->d)
+#define ISDB__ARRAY_LEN_weights(c) ((c)->m)
+#define ISDB__ARRAY_LEN_noise_var(c) ((c)->m)
 
 ISDB__ONCE isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
     isdb_traceucb_config c;
@@ -17329,13 +17378,6 @@ ISDB__ONCE_PRIVATE void isdb__traceucb_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__tu_views v;
     isdb__ser_view M, Ab;
     Ab.at = NULL;
-    /* the input arrays copied at init */
-    isdb__ser_cfg_int(s, "Sigma", p->_sigma_mat != NULL);
-    if (p->_sigma_mat)
-        for (i = 0; i < dd; ++i) isdb__ser_cfg_real(s, "Sigma", p->_sigma_mat[i]);
-    for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, "weights", p->_weights[i]);
-    if (p->_noise_var)
-        for (i = 0; i < m; ++i) isdb__ser_cfg_real(s, "noise_var", p->_noise_var[i]);
     if (c->sparse_s > 0) {
         int L = c->sparse_L, all = 1, prev = -1;
         stage = isdb__ser_int(s, &p->stage, 1, 2);
@@ -17424,7 +17466,7 @@ ISDB__ONCE_PRIVATE void isdb__traceucb_reset(isdb_policy *bp) {
 static const isdb_policy_vtable isdb__traceucb_vt = {
     ISDB_POLICY_TRACEUCB, "traceucb", ISDB_POLICY_X_OPTIONAL, isdb__traceucb_select, isdb__traceucb_update,
     isdb__traceucb_scores, isdb__probs_one_hot, isdb__traceucb_serialize, isdb__traceucb_reset,
-    isdb__traceucb_walk_config, offsetof(isdb_traceucb, cfg), "m"};
+    isdb__traceucb_walk_config, offsetof(isdb_traceucb, cfg), "m", sizeof(isdb_traceucb_config)};
 
 ISDB__ONCE isdb_result isdb_traceucb_heap_size(const isdb_traceucb_config *cfg, size_t *bytes) {
     isdb_traceucb probe;
@@ -17597,6 +17639,79 @@ ISDB__COLD isdb_result isdb_traceucb_static_allocation(int m, int d, int n, cons
 
 #endif /* ISDB__HAS_TRACEUCB */
 #endif /* !ISDB_REAL_IS_FLOAT */
+
+/* The vtable of a policy kind this build compiles, or NULL. */
+ISDB__ONCE_PRIVATE const isdb_policy_vtable *isdb__vtable_of(isdb_policy_kind kind) {
+    static const isdb_policy_vtable *const all[] = {
+#if ISDB__HAS_LINUCB
+        &isdb__linucb_vt,
+#endif
+#if ISDB__HAS_SWUCB
+        &isdb__swucb_vt,
+#endif
+#if ISDB__HAS_DLINUCB
+        &isdb__dlinucb_vt,
+#endif
+#if ISDB__HAS_LINTS
+        &isdb__lints_vt,
+#endif
+#if ISDB__HAS_BOB
+        &isdb__bob_vt,
+#endif
+#if ISDB__HAS_ADAPTIVE
+        &isdb__adaptive_vt,
+#endif
+#if !ISDB_REAL_IS_FLOAT && ISDB__HAS_ISD
+        &isdb__isd_vt,
+#endif
+#if !ISDB_REAL_IS_FLOAT && ISDB__HAS_OPKB
+        &isdb__opkb_vt,
+#endif
+#if !ISDB_REAL_IS_FLOAT && ISDB__HAS_OAM
+        &isdb__oam_vt,
+#endif
+#if !ISDB_REAL_IS_FLOAT && ISDB__HAS_TRACEUCB
+        &isdb__traceucb_vt,
+#endif
+        NULL};
+    int i;
+    for (i = 0; all[i]; ++i)
+        if (all[i]->kind == kind) return all[i];
+    return NULL;
+}
+
+ISDB__ONCE isdb_result isdb_snapshot_read_array(const void *buf, size_t size, const char *field, isdb_real *out,
+                                                size_t cap, size_t *count) {
+    const isdb_policy_vtable *vt;
+    isdb_snapshot_info info;
+    uint64_t cfg[256]; /* room for any config (an ISD config is under 600 bytes) */
+    isdb_ser s;
+    isdb_result r;
+    if (!count || !field || (!out && cap > 0)) return ISDB_ERR_INVALID_ARG;
+    *count = 0;
+    if ((r = isdb_snapshot_read_info(buf, size, &info)) != ISDB_OK) return r;
+    if (info.real_bytes != (int)sizeof(isdb_real)) return ISDB_ERR_SNAPSHOT_VERSION;
+    if (!(vt = isdb__vtable_of(info.kind))) return ISDB_ERR_SNAPSHOT_POLICY;
+    ISDB_ASSERT(vt->cfg_size <= sizeof cfg);
+    memset(cfg, 0, sizeof cfg);
+    memset(&s, 0, sizeof s);
+    s.mode = ISDB__SER_TAKE;
+    s.in = (const unsigned char *)buf;
+    s.end = size - 8;
+    s.head_d = info.d;
+    s.head_arms = info.max_arms;
+    s.head_seed = info.seed;
+    s.pos = ISDB__HEAD_END + 32 + sizeof(isdb_real) + 4;
+    s.find_name = field;
+    s.find_out = out;
+    s.find_cap = cap;
+    s.find_count = (size_t)-1;
+    vt->walk_config(&s, cfg);
+    if (s.failed) return ISDB_ERR_SNAPSHOT_CORRUPT;
+    if (s.find_count == (size_t)-1) return ISDB_ERR_INVALID_ARG; /* no such array in this policy's config */
+    *count = s.find_count;
+    return s.find_count > cap ? ISDB_ERR_BUFFER_TOO_SMALL : ISDB_OK;
+}
 
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------

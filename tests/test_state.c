@@ -6,10 +6,13 @@
      refuses what load refuses first (truncated, no magic, a bad
      checksum) with the same codes;
    - isdb_<name>_config_from_snapshot gives the saved policy's resolved
-     config (byte for byte, array fields NULL); init with it (the input
-     arrays given again: ISD's log, OPKB's arms, Trace-UCB's Sigma,
+     config (byte for byte, array fields NULL); init with it and the
+     input arrays isdb_snapshot_read_array copies out of the snapshot
+     (ISD's log and oracle inputs, OPKB's arms, Trace-UCB's Sigma,
      weights and noise variances), then load, and the run continues with
      the same choices and the same snapshot bytes as the saved one;
+     read_array refuses an unknown field and a short buffer (with the
+     count);
    - isdb_policy_check_load returns what load would, changes nothing, and
      for a config that differs names the first field that differs (one
      field per policy changed in turn, and the input arrays);
@@ -23,7 +26,7 @@
    rounds (the context generator seeded 11, rewards 0.5 x_0 + 0.1), and
    <row>-<precision>.choices the arms of the next CORPUS_ROUNDS rounds
    (generator seeded 12), 100 a line. Every release loads each snapshot
-   (config from the snapshot, the input arrays given again, init, load),
+   (config and input arrays from the snapshot, init, load),
    plays those rounds with finite scores and, while the policy's algorithm
    is unchanged, the same choices. A release that changes a policy's
    algorithm records its choices again and says so in HISTORY; one that
@@ -130,31 +133,57 @@ static void null_arrays(isdb_policy_kind kind, any_config *c) {
 #endif
 }
 
-/* The input arrays a product keeps beside the snapshot: cases.h's, where
-   the saved policy's config had one. */
-static void give_arrays(isdb_policy_kind kind, const void *resolved, any_config *c) {
+/* The input arrays of the config, from the snapshot as a product takes
+   them (isdb_snapshot_read_array), into arrays[] (NULL where the saved
+   config had none). */
+#if !ISDB_REAL_IS_FLOAT
+#define MAX_ARRAY 4096
+static isdb_real arrays[4][MAX_ARRAY];
+static const isdb_real *array_from(const unsigned char *buf, size_t n, const char *field, int slot) {
+    size_t count = 1;
+    CHECK_OK(isdb_snapshot_read_array(buf, n, field, arrays[slot], MAX_ARRAY, &count));
+    return count ? arrays[slot] : NULL;
+}
+#endif
+
+static void give_arrays(isdb_policy_kind kind, const unsigned char *buf, size_t n, any_config *c) {
 #if !ISDB_REAL_IS_FLOAT
     if (kind == ISDB_POLICY_ISD) {
-        const isdb_isd_config *r = (const isdb_isd_config *)resolved;
-        c->isd.X0 = r->X0 ? isd_X0 : NULL;
-        c->isd.R0 = r->R0 ? isd_R0 : NULL;
-        c->isd.U_inv = r->U_inv ? isd_Uinv : NULL;
-        c->isd.beta_inv = r->beta_inv ? isd_beta : NULL;
+        c->isd.X0 = array_from(buf, n, "X0", 0);
+        c->isd.R0 = array_from(buf, n, "R0", 1);
+        c->isd.U_inv = array_from(buf, n, "U_inv", 2);
+        c->isd.beta_inv = array_from(buf, n, "beta_inv", 3);
     }
-    if (kind == ISDB_POLICY_OPKB) c->opkb.arms = opkb_arms_buf;
+    if (kind == ISDB_POLICY_OPKB) {
+        c->opkb.arms = array_from(buf, n, "arms", 0);
+        c->opkb.gram = array_from(buf, n, "gram", 1);
+    }
     if (kind == ISDB_POLICY_TRACEUCB) {
-        const isdb_traceucb_config *r = (const isdb_traceucb_config *)resolved;
-        int i, unit = 1; /* weights all 1 are NULL's */
-        c->traceucb.Sigma = r->Sigma ? tu_sigma : NULL;
-        for (i = 0; i < r->m; ++i) unit &= r->weights[i] == 1;
-        c->traceucb.weights = unit ? NULL : tu_values;
-        c->traceucb.noise_var = r->noise_var ? tu_values : NULL;
+        c->traceucb.Sigma = array_from(buf, n, "Sigma", 0);
+        c->traceucb.weights = array_from(buf, n, "weights", 1);
+        c->traceucb.noise_var = array_from(buf, n, "noise_var", 2);
     }
 #else
     (void)kind;
-    (void)resolved;
+    (void)buf;
+    (void)n;
     (void)c;
 #endif
+}
+
+/* read_array's refusals: a field the policy does not have, a buffer too
+   small (with the count), the count alone. */
+static void read_array_codes(isdb_policy_kind kind, const unsigned char *buf, size_t n, const char *label) {
+    size_t count = 7;
+    isdb_real one;
+    const char *field = kind == ISDB_POLICY_ISD ? "X0" : kind == ISDB_POLICY_OPKB ? "arms" : "weights";
+    CHECK_RESULT(isdb_snapshot_read_array(buf, n, "lambda_x", &one, 1, &count), ISDB_ERR_INVALID_ARG);
+    CHECK_MSG(count == 0, "%s: an unknown array has no count", label);
+    if (kind != ISDB_POLICY_ISD && kind != ISDB_POLICY_OPKB && kind != ISDB_POLICY_TRACEUCB) return;
+    CHECK_RESULT(isdb_snapshot_read_array(buf, n, field, NULL, 0, &count), ISDB_ERR_BUFFER_TOO_SMALL);
+    CHECK_MSG(count > 1, "%s: read_array's count of %s", label, field);
+    CHECK_RESULT(isdb_snapshot_read_array(buf, n, field, &one, 1, &count), ISDB_ERR_BUFFER_TOO_SMALL);
+    CHECK_RESULT(isdb_snapshot_read_array(buf, n - 1, field, &one, 1, &count), ISDB_ERR_SNAPSHOT_TRUNCATED);
 }
 
 static isdb_result init_from(isdb_policy_kind kind, const any_config *c, void *mem) {
@@ -291,8 +320,9 @@ static void test_case(const policy_case *pc) {
                  ISDB_ERR_SNAPSHOT_POLICY);
     CHECK_RESULT(from_snapshot(kind, snap, n - 1, &other), ISDB_ERR_SNAPSHOT_TRUNCATED);
 
-    /* init with it, then load: the same run */
-    give_arrays(kind, resolved, &cfg);
+    /* init with it and the snapshot's arrays, then load: the same run */
+    give_arrays(kind, snap, n, &cfg);
+    read_array_codes(kind, snap, n, pc->label);
     CHECK_OK(init_from(kind, &cfg, &mem_b));
     expect_check(b, snap, n, ISDB_OK, NULL, pc->label);
     CHECK_OK(isdb_policy_load(b, snap, n));
@@ -433,10 +463,9 @@ static void check_corpus(void) {
     int i;
     for (i = 0; i < N_CORPUS; ++i) {
         const policy_case *pc = case_named(corpus_rows[i]);
-        isdb_policy *a = (isdb_policy *)&mem_a, *b = (isdb_policy *)&mem_b;
+        isdb_policy *b = (isdb_policy *)&mem_b;
         isdb_snapshot_info info;
         any_config cfg;
-        const void *resolved;
         char path[256];
         size_t n, m;
         CHECK_MSG(pc != NULL, "corpus row %s is not in cases.h", corpus_rows[i]);
@@ -450,12 +479,8 @@ static void check_corpus(void) {
         if (!n || !m) continue;
         bad[m] = 0;
         CHECK_OK(isdb_snapshot_read_info(snap, n, &info));
-        /* the input arrays, as the row built them */
-        CHECK_OK(pc->make(NULL, pc->d, pc->max_arms, &mem_a));
-        config_of(a, &resolved);
         CHECK_OK(from_snapshot(info.kind, snap, n, &cfg));
-        give_arrays(info.kind, resolved, &cfg);
-        isdb_policy_uninit(a);
+        give_arrays(info.kind, snap, n, &cfg);
         CHECK_OK(init_from(info.kind, &cfg, &mem_b));
         CHECK_OK(isdb_policy_load(b, snap, n));
         CHECK_MSG(corpus_play(b, pc), "%s: a score was not finite after the corpus snapshot", pc->label);
