@@ -8,38 +8,33 @@
    only (link with -lm).
 
    CONTENTS
-      This block, heading by heading:
-         CONTENTS
-         COMPILE-TIME OPTIONS
-         QUICK START
-         CONVENTIONS
-         PRECISION
-         THE POLICY INTERFACE
-         POLICIES AT A GLANCE
-         LINUCB
-         SW-UCB
-         D-LINUCB
-         LINTS
-         BOB
-         ADAPTIVE
-         ISD-LINUCB
-         OPKB / ADA-OPKB
-         OAM
-         TRACE-UCB
-         SNAPSHOT FORMAT
+      A tag in brackets marks the same part in the manual, in the public
+      declarations and in the implementation: search for it to move
+      between the three. The policy tags are the ISDB_ONLY_<POLICY> names.
+      This block (the manual):
+         COMPILE-TIME OPTIONS, QUICK START, CONVENTIONS, PRECISION,
+         THE POLICY INTERFACE, POLICIES AT A GLANCE
+         [LINUCB]    LINUCB             [ADAPTIVE]  ADAPTIVE
+         [SWUCB]     SW-UCB             [ISD]       ISD-LINUCB
+         [DLINUCB]   D-LINUCB           [OPKB]      OPKB / ADA-OPKB
+         [LINTS]     LINTS              [OAM]       OAM
+         [BOB]       BOB                [TRACEUCB]  TRACE-UCB
+         [SNAPSHOT]  SNAPSHOT FORMAT
          HISTORY
-      Then the rest of the file:
-         Public declarations, from #ifndef ISDBANDIT_H: version, results,
-            allocator, random numbers, dense linear algebra, joint block
-            diagonalization, the policy interface, one banner per policy
-            (each policy's config struct with its defaults, its object
-            and its functions), simulation environments and the regret
-            harness.
-         Implementation, from the IMPLEMENTATION banner (compiled only
-            with ISDB_IMPLEMENTATION).
-         License, at the end.
-      Measurements behind the defaults, and what was tried and rejected,
-      are in bench/README.md (the sections named below).
+      Public declarations, from #ifndef ISDBANDIT_H: version, [RESULTS]
+         results, allocator, [RNG] random numbers, [LINALG] dense linear
+         algebra, [JBD] joint block diagonalization, [POLICY] the policy
+         interface, one banner per policy (its config struct with the
+         fields' ranges, its object and its functions), [ENV] simulation
+         environments and the regret harness.
+      Implementation, from the IMPLEMENTATION banner (compiled only with
+         ISDB_IMPLEMENTATION), under the same tags, and inside them:
+         [LINALG.CHOLESKY] [LINALG.SOLVES] [LINALG.UPDATES] [LINALG.EIGEN]
+         [LINALG.QR] [LINALG.LU] [LINALG.POLAR]
+         [ISD.ESTIMATOR] [ISD.FDIST] [ISD.LSQ] [ISD.BLOCKTEST] [ISD.ESTIMATE]
+         [ISD.POLICY] [ISD.FIT] [ISD.RESIDUAL] [ISD.SCORES] [ISD.GUARD]
+         [ISD.MONITOR] [ISD.UPDATE] [ISD.SNAPSHOT] [ISD.INIT]
+      License, at the end.
 
    COMPILE-TIME OPTIONS
       Define them before including the header.
@@ -52,14 +47,12 @@
       ISDB_FREE(p)         (default malloc and free). Define both or neither.
       ISDB_NO_MALLOC       no default allocation: the library never names
                            malloc or free (nor includes <stdlib.h>), so a
-                           firmware that uses only *_init_preallocated, or
-                           its own isdb_allocator, links neither. An *_init
-                           (policy or environment) given a NULL allocator
-                           then returns ISDB_ERR_INVALID_ARG and allocates
-                           nothing. Excludes ISDB_MALLOC and ISDB_FREE.
-                           With a user ISDB_ASSERT as well, the library
-                           pulls in no <assert.h> (so no stdio or abort):
-                           only <string.h> and libm functions are linked.
+                           firmware using only *_init_preallocated or its
+                           own isdb_allocator links neither; an *_init
+                           given a NULL allocator returns
+                           ISDB_ERR_INVALID_ARG. Excludes ISDB_MALLOC and
+                           ISDB_FREE. With a user ISDB_ASSERT too, only
+                           <string.h> and libm are linked (no <assert.h>).
       ISDB_NO_SIM          leave out the simulation environments and the
                            regret harness.
       ISDB_ONLY_<POLICY>   in the implementation file, in the style of stb's
@@ -75,31 +68,23 @@
                            calls a policy left out fails to link. With
                            ISDB_STATIC they go too (GCC warns of a static
                            declaration never defined): such a call fails to
-                           compile.
+                           compile. It is the cheap path to a small build.
       ISDB_NO_<POLICY>     leave that policy out (of all, or of the ONLY
                            list), unless a policy compiled needs it.
-      Compile time, CPU of gcc 12 -O2 on an AMD EPYC (Zen 5) core,
-      2026-11-27, 0.8.1 and 0.8.2 (the same code; median of 3 to 7
-      rounds, nine runs; bench/README.md, "Compile time"): the
-      implementation file 4.7-5.6 s (6.3, 7.4 and 7.7 in three runs
-      with the host busy), ISDB_ONLY_ISD (with what it needs) 3.1-3.4
-      s, ISDB_ONLY_LINUCB 1.0-1.1 s; a plain #include 0.07 s. Keep the
-      implementation in a file of its own.
       ISDB_NO_COLD_O1      GCC builds what runs rarely at -O1 and what runs
                            once per object at -O0 (clang: optnone), 15%
                            less compile time; this keeps the file's level.
       ISDB_REAL            float or double (default): the precision of every
                            number (see PRECISION). Define it the same way in
                            every file that includes the header.
-      ISDB_NO_AVX2_DISPATCH  x86 with GCC or clang: the select kernels
-                           (eight arms' triangular solves, sixteen in
-                           float) are also built
-                           for AVX2 (a target attribute, no FMA: the same
-                           bits) and taken at run time when the CPU has it
-                           (__builtin_cpu_supports, which links the
-                           runtime's __cpu_model, from libgcc or
-                           compiler-rt); this leaves them out (SSE2 only,
-                           the flags' own code) and needs no __cpu_model.
+      ISDB_NO_AVX2_DISPATCH  x86 with GCC or clang: the select kernels are
+                           also built for AVX2 (no FMA: the same bits) and
+                           taken when the CPU has it (__builtin_cpu_supports,
+                           which links __cpu_model from libgcc or
+                           compiler-rt); this leaves them out (SSE2 only).
+      Keep the implementation in a file of its own. Measured: gcc -O2 CPU
+      4.7-5.6 s, ISDB_ONLY_LINUCB 1.0-1.1 s, a plain #include 0.07 s
+      (bench/README.md, "Moved from the header's manual").
 
    QUICK START
       isdb_linucb pol;
@@ -115,7 +100,6 @@
           if (r < 0) stop(isdb_result_string(r));
       }
       isdb_policy_uninit(&pol.base);
-
    Every policy works behind the same generic functions (isdb_policy_*),
    which take the policy's first member, `base`.
 
@@ -147,7 +131,7 @@
                   "heap_bytes" (returning ISDB_ERR_BUFFER_TOO_SMALL, lo the
                   size needed). A refused init leaves the object zeroed:
                   uninit is a no-op, every call on it ISDB_ERR_BAD_STATE.
-                  Every config an init accepts gives finite scores and
+      Ranges      every config an init accepts gives finite scores and
                   estimates for inputs within ISDB_INPUT_MAX: scales (R, S,
                   L, alpha, ISD's sigma and M, noise, amplitudes, OAM's c
                   and force_c) are at most 1e30 (1e6 in float); confidence
@@ -155,11 +139,12 @@
                   least 1e-30 (1e-6), so its sampling scale stays finite.
                   Once t reaches 2^62, update and isdb_policy_check_update
                   both refuse with ISDB_ERR_BAD_STATE, naming "pol".
-                  Snapshot refusals: SNAPSHOT FORMAT.
-      Bad input   a NaN or Inf, a number above ISDB_INPUT_MAX in magnitude,
-                  a wrong arm index, a NULL pointer or a bad size returns an
-                  error and leaves the object exactly as it was. Nothing in
-                  this library calls abort on bad data.
+                  Each field's range is beside it in its config struct.
+      Bad input   a NaN or Inf (ISDB_ERR_NONFINITE), a number above
+                  ISDB_INPUT_MAX in magnitude (ISDB_ERR_RANGE), a wrong arm
+                  index, a NULL pointer or a bad size (ISDB_ERR_INVALID_ARG)
+                  returns an error and leaves the object exactly as it was.
+                  Nothing in this library calls abort on bad data.
       Configs     isdb_X_config_init(required arguments) fills every other
                   field with its default (each policy's Defaults below).
                   A field documented as "0 means ..." takes that meaning at
@@ -167,34 +152,35 @@
                   except where it depends on the state and the field stays
                   0: BOB's refresh (per block's window), ISD's refresh and
                   monitor_chunk (per p_res), Trace-UCB's lambda (1/n).
+      R, S, L     the noise scale, the bound on ||theta|| and the bound on
+                  ||x||, under these names in every policy that has them;
+                  they set the width of the confidence set. On real data:
+                  R is the rewards' sub-Gaussian scale, 0.5 for rewards in
+                  [0, 1] ((b - a) / 2 for rewards in [a, b]); L the largest
+                  norm of a feature vector you will pass; S a bound on
+                  ||theta||, at least the largest mean reward over L (since
+                  x.theta <= L ||theta||). The defaults (1 each) suit unit
+                  features. Too large a value explores too much; too small
+                  one voids the confidence level.
       Aliasing    each linear-algebra routine says which arguments may alias.
-      Memory      all memory of an object is one block taken at init; its
-                  size is reported by isdb_X_heap_size, and
-                  isdb_X_init_preallocated(&cfg, buf, buf_bytes, &obj)
-                  takes a caller buffer instead of allocating (policies
-                  and environments; below heap_size it is refused, never
-                  written). select, update, scores and probs never
-                  allocate. Objects must not be copied or moved after init
-                  (they point into their block). The Memory of each policy
-                  below counts reals (isdb_real) or, for the double-only
-                  policies, doubles.
+      Memory      all memory of an object is one block taken at init, of
+                  isdb_X_heap_size bytes; isdb_X_init_preallocated(&cfg,
+                  buf, buf_bytes, &obj) takes a caller buffer instead
+                  (below heap_size it is refused, never written). select,
+                  update, scores and probs never allocate. Objects must not
+                  be copied or moved after init (they point into their
+                  block).
       Threads     no global mutable state: distinct objects may be used from
                   distinct threads; one object needs external locking.
       Randomness  every randomized object owns an isdb_rng (xoshiro256**
                   seeded by splitmix64) seeded from its config. The same
-                  seed and the same inputs give the same outputs on every
-                  compiler and optimisation level, provided floating-point
-                  contraction is off (-ffp-contract=off; never -ffast-math):
-                  every reduction runs in a fixed order.
+                  seed and inputs give the same outputs on every compiler
+                  and optimisation level with -ffp-contract=off (never
+                  -ffast-math): every reduction runs in a fixed order.
       Ties        the lowest arm index wins, unless a policy says otherwise.
-      Snapshots   isdb_policy_save writes the whole state, RNG included, in
-                  a versioned little-endian byte format (see SNAPSHOT FORMAT
-                  below); a run that is saved, loaded and continued makes
-                  bit-for-bit the same choices as one that never stopped.
-                  A snapshot is all a product stores: isdb_snapshot_read_info
-                  says what it holds, isdb_X_config_from_snapshot gives the
-                  config to init with, and every 1.x release loads every
-                  earlier 1.x snapshot.
+      Snapshots   isdb_policy_save writes the whole state, RNG included; a
+                  run saved, loaded and continued makes bit-for-bit the
+                  same choices as one that never stopped (SNAPSHOT FORMAT).
 
    PRECISION
       #define ISDB_REAL float before the include builds the library in
@@ -206,23 +192,20 @@
       linear environment with the regret harness. ISD-linUCB, the JBD,
       OPKB, OAM, Trace-UCB and their environments are left out of a float
       build (using one is a compile error that says they need double;
-      ISDB_REAL long double stops at the header's #error): their solvers (Jacobi sweeps
-      to 1e-12, log-det Newton steps, allocation problems solved to 1e-8,
-      incomplete beta p-values) were built and validated in double only.
-      What changes with float:
+      ISDB_REAL long double stops at the header's #error): their solvers
+      (Jacobi sweeps to 1e-12, log-det Newton steps, allocation problems
+      solved to 1e-8, incomplete beta p-values) were built and validated
+      in double only. What changes with float:
         ISDB_INPUT_MAX    1e9 (1e64 in double), and lambda must lie in
                           [1e-6, 1e6] ([1e-30, 1e30]) and BOB's
                           reward_bound in [1e-20, 1e20] ([1e-30, 1e30]),
                           so no sum or exponent overflows.
-        guards            pivot and downdate thresholds are relative to
-                          ISDB_REAL_EPSILON, so they scale by themselves.
         Gram sums         LinUCB, LinTS and the adaptive policy keep the
                           rounding error of their running sums V and b
                           (d^2 + d more reals): a plain float sum stops
                           growing once its entries reach 2^24 times the
-                          increments, and LinUCB's estimate was 1% off
-                          after 10^7 updates; compensated, it stays within
-                          a few eps.
+                          increments (LinUCB's estimate 1% off after 10^7
+                          updates); compensated, it stays within a few eps.
         random numbers    uniforms carry 24 bits (53 in double); the same
                           seed gives different draws in the two builds.
         snapshots         reals are stored as binary32 and the format
@@ -231,10 +214,9 @@
                           plus _f32 (isdb_linucb_init_f32), so a program
                           that mixes float and double translation units
                           fails to link instead of misreading numbers.
-      A float build loses accuracy where the problem is ill-conditioned:
-      with features far larger than sqrt(lambda) the Gram matrix can
-      exceed 1/ISDB_REAL_EPSILON = 8e6 in condition number, where double
-      has 4e15. SW-UCB then rebuilds more often (see its downdate test).
+      A float build loses accuracy where the Gram matrix's condition
+      number nears 1/ISDB_REAL_EPSILON = 8e6 (features far larger than
+      sqrt(lambda)); SW-UCB then rebuilds more often.
 
    THE POLICY INTERFACE
       isdb_policy_select(p, X, n_arms, &arm)   arm to play; X is n_arms x d
@@ -253,95 +235,50 @@
    chose itself, or report late (delayed rewards): the policy learns from
    (x, reward) whatever it selected. `arm` is checked against the config's
    max_arms and otherwise only recorded.
+   Errors every policy returns (each block's Errors adds its own):
+   ISDB_ERR_INVALID_ARG from config_check, heap_size and init for a field
+   out of range, and from the calls for a NULL pointer, a bad arm or
+   n_arms; ISDB_ERR_OUT_OF_MEMORY from init; ISDB_ERR_BUFFER_TOO_SMALL from
+   init_preallocated and save; ISDB_ERR_NONFINITE and ISDB_ERR_RANGE for
+   bad numbers (CONVENTIONS); ISDB_ERR_BAD_STATE on an object whose init
+   was refused, or once t reaches 2^62; the snapshot codes from load.
 
    POLICIES AT A GLANCE
-   policy     struct        paper            config_init    key defaults           select / update   memory
-   ---------- ------------- ---------------- -------------- ---------------------- ----------------- ------------------
-   LINUCB     isdb_linucb   Abbasi-Yadkori,  d, max_arms    lambda 1, delta 0.01,  O(K d^2) / O(d^2) 3 d^2
-                            Pal, Szepesvari,                R, S, L, alpha 1;
-                            NeurIPS 2011                    width LOGDET;
-                                                            refresh max(4 d,
-                                                            256)
-
-   SW-UCB     isdb_swucb    Cheung, Simchi-  d, max_arms,   as LinUCB, but         O(K d^2) / O(d^2) 2 d^2 + w (d + 1)
-                            Levi, Zhu,       window         refresh max(w, d)
-                            AISTATS 2019
-
-   D-LINUCB   isdb_dlinucb  Russac, Vernade, d, max_arms,   lambda 1, delta 0.01,  O(K d^2) / O(d^3) 6 d^2
-                            Cappe, NeurIPS   gamma          R, S, L, alpha 1
-                            2019
-
-   LINTS      isdb_lints    Agrawal, Goyal,  d, max_arms    lambda 1, R 1,         O(d^2 + K d) /    3 d^2
-                            ICML 2013                       inflation NONE,        O(d^2)
-                                                            mc_samples 1000,
-                                                            seed 1, refresh as
-                                                            LinUCB
-
-   BOB        isdb_bob      Cheung, Simchi-  d, max_arms, T lambda, R, S, L, alpha O(K d^2) / O(d^2) (d + 1) H + 2 d^2
-                            Levi, Zhu,                      1; reward_bound 1,
-                            AISTATS 2019                    clip 0, seed 1
-
-   ADAPTIVE   isdb_adaptive none: this       d, max_arms    as LinUCB; memories    O(K d^2) /        4 n d^2 + 6 n^2
-                            library's design                max(16, 2 d) to        O(n d^2), n
-                                                            max(4096,              estimators
-                                                            min_memory);
-                                                            threshold 3.5,
-                                                            play_threshold 1.5,
-                                                            play_horizon 4,
-                                                            cut AUTO
-
-   ISD-LINUCB isdb_isd      Lazzaretto,      d, max_arms,   estimated subspace,    O(K d^2) /        (n0 + 2 H)(d + 1)
-                            Peters, Pfister, n_offline, X0, rule TEST; learner     O(n d^2), and a   + 16 d^2 + scratch
-                            arXiv 2603.03843 R0             ADAPTIVE, width        test every 2 d    + the adaptive
-                            (2026)                          DATA; monitor                            learner's
-                                                            FALLBACK
-
-   OPKB /     isdb_opkb     Hong, Li,        d, n_arms,     OPKB (adaptive 0),     O(N) / O(j); a    N (p + d) +
-   ADA-OPKB                 Tewari, AISTATS  horizon; and   preset TUNED, linear   block's end       (J^2 + 8 J) N +
-                            2023             cfg.arms (not  kernel, sigma 100,     solves OP         solver
-                                             for GRAM)      delta 1e-4, test
-                                                            CALIBRATED
-
-   OAM        isdb_oam      Hao, Lattimore,  d, max_arms,   max_contexts 8,        O(K d (d + M)) /  O(d^2 + M K d) +
-                            Szepesvari,      horizon        forcing NONE, lambda   O(d^2), and       2 ((M + 1) K)^2
-                            AISTATS 2020                    0, c 1, zeta 0.1,      solves when
-                                                            refresh d              exploring
-
-   TRACE-UCB  isdb_traceucb Riquelme,        d, m           mode TRACE, width      O(m) / O(d^2);    2 m d^2 + 4 d^2
-                            Ghavamzadeh,                    SCALED, alpha 1, R 1,  O(m d^2) with
-                            Lazaric, ICML                   delta 0.1, refresh d   Sigma estimated
-                            2017
-
+   tag        struct        config_init            select / update      memory (leading terms)
+   ---------- ------------- ---------------------- -------------------- ----------------------
+   LINUCB     isdb_linucb   d, max_arms            O(K d^2) / O(d^2)    3 d^2
+   SWUCB      isdb_swucb    d, max_arms, window    O(K d^2) / O(d^2)    2 d^2 + w (d + 1)
+   DLINUCB    isdb_dlinucb  d, max_arms, gamma     O(K d^2) / O(d^2)    6 d^2
+   LINTS      isdb_lints    d, max_arms            O(d^2 + K d) / O(d^2) 3 d^2
+   BOB        isdb_bob      d, max_arms, T         O(K d^2) / O(d^2)    (d + 1) H + 2 d^2
+   ADAPTIVE   isdb_adaptive d, max_arms            O(K d^2) / O(n d^2)  4 n d^2 + 6 n^2
+   ISD        isdb_isd      d, max_arms,           O(K d^2) / O(n d^2)  (n0 + 2 H)(d + 1) + 16 d^2
+                            n_offline, X0, R0      (+ a test every 2 d) + the adaptive learner's
+   OPKB       isdb_opkb     d, n_arms, horizon;    O(N) / O(j); a       N (p + d) + (J^2 + 8 J) N
+                            cfg.arms (not GRAM)    block's end solves   + solver
+   OAM        isdb_oam      d, max_arms, horizon   O(K d (d + M)) /     O(d^2 + M K d)
+                                                   O(d^2)               + 2 ((M + 1) K)^2
+   TRACEUCB   isdb_traceucb d, m                   O(m) / O(d^2)        2 m d^2 + 4 d^2
    Symbols: d features, K = n_arms of the round (at most max_arms), w the
    window, n the adaptive policy's estimators (at most 32; 10 for d <= 8
    with the defaults), H BOB's block length or ISD's history, n0 ISD's
    offline rows, M OAM's registered contexts, N OPKB's arms, p its feature
    dimension, J = log2 T, j its block index, m Trace-UCB's models. Costs
    per call, amortised over the periodic refactorisations; memory in
-   leading terms (each policy's Memory gives the rest), in reals, doubles
-   for the double-only policies. Every fact here is repeated, with its
-   details, in the policy's own block below.
+   reals, doubles for the double-only policies (each block has the rest).
+   ADAPTIVE is the policy to use when the drift is unknown.
 
-   Every policy block below has the same labels, in this order:
-      Paper                    where the algorithm comes from
-      Algorithm                what it computes
-      Defaults                 every default, resolved ("0 means" included)
-      Cost                     select and update, and anything occasional
-      Memory                   what init takes
-      Differs from the paper   each departure, and where the paper is
-                               silent or inconsistent
-      Measured                 one line per measured choice; the story is
-                               in bench/README.md, section named
-      Config fields            where the config struct is documented
+   Every policy block has the same parts, in this order: Does, Set (what
+   a user must set; the rest may be left), Defaults, Cost, Memory, Errors
+   (beyond those above), Paper (where it differs from it), Measured (a
+   figure and its bench/README.md section). Longer notes: bench/README.md.
 
-   LINUCB
-      Paper: OFUL, Abbasi-Yadkori, Pal, Szepesvari, NeurIPS 2011; with
-         ISDB_WIDTH_CONSTANT it is LinUCB of Li, Chu, Langford, Schapire
-         2010.
-      Algorithm: ridge estimate theta = V^-1 b, V = lambda I + sum x x^T,
-         b = sum r x. Plays argmax_x x.theta + alpha * beta_n * ||x||_{V^-1},
-         n = updates so far, with beta_n one of (R noise scale,
-         S >= ||theta||, L >= ||x||):
+   [LINUCB] LINUCB
+      Does: OFUL (Abbasi-Yadkori, Pal, Szepesvari, NeurIPS 2011); with
+         ISDB_WIDTH_CONSTANT, LinUCB (Li, Chu, Langford, Schapire 2010).
+         Ridge estimate theta = V^-1 b, V = lambda I + sum x x^T,
+         b = sum r x; plays argmax_x x.theta + alpha beta_n ||x||_{V^-1},
+         n the updates so far, beta_n per `width`:
            ISDB_WIDTH_LOGDET   R sqrt(2 ln(1/delta) + ln det V - d ln lambda)
                                + sqrt(lambda) S                (Thm 2)
            ISDB_WIDTH_DETTRACE R sqrt(2 ln(1/delta) + d ln(1 + n L^2/(d lambda)))
@@ -349,137 +286,94 @@
            ISDB_WIDTH_SIMPLE   R sqrt(d ln((1 + n L^2/lambda)/delta))
                                + sqrt(lambda) S
            ISDB_WIDTH_CONSTANT 1 (so the width is alpha, as in Li et al.)
-         The Cholesky factor L of V is kept by rank-one updates (Givens
-         rotations, which also carry z = L^-1 b along) and refactorised
-         from the exact Gram sum every `refresh` updates, which removes the
-         rounding the rank-one steps accumulate.
-      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, width
-         ISDB_WIDTH_LOGDET, refresh 0 = max(4 d, 256).
-      Cost: select O(K d^2): one triangular solve w = L^-1 x per arm (eight
-         arms a pass), scored as w.z + beta |w|. Update O(d^2): the rank-one
-         update, plus the O(d^3) refactorisation every `refresh` updates
-         (O(d^2) amortised).
+      Set: d and max_arms (config_init's arguments); R, S, L for your data
+         (CONVENTIONS); the rest may be left.
+      Defaults: lambda 1   delta 0.01   R 1   S 1   L 1   alpha 1
+                width ISDB_WIDTH_LOGDET   refresh 0 = max(4 d, 256)
+      Cost: select O(K d^2): one triangular solve per arm (eight arms a
+         pass). Update O(d^2): a rank-one update of the Cholesky factor,
+         plus an O(d^3) refactorisation from the exact Gram sum every
+         `refresh` updates (O(d^2) amortised).
       Memory: 3 d^2 + O(d) reals (d^2 + d more in a float build).
-      Differs from the paper: nothing in the default; refresh is ours.
-      Measured: select at d = 50, K = 50: 4.6 us (double; 2.0 in float),
-         0.75x (0.55x) OpenBLAS's fastest trsm layout plus the scoring,
-         0.65-0.77x (0.48-0.67x) at d = 10 to 100, with the AVX2 kernels;
-         the 16-byte ones alone 7.5 us, 1.22x (bench_select, 2-core AMD
-         EPYC Zen 5; the same kernels serve SW-UCB, D-LinUCB, adaptive).
-         Every default kept against one-field alternatives
-         (bench/defaults.c): alpha 0.5 is 0.77x on average but up to 3.77x
-         worse; see bench/README.md, section "Defaults review".
-      Config fields: isdb_linucb_config, in the public declarations under
-         the banner "LinUCB / OFUL".
+      Errors: only those every policy returns.
+      Paper: nothing differs in the default; refresh is ours.
+      Measured: select at d = 50, K = 50, 4.6 us, 0.75x OpenBLAS's trsm
+         plus scoring (bench/README.md, "Moved from the header's manual").
 
-   SW-UCB
-      Paper: Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1.
-      Algorithm: ridge regression on the last `window` observations only,
-         with LinUCB's index on the window's Gram matrix V. `width` as
-         LinUCB's (LOGDET on V); ISDB_WIDTH_SIMPLE uses n = w (the paper's
-         eq. 5, constant in t: beta = R sqrt(d ln((1 + w L^2/lambda)/delta))
-         + sqrt(lambda) S), DETTRACE n = min(w, t) (as the public SW-LinUCB
-         code of Russac et al.). The window is exact: each update adds the
-         new observation and removes the one that leaves the window by a
-         Cholesky update and a checked downdate, both in one sweep over the
-         factor by the closed-form factors of I + p p^T and I - q q^T
-         (Gill, Golub, Murray, Saunders 1974). A downdate that would lose
-         more than half the digits (1 - ||L^-1 z||^2 <= sqrt(eps)) is
-         refused, and the factor and b are rebuilt exactly from the stored
-         window; they are also rebuilt every `refresh` updates, which
-         removes the drift of the running sums. Should the window's Gram
-         matrix be numerically singular (a feature vector dwarfing lambda),
-         the rebuild applies one Givens update per stored observation
-         instead, so an update never fails. isdb_swucb_tuned_window gives
-         the paper's window sizes (ISDB_WINDOW_AGNOSTIC reads no B_T: pass
-         0).
-      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, width
-         ISDB_WIDTH_LOGDET, refresh 0 = max(w, d). The window has no
-         default (an argument of isdb_swucb_config_init).
+   [SWUCB] SW-UCB
+      Does: Cheung, Simchi-Levi, Zhu, AISTATS 2019, Algorithm 1: ridge
+         regression on the last `window` observations only, with LinUCB's
+         index on the window's Gram matrix V. `width` as LinUCB's;
+         ISDB_WIDTH_SIMPLE uses n = w (the paper's eq. 5, constant in t),
+         DETTRACE n = min(w, t) (as the public SW-LinUCB code of Russac
+         et al.). The window is exact: each update adds the new
+         observation and removes the one that leaves by a Cholesky update
+         and a checked downdate; a refused downdate, and every `refresh`
+         updates, rebuild the factor exactly from the stored window.
+         isdb_swucb_tuned_window gives the paper's window sizes
+         (ISDB_WINDOW_AGNOSTIC reads no B_T: pass 0).
+      Set: d, max_arms and window (config_init's arguments); R, S, L as
+         LinUCB's; the rest may be left.
+      Defaults: lambda 1   delta 0.01   R 1   S 1   L 1   alpha 1
+                width ISDB_WIDTH_LOGDET   refresh 0 = max(w, d)
+                window: none (an argument)
       Cost: select O(K d^2) (as LinUCB). Update O(d^2) whatever the window
          length, plus a rebuild O(w d^2 + d^3) on a refused downdate and
          every `refresh` updates (O(d^2) amortised).
       Memory: 2 d^2 + w (d + 1) + O(d) reals.
-      Differs from the paper: the default width is LOGDET, not eq. 5
-         (cfg.width = ISDB_WIDTH_SIMPLE is the paper); delta is 0.01, not
-         the proofs' 1/T (T is not known here). The T^(2/3) regret of the
-         revised paper holds under its Assumption 1 (arms along orthogonal
-         directions, e.g. K-armed); Zhao et al. (2020) showed the original
-         general-case argument flawed.
-      Measured: eq. 5's regret is 1.13x LOGDET's (bench/defaults.c,
-         geometric mean of 39 ratios); the one-sweep window step is 2x
-         faster than Givens rotations at d = 20 and drifts 1000x less; see
-         bench/README.md, section "Design notes: SW-UCB".
-      Config fields: isdb_swucb_config, in the public declarations under
-         the banner "SW-UCB (sliding-window LinUCB)".
+      Errors: only those every policy returns; an update never fails on a
+         numerically singular window (the rebuild then takes one Givens
+         update per stored observation).
+      Paper: the default width is LOGDET, not eq. 5 (cfg.width =
+         ISDB_WIDTH_SIMPLE is the paper); delta is 0.01, not the proofs'
+         1/T. The T^(2/3) regret of the revised paper holds under its
+         Assumption 1 (arms along orthogonal directions, e.g. K-armed);
+         Zhao et al. (2020) showed the original general-case argument
+         flawed.
+      Measured: eq. 5's regret 1.13x LOGDET's (bench/README.md, "Design
+         notes: SW-UCB").
 
-   D-LINUCB
-      Paper: Russac, Vernade, Cappe, NeurIPS 2019, Algorithm 1.
-      Algorithm:
+   [DLINUCB] D-LINUCB
+      Does: Russac, Vernade, Cappe, NeurIPS 2019, Algorithm 1:
             V <- gamma V + a a^T + (1 - gamma) lambda I,
             Vt <- gamma^2 Vt + a a^T + (1 - gamma^2) lambda I,
             b <- gamma b + r a,
          theta = V^-1 b; plays argmax a.theta + alpha beta ||V^-1 a||_{Vt}
-         with
-            beta_n = sqrt(lambda) S + R sqrt(2 ln(1/delta)
+         with beta_n = sqrt(lambda) S + R sqrt(2 ln(1/delta)
                      + d ln(1 + L^2 (1 - gamma^(2n)) / (lambda d (1 - gamma^2)))).
-         1 - gamma^2 and 1 - gamma^(2n) are computed without cancellation.
-         The (1 - gamma) lambda I term makes the update full rank. With
-         refresh = 1, V is refactorised every update (the paper's V^-1,
-         O(d^3)). By default the factor follows in O(d^2) between
-         refactorisations every `refresh` updates: scaled by sqrt(gamma)
-         and a Givens update with a (L^-1 b carried by the same
-         rotations); the padding is a rank-one update per coordinate, so
-         the coordinates take it in c groups (j mod c, c = floor(ln 0.9 /
-         ln gamma) clamped to [ceil(d / 4), d]: at most four sweeps an
-         update), group (u - 1) mod c at the u-th update since the
-         refactorisation, lambda (1 - gamma^m) each, m = min(u, c), which
-         sets that coordinate's ridge back to lambda: the factor is that
-         of V - D, D diagonal, 0 <= D_jj <= lambda (1 - gamma^c) (0.1
-         lambda or less when 1 / (1 - gamma) >= 2.4 d or so), and the
-         refactorisation makes it V's again. Every valid update is taken:
-         when rounding in the Gram sums leaves the stored V without a
-         positive pivot at a refactorisation (features far from unit scale
-         along nearly one direction, e.g. norm 1e6 with gamma 0.999 in
-         double), the factor steps in factored form instead (sqrt(gamma) L, a Givens update with x,
-         then the (1 - gamma) lambda I padding, L^-1 b carried through the
-         same rotations), which cannot fail; inputs whose V factors keep
-         the same bits. isdb_dlinucb_tuned_gamma gives
+         By default the factor of V follows in O(d^2) between
+         refactorisations every `refresh` updates, the ridge padding
+         spread over groups of coordinates; refresh = 1 refactorises every
+         update (the paper's V^-1 exactly). isdb_dlinucb_tuned_gamma gives
          gamma = 1 - (B_T/(d T))^(2/3).
-      Defaults: lambda 1, delta 0.01, R 1, S 1, L 1, alpha 1, refresh 0 =
-         max(4 d, 256). gamma has no default (an argument of
-         isdb_dlinucb_config_init); the width is the paper's only.
+      Set: d, max_arms and gamma (config_init's arguments); R, S, L as
+         LinUCB's; the rest may be left.
+      Defaults: lambda 1   delta 0.01   R 1   S 1   L 1   alpha 1
+                refresh 0 = max(4 d, 256)   gamma: none (an argument)
+                width: the paper's only
       Cost: select O(K d^2) (eight arms a pass: forward solve, back solve
-         and the Vt form, d^2 / 2 each per arm). Update O(d^2) (the Gram
-         sums, the discounted step, at most four padding sweeps), plus the
-         O(d^3) refactorisation every `refresh` updates (O(d^2)
-         amortised); refresh = 1: O(d^3) every update.
+         and the Vt form, d^2 / 2 each per arm). Update O(d^2), plus the
+         O(d^3) refactorisation every `refresh` updates (O(d^2) amortised);
+         refresh = 1: O(d^3) every update.
       Memory: 6 d^2 + O(d) reals.
-      Differs from the paper: by default, between refactorisations, V^-1
-         is that of V - D (above: each coordinate's ridge between lambda
-         gamma^c and lambda, not lambda); refresh = 1 is the paper's
-         exactly. The Vt recursion is the paper's, not the one of the
-         authors' public code (which multiplies the updated V, not the
-         previous Vt, by gamma^2).
-      Measured: the default's regret / refresh = 1's on `make agnostic`'s
-         13 problems x 7 discounts (10 seeds each): geometric mean 1.001,
-         0.96 to 1.03, 1 cell of 91 beyond 2 standard errors; the demo's
-         and Russac et al.'s experiments within 0.3 standard errors (bench/
-         README.md, "D-LinUCB's update in O(d^2)"). Update at d = 100,
-         gamma 0.99: 23 us against 81 us with refresh = 1, 2.4x LinUCB's
-         (bench_select, 2-core AMD EPYC Zen 5).
-         Every default kept against one-field alternatives
-         (bench/defaults.c): alpha 0.5 is 0.75x on average but up to 5.08x
-         worse (0.25: 19x); see bench/README.md, section "Defaults review".
-      Config fields: isdb_dlinucb_config, in the public declarations under
-         the banner "D-LinUCB (discounted LinUCB)".
+      Errors: only those every policy returns: every valid update is
+         taken (where rounding leaves the Gram sum without a positive
+         pivot, the factor steps in factored form instead).
+         gamma^ceil(d / 4) must be at least 1e-50 (1e-6 in float).
+      Paper: between refactorisations V^-1 is that of V - D, D diagonal,
+         0 <= D_jj <= lambda (1 - gamma^c) (each coordinate's ridge
+         between lambda gamma^c and lambda); refresh = 1 is the paper's
+         exactly. The Vt recursion is the paper's, not the authors' public
+         code's (which multiplies the updated V, not the previous Vt, by
+         gamma^2).
+      Measured: regret 1.001x refresh = 1's (geometric mean, 91 cells;
+         bench/README.md, "D-LinUCB's update in O(d^2)").
 
-   LINTS
-      Paper: linear Thompson sampling, Agrawal and Goyal, ICML 2013.
-      Algorithm: samples theta~ ~ N(theta, v^2 V^-1) (theta and V as
-         LinUCB's) and plays argmax x.theta~, with `inflation`
-           ISDB_LINTS_NONE    v = R (plain posterior sampling, common
-                              practice)
+   [LINTS] LINTS
+      Does: linear Thompson sampling (Agrawal and Goyal, ICML 2013):
+         samples theta~ ~ N(theta, v^2 V^-1) (theta and V as LinUCB's)
+         and plays argmax x.theta~, with `inflation`
+           ISDB_LINTS_NONE    v = R (plain posterior sampling)
            ISDB_LINTS_THEORY  v = R sqrt(24/epsilon d ln(1/delta)) (the
                               paper's inflation)
          select draws d standard normals from the policy's generator;
@@ -487,871 +381,406 @@
          `mc_samples` draws from a copy of the generator, so they do not
          change the state. isdb_lints_explain gives x.theta and v
          ||x||_{V^-1}, the mean and standard deviation of x.theta~.
-      Defaults: lambda 1 (the paper's B = I), R 1, inflation
-         ISDB_LINTS_NONE, epsilon 0.5 and delta 0.01 (THEORY only), seed 1,
-         mc_samples 1000, refresh 0 = max(4 d, 256).
+      Set: d and max_arms; R for your data (CONVENTIONS); the rest may be
+         left.
+      Defaults: lambda 1 (the paper's B = I)   R 1   seed 1
+                inflation ISDB_LINTS_NONE   mc_samples 1000
+                epsilon 0.5, delta 0.01 (THEORY only)
+                refresh 0 = max(4 d, 256)
       Cost: select O(d^2 + K d); update O(d^2) (as LinUCB); probs and
          scores O(mc_samples (d^2 + K d)).
       Memory: as LinUCB, 3 d^2 + O(d) reals (d^2 + d more in float).
-      Differs from the paper: no inflation by default (THEORY is one field
-         away).
-      Measured: the paper's inflation has regret 4878 against 144
-         without it on a stationary problem (LinUCB 94); see
-         bench/README.md, section "Design notes: LinTS".
-      Config fields: isdb_lints_config, in the public declarations under
-         the banner "Linear Thompson sampling".
+      Errors: only those every policy returns; epsilon is at least 1e-30
+         (1e-6 in float).
+      Paper: no inflation by default (THEORY is one field away).
+      Measured: the paper's inflation has regret 4878 against 144 without
+         it (bench/README.md, "Design notes: LinTS").
 
-   BOB
-      Paper: Cheung, Simchi-Levi, Zhu, AISTATS 2019 (the SW-UCB paper),
-         Algorithm 2 (bandit over bandit).
-      Algorithm: tunes SW-UCB's window online, without knowing the
-         variation budget. The horizon T is cut into blocks of
-         H = floor(d^(2/3) T^(1/2)) rounds (H clamped to [1, T]; the last
-         block may be shorter). Each block draws a window w = floor(H^(j/
-         Delta)) from J (j = 0..Delta, Delta = ceil(ln H); duplicate
-         windows are kept as separate EXP3 arms; J = {1} when H = 1) and
-         plays a fresh SW-UCB with it: V = lambda I, nothing carried over,
-         delta = 1/T, width eq. 5, so beta = R sqrt(d ln(T (1 + w L^2/
-         lambda))) + sqrt(lambda) S. EXP3 (eq. 23-25): p_j = (1 - gamma)
-         s_j / sum s + gamma/|J|, gamma = min(1, sqrt(|J| ln|J| / ((e - 1)
-         ceil(T/H)))); at a block's end the played window's weight s_j is
-         multiplied by exp(gamma r / (|J| p_j)), r = 1/2 + (sum of the
-         block's rewards) / (2 H b + 4 R sqrt(H ln(T / sqrt H))),
-         b = reward_bound; clip = 1 clips r to [0, 1]. Weights are kept as
-         logarithms shifted so the largest is 0: nothing overflows however
-         many blocks. isdb_bob_tuned_params gives H, Delta, J, gamma and
-         the normaliser without an object.
-         The window is drawn at the block's first select (or update, for
-         an action the caller chose). From then on the choices are
-         SW-UCB's and deterministic: probs is one-hot and scores are
-         SW-UCB's indices. Before the draw, probs (and scores) give the
-         mixture sum_j p_j [the arm a fresh SW-UCB with window J_j plays];
-         a fresh SW-UCB plays the arm of largest ||x|| whatever its window
-         (lowest index on ties, arm 0 if the width is 0), so this is
-         one-hot as well: BOB's propensities are degenerate (no use for
-         inverse-propensity weighting), and the randomness lives in the
-         window, whose distribution isdb_bob_get_master_probs returns.
-         isdb_bob_explain is the block's SW-UCB's, after the draw.
-         Regret O~(d^(2/3) (B_T + 1)^(1/4) T^(3/4)) (Thm 4; the same
-         Assumption 1 caveat as SW-UCB).
-      Defaults: lambda 1, R 1, S 1, L 1, alpha 1, reward_bound 1, clip 0,
-         seed 1, refresh 0 = max(w, d) for each block's window w (as
-         SW-UCB). T (>= 2) has no default (an argument of
-         isdb_bob_config_init).
+   [BOB] BOB
+      Does: bandit over bandit (Cheung, Simchi-Levi, Zhu, AISTATS 2019,
+         Algorithm 2): tunes SW-UCB's window online, without the variation
+         budget. The horizon T is cut into blocks of
+         H = floor(d^(2/3) T^(1/2)) rounds (clamped to [1, T]). Each block
+         draws a window from J = {floor(H^(j/Delta))}, Delta = ceil(ln H),
+         by EXP3 and plays a fresh SW-UCB with it (V = lambda I,
+         delta = 1/T, width eq. 5); at the block's end the window's weight
+         grows with the block's rescaled reward. The window is drawn at
+         the block's first select (or update); from then on the choices
+         are SW-UCB's and deterministic, so probs is one-hot (BOB's
+         propensities are degenerate; the window's distribution is
+         isdb_bob_get_master_probs; isdb_bob_tuned_params gives H, J...).
+      Set: d, max_arms and the horizon T (>= 2); R, S, L as LinUCB's;
+         reward_bound a bound on |x.theta| (1 for rewards in [0, 1]).
+      Defaults: lambda 1   R 1   S 1   L 1   alpha 1   seed 1
+                reward_bound 1   clip 0
+                refresh 0 = max(w, d) for each block's window w
+                T: none (an argument)
       Cost: select O(K d^2), plus O(H d) to start a block's SW-UCB (O(d)
          per round amortised) and O(|J|) for the draw; update O(d^2)
          amortised; probs before the draw O(|J| K d^2).
       Memory: (d + 1) H + 2 d^2 + O(d + |J|) reals.
-      Differs from the paper: reward_bound b (the paper's 1, which assumes
-         |x.theta| <= 1) and clip (the paper does not clip) are ours. Past
-         T, where the paper defines nothing, BOB goes on with the same H,
-         J, gamma and normaliser, in blocks of H rounds after the horizon's
-         last block; no doubling trick is applied.
-      Measured: BOB is 3-59x the best tuned window or discount on `make
-         agnostic`'s 13 problems (geometric mean 9.51), 40x LinUCB on a
-         stationary one: use ADAPTIVE when the drift is unknown; see
-         bench/README.md, section "Design notes: BOB".
-      Config fields: isdb_bob_config, in the public declarations under the
-         banner "BOB (bandit over bandit: ...)".
+      Errors: isdb_bob_explain ISDB_ERR_BAD_STATE before the block's
+         window is drawn; isdb_bob_tuned_params ISDB_ERR_INVALID_ARG if H
+         would exceed INT_MAX. reward_bound lies in [1e-30, 1e30]
+         ([1e-20, 1e20] in float).
+      Paper: reward_bound b (the paper's 1, which assumes |x.theta| <= 1)
+         and clip (the paper does not clip) are ours. Past T, where the
+         paper defines nothing, BOB goes on with the same H, J, gamma and
+         normaliser in blocks of H rounds; no doubling trick.
+      Measured: 3-59x the best tuned window or discount (geometric mean
+         9.51) on `make agnostic`: use ADAPTIVE when the drift is unknown
+         (bench/README.md, "Design notes: BOB").
 
-   ADAPTIVE
-      Paper: none; this library's design, the policy to use when the drift
-         is unknown. Its estimators are D-LinUCB's and LinUCB's. The
-         per-arm noise scale (NOISE_LOCAL) follows the variance-aware
-         linear bandits (Zhou, Gu, Szepesvari, COLT 2021, weighted OFUL;
-         Zhang et al., NeurIPS 2021, VOFUL; Kim et al. 2022; Zhao et al.
-         2023) in spirit only: it plugs the sandwich variance of x.theta
-         (White, Econometrica 1980) into OFUL's width instead of
-         reweighting the regression, and keeps no guarantee of theirs.
-      Algorithm: needs no horizon, window, discount or variation budget:
-         only the ridge lambda and the noise scale R, as LinUCB. It keeps
-         n estimators that all learn from every observation (full
-         information): discounted ridge regressions (D-LinUCB's estimate
-         and index) with memories 1/(1 - gamma) = min_memory,
-         2 min_memory, ..., max_memory, and one undiscounted (LinUCB's
-         estimate and log-det width). Before learning (x, y), each
-         estimator predicts y; for every pair i < j (i the shorter memory)
-         delta = (y - pred_j)^2 - (y - pred_i)^2 is summed with i's
-         discount, S = sum gamma_i^s delta, Q = sum gamma_i^2s delta^2 (the
-         last ~memory_i rounds), and i beats j at level z when
-         S > z sqrt(max(Q, 4 s2 G)), G = sum gamma_i^2s (pred_i -
-         pred_j)^2 and s2 the smallest long-run mean squared error of any
-         estimator (discounted by max_memory's gamma): Q, the deltas' own
-         spread, needs no noise scale; 4 s2 G, what noise alone gives
-         them, keeps a run of near-equal deltas (low-mean Bernoulli
-         rewards that stay 0) from looking significant. Only once j holds
-         observations older than i's memory (before that they differ by
-         weighting alone, and no drift can show).
-           change    some i beats a longer j at `threshold`: every
-                     estimator longer than i is cut (the pairs' sums
-                     follow i's: cut estimators inherit the shorter one's
-                     pair sums), as `cut` says:
-                     FULL       it restarts from i's estimate (its memory
-                                becomes i's): abrupt changes are forgotten
-                                in about memory_i rounds, not 1/(1 -
-                                gamma);
-                     DIRECTION  it forgets only along the direction u in
-                                which i's recent observations say theta
-                                moved: u = G_i (theta_i - theta_k) / |.|,
-                                G_i = V_i - lambda I their Gram sum; its
-                                estimate moves along u to fit them (least
-                                squares along u), and its Gram sums (V and
-                                D-LinUCB's V-tilde) take the variance 0.1 /
-                                lambda along u (G <- (G^-1 + 0.1 u u^T /
-                                lambda)^-1, so V stays >= lambda I); the
-                                rest of what it knows stays. With one-hot
-                                arms this restarts the arms played lately
-                                (the local restarts of GLR-klUCB);
-                     AUTO       (default) DIRECTION while the played
-                                features recur (at least half the updates,
-                                discounted over min_memory, repeat one of
-                                the last 16 distinct features played,
-                                compared by a 64-bit hash: a fixed arm set,
-                                items or one-hot arms), else FULL (fresh
-                                contexts every round). Why: with a fixed
-                                arm set a change seen on the played arms
-                                says nothing of the others; with fresh
-                                contexts DIRECTION keeps stale knowledge of
-                                a turning theta (measured below).
-           play      select plays the longest estimator that no shorter
-                     one beats at `play_threshold`: LinUCB while the world
-                     looks stationary, shorter memories while they predict
-                     better. The play rule's S, Q and G are the test's
-                     discounted over play_horizon memory_i rounds instead
-                     (default 4; 1: the test's own sums): at noise
-                     comparable to the rewards' spread, a memory near the
-                     best beats the next longer one by less than one
-                     standard deviation on average over memory_i rounds,
-                     whatever the drift's speed (slow-turn: z 0.8), and
-                     over 4 memory_i by about twice that, so the rule
-                     no longer plays memories 2-4 times too long on a
-                     slow drift. While cut AUTO sees recurring features (a
-                     fixed arm set) it plays the longest estimator always,
-                     and the directional cuts do the forgetting: there the
-                     memory that best predicts the played arm is shorter
-                     than the one that decides best.
-           hold      (hold 1, default; fresh contexts only) a positive
-                     rescaling of theta ranks no arm differently, so
-                     drift of the rewards' scale alone (click rates by
-                     the time of day) should change no decision. A
-                     ridge of every observation, never cut, gives
-                     theta_long and s = x.theta_long; per finite memory
-                     q, c_q = max(0, sum s y / sum s^2) (q's discount)
-                     rescales it, and the prediction c_q s of the q
-                     whose rescaled predictions erred least (discounted
-                     over max_memory) is compared with the prediction of
-                     the estimator the play rule picks on the change
-                     test's sums (which follow a change of direction
-                     within ~memory_i rounds): their squared
-                     errors' difference, clipped to 2 s2 a round, is
-                     summed with max_memory's discount. While that sum is
-                     below -10 s2 (the rescaled long-run estimate clearly
-                     predicts better), nothing is cut and the longest
-                     estimator plays; the change test's sums keep
-                     running, so the first cut after the hold ends comes
-                     at once. A change of direction (a jump, a turn)
-                     makes the rescaled estimate err, and the hold ends.
-         Widths: with noise_estimate LOCAL (default) arm x's index is
+   [ADAPTIVE] ADAPTIVE
+      Does: the policy to use when the drift is unknown: it needs no
+         horizon, window, discount or variation budget. It keeps n
+         estimators that all learn from every observation: discounted
+         ridge regressions (D-LinUCB's estimate and index) with memories
+         1/(1 - gamma) = min_memory, 2 min_memory, ..., max_memory, and
+         one undiscounted (LinUCB's). Before learning (x, y) each predicts
+         y; a shorter memory whose predictions beat a longer one's by
+         `threshold` standard deviations over its recent rounds is a
+         change, and the longer ones are cut (`cut`). select plays the
+         longest estimator that no shorter one beats at `play_threshold`;
+         with `hold`, drift of the rewards' scale alone cuts nothing. No
+         paper: this library's design; its estimators are D-LinUCB's and
+         LinUCB's.
+      The change test: for each pair i < j (i the shorter memory) the
+         prediction errors' difference delta = (y - pred_j)^2 -
+         (y - pred_i)^2 is summed with i's discount (S, and Q the sum of
+         delta^2); i beats j at level z when S > z sqrt(max(Q, 4 s2 G)),
+         G the discounted sum of (pred_i - pred_j)^2 and s2 the smallest
+         long-run mean squared error of any estimator. The noise floor
+         4 s2 G keeps near-equal deltas (low-mean Bernoulli rewards that
+         stay 0) from looking significant.
+      cut (what a change does to every estimator longer than i):
+           FULL       it restarts from i's estimate (memory_i rounds).
+           DIRECTION  it forgets only along the direction in which i's
+                      recent observations say theta moved; the rest of
+                      what it knows stays (with one-hot arms: the arms
+                      played lately restart).
+           AUTO       (default) DIRECTION while the played features recur
+                      (a fixed arm set, items, one-hot arms; then the
+                      longest estimator always plays), else FULL (fresh
+                      contexts every round).
+      play: the play rule's sums are the test's discounted over
+         play_horizon memory_i rounds (1: the test's own sums), so slow
+         drifts do not play memories too long.
+      hold (fresh contexts only): a ridge of every observation, never cut,
+         rescaled per memory (c_q >= 0), predicts the rewards; while it
+         clearly predicts better than the estimator the play rule picks,
+         nothing is cut and the longest estimator plays. A change of
+         direction makes it err, and the hold ends.
+      Widths: noise_estimate LOCAL (default) scores arm x as
            x.theta + alpha (R_x B ||x||_w + lambda S |V^-1 x|),
-         ||x||_w = ||V^-1 x||_{Vt} (a discounted estimator: D-LinUCB's) or
-         ||x||_{V^-1} (the unbounded one), B the self-normalised radius
-         (D-LinUCB's beta_n or LinUCB's log-det one, without S), and
-           R_x = min(R, R_pool, sqrt(v_x) (1 + sqrt(2 ln(1/delta) / n_x)))
-         (the last term once n_x >= min_memory): v_x = ||V^-1 x||^2_W /
-         ||x||^2_{V^-1}, W = lambda R^2 I + sum e^2 x x^T (each estimator's
-         own error e on each observation before learning it, with its
-         discount), is the errors' mean square along x, shrunk towards R^2
-         with lambda's weight (with one-hot arms (lambda R^2 + sum e^2) /
-         (lambda + n) over the arm's n observations), and n_x = |x|^2 /
-         ||x||^2_{V^-1} - lambda the observations along x; R_pool =
-         sqrt(s2) (1 + sqrt(2 ln(1/delta) / w)), s2 the test's noise
-         variance over its w discounted observations (from w >=
-         min_memory; POOLED's scale). What the width still guarantees:
-         the ridge term lambda S |V^-1 x| bounds the ridge's bias |lambda
-         x^T V^-1 theta| for ||theta|| <= S (Cauchy-Schwarz; it is at most
-         OFUL's sqrt(lambda) S ||x||_{V^-1}, since V >= lambda I), so with
-         R_x = R the index is OFUL's (D-LinUCB's) upper confidence bound,
-         only tighter, at level 1 - delta. R_pool and sqrt(v_x) (...) are
-         plug-ins, not confidence bounds on the noise: the index keeps
-         that guarantee while R_x is at least the noise's sub-Gaussian
-         scale along x (e carries the estimator's own error on top of the
-         noise, which errs on the safe side; R_pool, the best memory's
-         error pooled over all observations, can fall below the scale of
-         a noisier arm that is rarely played). Rewards in [0, 1] told R =
-         0.5 (R_x then about the arm's Bernoulli spread sqrt(mu (1 -
-         mu))) are not over-explored where the spread is small. POOLED
-         (0.5.0's default) uses R_x = min(R, R_pool) for every arm and
-         OFUL's ridge term; OFF uses R. In float W is a plain sum, without
-         the compensation V and b carry: the unbounded estimator's W stops
-         growing like any plain float Gram sum (about 1% short after 10^7
-         unit-norm updates), so R_x errs low by about half that there.
-         A discounted estimator's factor follows by rank-one steps after
-         scaling by sqrt(gamma); the (1 - gamma) lambda I padding enters at
-         its refactorisation from the exact Gram sum, every min(refresh,
-         max(d, memory / 2)) updates (equal to D-LinUCB's estimate there;
-         in between the ridge stays above lambda / sqrt(e) for memories
-         >= 2 d). The test looks at the shorter memory's last rounds only,
-         so a stationary stream cuts at a low, steady rate; a false cut
-         costs little: the memory falls to memory_i, not to zero.
-      Defaults: lambda 1, R 1, delta 0.01, S 1, L 1, alpha 1, min_memory
-         0 = max(16, 2 d), max_memory 0 = max(4096, min_memory), threshold
-         3.5, play_threshold 1.5, refresh 0 = max(4 d, 256), noise_estimate
-         ISDB_ADAPTIVE_NOISE_LOCAL, cut ISDB_ADAPTIVE_CUT_AUTO, hold 1,
-         play_horizon 0 = 4.
-      Getters: isdb_adaptive_get_n_estimators, _get_played (the index
-         select plays) and _get_estimator (its memory 1/(1 - gamma), 0 undiscounted;
-         gamma; observations held; effective memory min(memory, held));
-         isdb_adaptive_get_memory is the played one's effective memory (a cut
-         hands the restarted estimators what the shorter one held);
-         isdb_adaptive_get_changes counts the changes detected;
-         isdb_adaptive_get_holding says whether hold applies now.
-      Cost: with n estimators, update O(n d^2) (a prediction, a rank-one
-         update and the gamma^2 sum per estimator, plus three scalar sums
-         for each of the n^2 / 2 pairs); select O(K d^2) (one estimator;
-         D-LinUCB's width when a discounted one plays, about twice
-         LinUCB's select). The update takes the estimators' steps
-         together (the solves side by side, the rank-one sweeps two
-         columns a pass, four from d = 16, V, the gamma^2 sum and W in
-         one pass; vectors, AVX2 at run time), each value by the
-         operations one estimator alone would take, so the same bits;
-         O(d) more for the recurrence
-         check. A directional cut costs O(d^3) per estimator it cuts (the
-         refactorisation), a full cut O(d^2). Measured (`bench_policies
-         --adaptive`, K = 10, 2026-11-27, select + update, POOLED): 4.0-4.2x,
-         5.1-5.2x, 4.2-4.6x LinUCB's at d = 2, 10, 50 (6.6-7.2x,
-         9.0-9.2x, 9.3-9.6x one estimator at a time); issue 24's 4x fails.
-         NOISE_LOCAL adds O(d^2) per estimator to the update (W) and a
-         back substitution and one or two quadratic forms per arm to
-         select (every arm's V^-1 x), and per arm four square roots and
-         three divisions: measured 2026-11-27 (2 cores shared, two passes
-         each, POOLED's build beside it; K = 10) select 8x POOLED's at d
-         = 2 (about 620 against 75 ns) and 3.1-3.4x at d = 10 and 50,
-         update 1.05-1.15x, 1.13-1.2x and 1.15-1.3x at d = 2, 10, 50; the
-         step 6.7-7.6x and 6.1-6.9x LinUCB's at d = 10 and 50 (POOLED
-         5.7-6.1x and 4.5-4.8x); 0.6.0's default, two runs beside `make
-         determinism`: 6.6x, 7.5-10x, 6.6-6.7x at d = 2, 10, 50; after
-         issue 24 item 6's exact changes (2026-11-27, CPU time, beside
-         the previous build, best of 8-10 passes, four runs) 6.4-6.8x,
-         7.0-7.3x, 6.6-6.9x (0.93-0.96x, 0.99-1.01x, 0.85-0.90x the
-         previous step): the 4x target fails (bench/README.md). hold
-         adds O(n + d^2) to the update (its ridge's back substitution and
-         rank-one step): 1.19-1.21x, 1.12-1.15x, 1.10-1.16x the step
-         without it at d = 2, 10, 50 (K = 10, CPU time, the two
-         interleaved, best of 5 passes, two runs, 2026-11-27); with hold
-         the step is 7.0x, 8.3x, 7.7x LinUCB's in the second run.
-         play_horizon > 1 adds three scalar sums per pair to the update
-         and a second O(n^2) choice: 1.04-1.06x, 1.02-1.04x, 0.99-1.00x
-         the step with play_horizon 1 at d = 2, 10, 50 (K = 10, fresh
-         Gaussian contexts, CPU time, the two interleaved, best of 5
-         passes, three runs, 2026-11-27; the two play different arms, so
-         the last is noise). With all three on, a second pass of exact
-         changes (hold's rank-one step with the estimators', no libm
-         fmin calls, the factors' upper zeros written only after a
-         reset, load, cut or failed refactorisation; 2026-11-27, CPU
-         time, interleaved, best of 25 passes): 6.7x, 6.8x, 6.9x
-         LinUCB's at d = 2, 10, 50 (0.84x, 0.87x, 0.92x the step
-         before); the 4x target fails, and the inexact options measured
-         (sparser ladders, neighbour-only pairs, lazily refactorised long
-         memories) miss it or the regret claims (bench/README.md).
+         B the self-normalised radius (D-LinUCB's or LinUCB's, without S)
+         and R_x = min(R, R_pool, sqrt(v_x) (1 + sqrt(2 ln(1/delta) / n_x)))
+         a per-arm noise scale from the estimators' errors along x (the
+         sandwich variance, White 1980). With R_x = R the index is OFUL's
+         (D-LinUCB's) upper confidence bound, only tighter, at level
+         1 - delta; R_pool and v_x are plug-ins, not confidence bounds.
+         POOLED uses min(R, R_pool) for every arm and OFUL's ridge term;
+         OFF uses R.
+      Set: d and max_arms; R for your data (rewards in [0, 1]: R = 0.5;
+         CONVENTIONS); S and L as LinUCB's; the rest may be left.
+      Defaults: lambda 1   R 1   delta 0.01   S 1   L 1   alpha 1
+                min_memory 0 = max(16, 2 d)
+                max_memory 0 = max(4096, min_memory)
+                threshold 3.5   play_threshold 1.5   play_horizon 0 = 4
+                refresh 0 = max(4 d, 256)   hold 1
+                noise_estimate ISDB_ADAPTIVE_NOISE_LOCAL
+                cut ISDB_ADAPTIVE_CUT_AUTO
+      Getters: isdb_adaptive_get_n_estimators, _played, _estimator (its
+         memory, gamma, observations held), _memory, _changes, _holding.
+      Cost: update O(n d^2) (a prediction, a rank-one update and the
+         gamma^2 sum per estimator, three scalar sums per pair; the
+         estimators' steps side by side, the same bits as one at a time);
+         NOISE_LOCAL adds O(d^2) per estimator (W), hold O(n + d^2).
+         select O(K d^2) (one estimator; D-LinUCB's width when a
+         discounted one plays, about twice LinUCB's select; NOISE_LOCAL
+         adds a back substitution and one or two quadratic forms per arm).
+         A directional cut costs O(d^3) per estimator it cuts, a full cut
+         O(d^2).
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W;
          with hold one more ridge, 3 d^2 + O(d), and 3 (n - 1); with
          play_horizon > 1 the play rule's 3 n^2), 16 hashes; no ring of
          past observations.
-      Differs from the paper: no paper.
-      Measured: regret / the best tuned policy on `make agnostic`'s 24
-         drifting and stationary problems (0.8.0, 20 seeds): geometric
-         mean 0.80, worst 1.27 (slow-turn); theta fixed (stationary,
-         covariate shift, Student-t noise) 0.81-1.01; level-scale 1.03
-         and level-intercept 1.05 (LinUCB is the best there); Besson
-         et al.'s
-         Problems 1-3 told R = 0.5, 0.86 / 0.91 / 0.82x GLR-klUCB, no
-         false cut on the stationary low-mean stream (0 of 50); see
-         bench/README.md, section "The drift-agnostic default". hold
-         against 0.6.0's policy: geometric mean 0.98 to 0.88, level-scale
-         18.1 to 0.95 (five unseen level-scale problems 5.4-32 to
-         0.89-1.17), d30-K200 1.07 to 1.26 and heavy-noise 0.90 to 0.97
-         (at d = 30 the rescaled long-run estimate predicts as well as a
-         short memory after a jump, so it holds), no other problem moved
-         by more than 3%. play_threshold 1.5 against 2 (with hold):
-         geometric mean 0.877 to 0.846, rotation 1.58 to 1.32, fast-turn
-         1.55 to 1.35, subspace-turn 1.41 to 1.25, but stationary 0.94 to
-         0.99 and covariate-drift 0.80 to 0.90 (LinUCB 1.02 and 1.00
-         there). play_horizon 4 against 1 (0.7.0): geometric mean 0.846
-         to 0.805 (seeds 11-20: 0.838 to 0.806), slow-turn 2.03 to 1.28,
-         rotation 1.32 to 1.20, fast-turn 1.35 to 1.24, subspace-turn
-         1.25 to 1.11, stationary 0.99 to 0.84, covariate-drift 0.90 to
-         0.79; the jumps lose a little (many-jumps 0.69 to 0.73,
-         recurring 0.35 to 0.36, abrupt 0.40 to 0.41: the play rule
-         follows a jump more slowly, until the test cuts), level-scale
-         0.96 to 1.02; five unseen slow turns (d = 2-8, noise 0.3-2)
-         1.15-1.82 to 0.93-1.26; Besson unchanged.
-         noise_estimate LOCAL against POOLED (0.5.0), alone: Besson 1.20 /
-         1.11 / 0.88x GLR-klUCB against 1.56 / 1.34 / 1.58x; the 24
-         problems' geometric mean 1.16 to 1.11 (the ridge term moves the
-         Gaussian problems, the per-arm scale none: R is told exactly
-         there); the per-arm scale alone 1.96 / 1.49 / 1.24x on Besson
-         (the cap R_pool is what helps: rarely played arms are noisier
-         than the played one, a plug-in that under-explores them), the
-         ridge term alone 1.25 / 1.07 / 1.21x. The longest estimator on a
-         fixed arm set, alone: the two-armed sinusoids 1.84 / 1.84 / 1.81
-         to 1.41 / 1.41 / 1.05, level-intercept 5.42 to 2.04, Besson 1.21
-         / 1.16 / 1.54x, no fresh-context problem moved; with LOCAL the
-         sinusoids 0.93-0.95 and level-intercept 1.33. cut AUTO against
-         FULL (the 0.3.0 policy), on the 18 problems before the random
-         walk and the subspace turn joined: geometric mean 1.26 against
-         1.40, no problem worse; the fixed-arm problems gain (two-armed sinusoids 1.81-1.84
-         against 2.15-3.28, level-intercept 5.4 against 13.8; Besson et
-         al.'s Problems 1-3 1.56 / 1.34 / 1.58x GLR-klUCB against 1.94 /
-         1.79 / 1.78x). DIRECTION on every problem (fresh contexts too):
-         level-scale 15.1, but slow-turn 3.50 against 2.09 and fast-turn
-         2.29 against 1.53; hence AUTO. The noise floor 4 s2 G took false
-         cuts on stationary Bernoulli arms with means <= 0.1 from 50 of 50
-         runs to 0 of 50 and Besson et al.'s Problems 1-3 from 2.68 /
-         2.12 / 2.47x GLR-klUCB to 2.41 / 1.95 / 2.16x; noise_estimate
-         then to 1.94 / 1.79 / 1.78x (0.45 / 0.97 / 0.86x LinUCB), and
-         changed no Gaussian problem of `make agnostic` (R told exactly
-         there). False cuts in 200
-         stationary runs: none at d = 5, 8% at d = 2, noise 0.1; the
-         designs tried and play_threshold: section "Design notes:
-         adaptive".
-      Config fields: isdb_adaptive_config, in the public declarations
-         under the banner "Adaptive (the drift-agnostic default: ...)".
+      Errors: only those every policy returns; isdb_adaptive_get_estimator
+         ISDB_ERR_INVALID_ARG for an index out of range.
+      Paper: none.
+      Measured: regret / the best tuned policy on `make agnostic`,
+         geometric mean 0.80, worst 1.27 (bench/README.md, "The
+         drift-agnostic default").
+      Measured: Besson et al.'s Problems 1-3 told R = 0.5, 0.86 / 0.91 /
+         0.82x GLR-klUCB (same section).
+      Measured: select + update 6.7x, 6.8x, 6.9x LinUCB's at d = 2, 10, 50
+         (bench/README.md, "Moved from the header's manual").
 
-   ISD-LINUCB
-      Paper: Lazzaretto, Peters, Pfister, "Invariance-based dynamic regret
-         minimization", arXiv 2603.03843 (2026), Algorithm 1.
-      Algorithm: the parameter is split as gamma_t = beta_inv + delta_t
-         with beta_inv in an invariant subspace S_inv (never changes) and
-         delta_t in its orthogonal complement S_res, the two parts of the
-         features being uncorrelated. Offline (at init; again at every
-         recompute): the decomposition U = [U_inv U_res] and beta_inv are
-         fitted to logged rows (X0, R0) by isdb_isd_estimate (JBD of window
-         covariances, an invariance decision per block; see the JBD and
-         ISD declarations), or given (oracle = 1: U_inv, and beta_inv or
-         eq. 6 on the log). beta_inv is OLS inside S_inv (eq. 6, no ridge),
-         with Sigma_beta = U_inv^T X^T X U_inv. Online, round t: ridge
-         regression of r = y - x.beta_inv on z = U_res^T x
-         (lambda I + sum z z^T), delta = U_res V^-1 b, and every arm scored
-         (`radius`)
-           PAPER  x.(beta_inv + delta) + r_inv ||U_inv^T x||_{Sigma_beta^-1}
-                                       + r_res ||U_res^T x||_{V^-1}
-                  (the support function of the Minkowski sum of the two
-                  confidence sets), with eqs. 25 and 30 read as NORM radii:
-                  r_inv = R sqrt(max(0, 2 ln(1/eta) + p_inv ln(L^2 /
-                          (p_inv l0)))) + 2 L^2 S sqrt(2/l0 ln((p_inv + 1)/
-                          eta)) + sqrt(p_inv n) DPi L S + sqrt(n/l0) DPi L^2 S,
-                  r_res = OFUL's det-trace radius in p_res dimensions at
-                          eta/2 + L S DPi sqrt(p_res t)
-                          + L (r_inv / sqrt(l0 n) + S DPi) sqrt(p_res t),
-                  n the rows of the fit, l0 = lambda_min(X^T X / n), t the
-                  residual rows (min(w, t) with a window, (1 - g^2t)/
-                  (1 - g^2) with discounting), DPi the subspace error: 0
-                  with an oracle subspace, else delta_pi or the plug-in
-                  sqrt(lambda_max(X^T X / n) ln(2 d / eta) / n). Oracle
-                  beta_inv: r_inv = 0, eta unsplit (Theorem 1).
-           CODE   x.(beta_inv + delta) + alpha_t sqrt(||.||^2_{Sigma_beta^-1}
-                  + ||.||^2_{V^-1}), alpha_t = S (p_res/d) sqrt(lambda) +
-                  sqrt(2 ln(1/eta) + p_inv ln(1 + 1/(p_inv lambda_min(
-                  Sigma_beta))) + p_res ln(1 + t/(lambda p_res))): what the
-                  authors' experiments ran (they also use the ridge lambda
-                  p_res/d; set lambda accordingly to match).
-           FIXED  the same joint ellipsoid with the constant alpha.
-           DATA   (default) PAPER's sum of the two widths, with the
-                  invariant one from the fit itself: r_inv = s sqrt(p_inv
-                  + 2 sqrt(p_inv l) + 2 l), l = ln(1/eta), s^2 the fit
-                  rows' residual variance about x.beta_inv (R without
-                  spare rows); L, S and DPi do not enter it. The residual
-                  width is rho1 of eq. 30, or the ADAPTIVE learner's own.
-         eta is `delta`; alpha multiplies PAPER and CODE widths. The
-         residual learner (`learner`) is ADAPTIVE (default: the adaptive
-         policy, in p_res dimensions, with ISD's R, S, lambda, L, delta,
+   [ISD] ISD-LINUCB
+      Does: Lazzaretto, Peters, Pfister, "Invariance-based dynamic regret
+         minimization", arXiv 2603.03843, Algorithm 1. The parameter is
+         split as gamma_t = beta_inv + delta_t, beta_inv in an invariant
+         subspace S_inv (never changes), delta_t in its complement S_res.
+         Offline (at init, and at every recompute) the basis
+         U = [U_inv U_res] and beta_inv are fitted to logged rows (X0, R0)
+         by isdb_isd_estimate (JBD of window covariances and an invariance
+         test per block), or given (oracle = 1). Online, a residual
+         learner in p_res dimensions learns r = y - x.beta_inv on
+         z = U_res^T x, and every arm is scored x.(beta_inv + delta) plus
+         an invariant and a residual width. With p_inv = 0 and U = I it is
+         the residual learner in d dimensions, bit for bit.
+      radius (the invariant width; alpha multiplies PAPER and CODE):
+           PAPER  eqs. 25 and 30 read as norm radii (the support function
+                  of the Minkowski sum of the two confidence sets).
+           CODE   the joint ellipsoid of the authors' experiments;
+           FIXED  the same with the constant alpha.
+           DATA   (default) PAPER's sum of the two widths, the invariant
+                  one from the fit itself: r_inv = s sqrt(p_inv +
+                  2 sqrt(p_inv l) + 2 l), l = ln(1/eta), s^2 the fit rows'
+                  residual variance; L, S and the subspace error do not
+                  enter it.
+      learner (the residual learner): ADAPTIVE (default: the adaptive
+         policy in p_res dimensions with ISD's R, S, lambda, L, delta,
          alpha and refresh, and hold 0; with warm_start it first learns
-         the log's rows' residual parts, in time order, as if they had
-         been played (its change test forgets them if the residual moved
-         since); with p_inv = 0 ISD is isdb_adaptive (hold 0) on x that
-         learnt the log's rows,
-         bit for bit), LinUCB (all online rows; the
-         paper), a sliding window of `window` rows (exact: rank-one update
-         and checked downdate, rebuilt from the kept rows on refusal and
-         every `refresh`), or discounting by `gamma` with D-LinUCB's
-         V-tilde width ||V^-1 z||_{Vt} (the two non-stationary variants the
-         paper names without analysing); as in D-LinUCB, when the rounded
-         discounted Gram sum does not factor, its factor steps in factored
-         form, so no update is refused. p_inv = 0: beta_inv = 0 and, with
-         U = I (oracle, or a fallback), the policy is LinUCB with the
-         det-trace width, bit for bit. p_res = 0: no online learning; the
-         score is x.beta_inv plus the invariant width (est.force_residual
-         keeps p_res >= 1 instead, as the paper requires p_inv < d).
-         Recompute (recompute_every = W > 0): every W updates the kept
-         online rows (history, a ring of the last rows) join the offline
-         rows, the decomposition and beta_inv are refitted (in oracle mode
-         beta_inv only) and the residual learner is rebuilt from the kept
-         rows under the new basis; a failed refit keeps the old one
-         (counted).
-         What the log can identify: the fit's cov_spread (also in
-         isdb_isd_info) is the spread of the log's window covariances over
-         what sampling noise alone gives (about 1 when the logging
-         covariance never changes, Gaussian rows); identifiable is 0 when
-         it is at most ISDB_ISD_SPREAD_THRESHOLD (2): the JBD then has
-         nothing to separate, and no invariance, or its absence, can be
-         identified from this log. Oracle mode reports 1 and -1; after a
-         snapshot load both are -1 (unknown).
-         Invariance decision (est.rule): with ISDB_ISD_RULE_TEST each
-         block's invariance is tested and reported (a p-value,
-         isdb_isd_get_block_pvalues): the logged rows are cut into S segments
-         and a Chow F test compares the fit in which every segment has its
-         own coefficients with the one in which the block's coefficients
-         are shared (the others per segment). A block is invariant only if
-         its p-value exceeds est.level, i.e. only if the logs show no sign
-         of drift; anything else is residual. The fitted basis is not
-         exact: a column rotated by phi towards a drifting block's picks up
-         phi times that block's drift, so with est.basis_error (default 1)
-         the test allows each coordinate the variance that this leakage
-         has: var(phi), estimated from the window covariances (first-order
-         perturbation of the Jacobi angles; the true squared angles are
-         0.86-1.13x it on identifiable logs, test_private's and
-         isd-practice's, but 5.6x when the log's covariance never
-         varies), times the other coordinates' drift across segments (a
-         moment estimate, zero unless their coefficients vary beyond
-         noise). On `make
-         isd-practice` (families a-c) it calls 2% / 1% / 5% of the
-         invariant subspace drifting (est.basis_error 0: 6% / 6% / 12%),
-         and 15% / 9% / 5% of the drifting one invariant (14% / 9% / 4%;
-         given the true basis 12% / 7% / 3%: the log's power at that
-         noise). ISDB_ISD_RULE_CV is the
-         paper's statistic thresholded by cross-validation, BOTH requires
-         both.
-         Invariance monitor (`monitor`, our extension): online rows are
-         summed as they arrive into pieces of monitor_chunk rows, in U
-         coordinates, with targets r = y - x.beta_inv. Every monitor_every
-         updates, on the pieces covering the last monitor_window rows and
-         on their newest half and quarter, the model in which the residual
-         part may move between pieces and beta_inv is right is tested
-         against one extra shared coefficient e on the invariant
-         coordinates: per invariant block, the Wald statistic of e_b with
-         covariance s2on S^-1 + s2 Sigma_beta^-1 (the online estimate's and
-         the offline fit's errors: an estimated beta_inv is not mistaken
-         for a wrong one), F distributed under Gaussian noise; Bonferroni
-         over windows and blocks, level monitor_level. With
-         monitor_confirm an alarm is CONFIRMED when a test on the rows
-         after it alarms too, and cleared once a whole window of later
-         rows has not; a confirmed alarm's blocks are DEMOTED: moved to the
-         residual part, beta_inv refitted by eq. 6 on the rest, the
-         residual learner rebuilt (window / discounted learners from the
-         kept rows, LinUCB afresh); nothing invariant left is the full
-         fallback (U = I: LinUCB / SW / D-LinUCB in all d dimensions).
+         the log's residual parts), LINUCB (the paper), WINDOW (a sliding
+         window of `window` rows) or DISCOUNT (by `gamma`, D-LinUCB's
+         width). p_res = 0: no online learning (est.force_residual keeps
+         p_res >= 1).
+      est.rule (the invariance decision): TEST (default) cuts the log
+         into segments and a Chow F test per block asks whether its
+         coefficients are shared; a block is invariant only if its p-value
+         exceeds est.level (isdb_isd_get_block_pvalues); est.basis_error
+         allows the drift the fitted basis's error leaks into a block. CV is the paper's statistic thresholded
+         by cross-validation, BOTH requires both.
+      identifiable (isdb_isd_get_info) is 0 when the fit's cov_spread, the
+         spread of the log's window covariances over sampling noise's, is
+         at most ISDB_ISD_SPREAD_THRESHOLD (2): this log cannot tell
+         invariance (oracle mode: 1 and -1; after a load both -1).
+      monitor (our extension): online rows are summed into pieces; every
+         monitor_every updates an F test asks, per invariant block,
+         whether beta_inv still fits the recent rows (Bonferroni over
+         windows and blocks, level monitor_level). A confirmed alarm
+         DEMOTES the block to the residual part (beta_inv refitted on the
+         rest); nothing invariant left is the full fallback (U = I).
          ISDB_ISD_MONITOR_RECOMPUTE refits first and demotes on a second
          confirmed alarm.
-         Guard (`guard`, our extension; ADAPTIVE learner): the adaptive
-         policy runs beside ISD in all d dimensions (warm-started like
-         the residual learner) and learns every online row. Before each
-         row both predict its reward (ISD x.gamma, the guard's learner its
-         played memory's estimate); the difference of their squared errors
-         is kept for the last monitor_window rows, and every monitor_every
-         updates, once the window is full, a one-sided t test at level
-         monitor_level asks whether ISD predicts worse. If so, the guard's
-         learner takes over, as it stands (the full fallback: U = I, and
-         from then on ISD is that isdb_adaptive, bit for bit); a demotion
-         to nothing invariant hands over the same way. A refit gives it
-         back to the guard. While nothing is invariant the guard learns
-         nothing (ISD is the same learner) and is rebuilt from the log and
-         the kept rows at the next refit.
-      Defaults: oracle 0 (estimated); learner ISDB_ISD_RES_ADAPTIVE; window
-         100 and gamma 0.99 (when chosen); lambda 1; refresh 0 = max(4
-         p_res, 256) (LINUCB, ADAPTIVE) or max(window, p_res) (WINDOW);
-         radius ISDB_ISD_RADIUS_DATA; delta (eta) 0.01; R, S, L 1; alpha 1;
-         delta_pi -1 (the plug-in); recompute_every 0 (never); history 0 =
-         the most of window (WINDOW), recompute_every and monitor_window
-         (monitor on); monitor ISDB_ISD_MONITOR_FALLBACK, monitor_window
-         0 = 10 d + 20, monitor_every 0 = 2 d, monitor_chunk 0 = the
-         residual learner's memory (the window; min(ceil(1 / (1 - gamma)),
-         monitor_window) discounting; monitor_window / 4 for LinUCB and
-         ADAPTIVE), at
-         least 2 p_res + 2, monitor_level 1e-4, monitor_confirm 1; guard 1
-         and warm_start 1 (used with the ADAPTIVE learner only).
-         The estimator (est = isdb_isd_options_init()): rule
-         ISDB_ISD_RULE_TEST, level 0.01, splits 0 = min(8, n / (3 d)) (at
-         least 2), n_windows 25, window_length 0 = n / 8, center 1,
-         intercept 0, folds 10, adapt 0 = 2 d, one_se
-         ISDB_ISD_ONE_SE_PAIRED, force_residual 0, jbd =
-         isdb_jbd_options_init() with off_norm ISDB_JBD_OFF_ENTRYWISE
-         (Jacobi angles).
+      guard (our extension; ADAPTIVE learner): the adaptive policy runs
+         beside ISD in all d dimensions; when a one-sided t test (level
+         monitor_level over monitor_window rows) says ISD predicts worse,
+         it takes over (U = I: ISD is then that isdb_adaptive, bit for
+         bit). A refit gives it back.
+      Set: d, max_arms, n_offline, X0 (n_offline x d) and R0; R, S, L as
+         LinUCB's (rewards in [0, 1]: R = 0.5). oracle = 1 takes U_inv (and
+         beta_inv, or eq. 6 on the log) instead of the estimate.
+      Defaults: oracle 0   learner ISDB_ISD_RES_ADAPTIVE   lambda 1
+                radius ISDB_ISD_RADIUS_DATA   delta (eta) 0.01
+                R 1   S 1   L 1   alpha 1   delta_pi -1 (the plug-in)
+                window 100, gamma 0.99 (when chosen)
+                refresh 0 = max(4 p_res, 256) (LINUCB, ADAPTIVE),
+                   max(window, p_res) (WINDOW)
+                recompute_every 0 (never; W > 0 refits on the log and
+                   the kept rows every W updates, a failed refit keeps
+                   the old one)
+                history 0 = the most of window (WINDOW), recompute_every
+                   and monitor_window (monitor on)
+                monitor ISDB_ISD_MONITOR_FALLBACK
+                monitor_window 0 = 10 d + 20   monitor_every 0 = 2 d
+                monitor_chunk 0 = the learner's memory (the window;
+                   min(ceil(1 / (1 - gamma)), monitor_window) discounting;
+                   monitor_window / 4 for LINUCB and ADAPTIVE), at least
+                   2 p_res + 2
+                monitor_level 1e-4   monitor_confirm 1
+                guard 1, warm_start 1 (ADAPTIVE learner only)
+         est = isdb_isd_options_init(): rule ISDB_ISD_RULE_TEST, level
+                0.01, splits 0 = min(8, n / (3 d)) (at least 2),
+                n_windows 25, window_length 0 = n / 8, center 1,
+                intercept 0, folds 10, adapt 0 = 2 d, basis_error 1,
+                one_se ISDB_ISD_ONE_SE_PAIRED, force_residual 0,
+                jbd = isdb_jbd_options_init() with off_norm
+                ISDB_JBD_OFF_ENTRYWISE (Jacobi angles)
       Cost: select O(K (min(d p_inv, d (d + 1) / 2) + d p_res + p_res^2))
-         when beta_inv is estimated (the invariant width's quadratic form
-         W_inv^T W_inv is precomputed at each fit when p_inv > (d + 1) / 2),
-         O(K d (1 + p_res) + K p_res^2) when it is given; eight arms are
-         interleaved. Update O(d p_res + n p_res^2) for the ADAPTIVE
-         learner (n estimators, as the adaptive policy's update in p_res
-         dimensions) plus, with the guard while p_inv > 0, the adaptive
-         policy's update in d dimensions, O(n d^2), and a test of
-         O(monitor_window) every monitor_every updates; O(d p_res +
-         p_res^2) for LinUCB and the window (refactorisation every
-         `refresh`, window rebuilds O(w p_res^2)), O(d p_res + p_res^3)
-         discounting, plus the
-         monitor's O(d^2) sums per row and, every monitor_every updates, a
-         test of O(pieces (p_res^3 + p_res^2 p_inv + p_res p_inv^2) +
-         p_inv^3). A recompute costs one isdb_isd_estimate on n0 + history
-         rows: O(n d^2) for the covariances, Gram matrices and segment
-         sums, O(sweeps m d^3) for the JBD, O(blocks S d^3) for the tests,
-         and with the CV rule O(|candidates| n (d p_res + p_res^3)); a
-         demotion one eq. 6 fit, O(n d^2). The warm start adds n0 updates
-         of each learner to init, reset and every rebuild (about 2 n0 n d^2).
+         with beta_inv estimated, O(K d (1 + p_res) + K p_res^2) given;
+         eight arms interleaved. Update: the residual learner's (ADAPTIVE
+         O(d p_res + n p_res^2); LINUCB and WINDOW O(d p_res + p_res^2);
+         DISCOUNT O(d p_res + p_res^3)), plus with the guard the adaptive
+         policy's update in d dimensions, O(n d^2), plus the monitor's
+         O(d^2) sums per row and, every monitor_every updates, its test of
+         O(pieces (p_res^3 + p_res^2 p_inv + p_res p_inv^2) + p_inv^3). A
+         recompute is one isdb_isd_estimate on n0 + history rows; a
+         demotion one fit, O(n d^2); the warm start adds about 2 n0 n d^2
+         to init, reset and every rebuild.
       Memory (doubles): (n0 + H) (d + 1) for the rows (H = history),
          H (d + 1) for the ring, about 18 d^2 for three decompositions and
          the learner (+ 4 d^2 discounting; ADAPTIVE: the adaptive policy's
-         memory laid out for d, twice with the guard, plus monitor_window
-         for its errors), the monitor's (monitor_window /
-         chunk + 2) (d (d + 1) / 2 + d + 2), and a scratch of 8 d^2 or, in
-         estimated mode, the estimator's workspace if larger (about
-         (2 m + k + S + 12) d^2 + n + F d for m windows, k folds of F rows
-         and S segments).
-      Differs from the paper: the radii are read as norms (the paper's
-         eq. 7 writes ||.||^2 <= rho, its proofs use rho as a norm bound).
-         learner ADAPTIVE (paper: ISDB_ISD_RES_LINUCB, which never forgets
-         a drifting residual) and radius DATA (paper: ISDB_ISD_RADIUS_PAPER,
-         47 at d = 4 with features of norm 1, and never shrinking): DATA is
-         the fit's own fixed-design OLS interval, a heuristic without eq.
-         25's guarantee (it ignores the subspace error, the logger's
-         dependence and drift in the log other than through s), and it
-         narrows only when a refit takes in online rows. guard 1 and
-         warm_start 1 (paper: 0, neither exists there). On `make
-         isd-practice` (d 4-20, 20 seeds) these four took ISD from 21x
-         adaptive's regret to 0.78x where part is invariant (0.87x without
-         the guard and the warm start), from 15.6x to 1.01x where nothing is
-         or the log cannot tell (1.19x), and from 34x LinUCB's to 0.11x
-         when stationary; with a log whose residual part is stale the warm
-         start costs 2% (1.04x to 1.06x adaptive's; bench/README.md,
-         section "ISD on a practitioner's logs"). Three more defaults, one
-         field each from the paper: est.rule TEST
-         (paper: ISDB_ISD_RULE_CV), est.jbd.off_norm ENTRYWISE (paper:
-         ISDB_JBD_OFF_MAXCOL), monitor FALLBACK (paper:
-         ISDB_ISD_MONITOR_OFF). The estimator's other defaults are the
-         authors' (25 windows of n/8 rows, 10 folds, 2 d adaptation rows
-         for the CV rule) except: Jacobi angles (U-WEDGE available),
-         per-pair correlations for block detection (the code's Frobenius
-         scale available), a paired one-standard-error rule (the code's
-         unpaired one available); no intercept (eq. 6; the code's
-         intercept available). The window and discounted learners, the
-         monitor, the guard and the warm start are not in the paper.
-      Measured (bench/repro_isd.c; see bench/README.md, sections
-         "ISD-linUCB" and "Design notes: ISD-linUCB"): rule TEST calls 0%
-         of drifting dimensions invariant at the paper's drift (the CV
-         rule 55-60% at T0 = 1000). With rule CV and the max-column
-         criterion E3 had 25%/55%/75% right decompositions, with the two
-         defaults 100%. The monitor alarmed falsely in 0 of 480 stationary
-         runs; with a wrong decomposition every E4 run stayed within 1.18x
-         of SW-LinUCB (7.1x without it). At p = 50, K = 20, p_res = 2
-         select is 1.12-1.24x LinUCB's (E7, target 1.3: the quadratic form
-         takes D-LinUCB's kernel, and the pass that interleaves the arms
-         also forms x.beta_inv and two of U_res^T x), update about 4 us
-         (0.3 us without the monitor; LinUCB's 3 us).
-      Config fields: isdb_isd_config (and the estimator's
-         isdb_isd_options), in the public declarations under the banners
-         "ISD-linUCB, part 2: the policy" (and part 1).
+         memory laid out for d, twice with the guard, plus monitor_window),
+         the monitor's (monitor_window / chunk + 2) (d (d + 1) / 2 + d + 2),
+         and a scratch of 8 d^2 or the estimator's workspace if larger
+         (isdb_isd_estimate_work_size).
+      Errors: init ISDB_ERR_NOT_SPD when the offline fit does not factor;
+         config_check refuses a heap or scratch that does not fit
+         (monitor_chunk, monitor_window, d or n_offline); DISCOUNT gamma
+         is at least 1e-100; load: "X0", "R0", "U_inv", "beta_inv" (SNAPSHOT FORMAT).
+      Paper: radii read as norms (eq. 7 writes ||.||^2 <= rho, the proofs
+         use rho as a norm bound). Defaults one field from the paper:
+         learner ADAPTIVE (paper ISDB_ISD_RES_LINUCB, which never forgets
+         a drifting residual); radius DATA (paper ISDB_ISD_RADIUS_PAPER,
+         47 at d = 4 with unit features, never shrinking; DATA is a
+         heuristic without eq. 25's guarantee); guard 1 and warm_start 1
+         (paper 0); est.rule TEST (paper ISDB_ISD_RULE_CV); est.jbd.off_norm
+         ENTRYWISE (paper ISDB_JBD_OFF_MAXCOL); monitor FALLBACK (paper
+         ISDB_ISD_MONITOR_OFF). WINDOW, DISCOUNT, monitor, guard and warm
+         start are not in the paper.
+      Measured: on practitioners' logs 0.78x adaptive's regret where part
+         is invariant, 1.01x where nothing is (bench/README.md, "ISD on a
+         practitioner's logs").
+      Measured: select at p = 50, K = 20, p_res = 2: 1.12-1.24x LinUCB's
+         (bench/README.md, "ISD-linUCB").
 
-   OPKB / ADA-OPKB
-      Paper: Hong, Li, Tewari, "An Optimization-based Algorithm for
+   [OPKB] OPKB / ADA-OPKB
+      Does: Hong, Li, Tewari, "An Optimization-based Algorithm for
          Non-stationary Kernel Bandits without Prior Knowledge", AISTATS
-         2023, Algorithms 1-4.
-      Algorithm: a fixed set of N arms (n_arms = N): select, scores and
-         probs take X == NULL or X equal to the arm set given at init
-         (anything else is ISDB_ERR_INVALID_ARG); update takes x == NULL
-         or the played arm's row. Kernel: linear (on the raw features,
-         p = d), RBF, Matern 5/2, or a Gram matrix; an equivalent feature
-         map phi with p <= N dimensions by Cholesky, or by
-         eigendecomposition with rank truncation when K is singular
-         (isdb_feature_map_build). The paper's theory assumes k(x, x) <= 1
-         and |y| <= 1: rewards are divided by reward_scale.
-         Blocks of 2^j E rounds. Block 0 samples from the regularised
-         optimal design pi(X) = argmax_P ln det S(P), S(P) = sum_x P(x) phi
-         phi^T + lambda I, lambda = sigma / T. When block j - 1 ends, the
-         gaps D = max R - R of the IPS estimates R(x) = mean_t phi(x)^T
-         S(P_t)^-1 phi(x_t) y_t over the epoch so far give OP:
-         P* = argmin_P sum_x P D - (2 / beta_j) ln det S(P)
-         (isdb_opkb_solve), A = {x: D(x) <= set_scale 2 alpha gamma /
-         beta_j}, Q = (1 - mix) P* + mix pi(A), and block j samples from
-         P(j) = (1 - mu_j) Q + mu_j pi(X).
-         ADA-OPKB (adaptive = 1) also replays its past strategies: in block
-         j each aligned slot of 2^m E rounds, j_star <= m < j, replays P(m)
-         with probability 2^(-(j - m)/2) (Algorithm 4; each slot is drawn
-         when it begins), and a round plays the smallest scheduled index
-         m_t. When a replay ends, test (8) compares its gaps with those of
-         each C(k), j_star <= k < j: a side above its threshold restarts
-         the epoch (block 0, history dropped), unless max_restarts restarts
-         happened already. The threshold (`test`):
-           ISDB_OPKB_TEST_CALIBRATED  test_z standard deviations of the
-                             side, estimated from the squared rewards of
-                             both intervals; the gaps are taken to C(k)'s
-                             best arm in both, not to the maximum of noisy
-                             estimates, and the sides are g - 2 D and
-                             D - 2 g (the paper's: 4).
-           ISDB_OPKB_TEST_CONSTANT  the paper's sides and threshold 4 c0 mu
-                             (below).
-         Constants: gamma = gamma_factor ln det(I + T/sigma sum pi(x) phi
-         phi^T), C0 = 8 T log2 T, L = ln(C0 N / delta), E = ceil(c3 gamma
-         L), alpha = c4 sigma / L, mu_j = c1 2^(-j/2), beta_j = beta_scale
-         gamma 2^(j/2) / (10 + 4 sqrt(alpha)), c0 = c0_scale (40 + 16
-         sqrt(alpha)), and in the test mu = 2^(-min(m, k)/2) / 2
-         (test_mean 0) or the mean of 2^(-m/2) / 2 and 2^(-k/2) / 2
-         (test_mean 1). isdb_opkb_config_preset sets them:
-           ISDB_OPKB_THEORY  the paper's App. D.1: gamma_factor 1, c1 1/2,
-                             c3 4, c4 1/4, beta_scale 1, set_scale 1, mix
-                             1/2, c0_scale 1, test_mean 0, j_star 0, the
-                             block's own interval tested (test_block 1), no
-                             restart limit. At T = 1e4 E exceeds T unless
-                             gamma is small: all of T is block 0.
-           ISDB_OPKB_TUNED   the scales of the authors' experiment code:
-                             gamma_factor 1/2, c1 0.1, c3 0.04, c4 1/4,
-                             beta_scale 50, set_scale 2.5, mix 0.2,
-                             c0_scale 0.005, test_mean 1, j_star 4, no
-                             block test (test_block 0), at most 100
-                             restarts.
-         Init factors K and solves pi(X); it refuses
-         (ISDB_ERR_INVALID_ARG) more than 4096 arms, a kernel too large for
-         lambda = sigma / T (max k(x, x) > 1e10 lambda: rescale the arms),
-         and one too small (max k(x, x) < 1e-30 lambda, a zero kernel
-         included); config_check refuses both, naming sigma, and
-         ISDB_FEATURES_CHOLESKY with the linear kernel and more arms than
-         d (K has rank d at most), naming features. CHOLESKY on any other
-         K that does not factor (arms linearly dependent, duplicate arms,
-         a length_scale far beyond the arms' spread) is refused by init
-         only (ISDB_ERR_NOT_SPD): AUTO falls back to the eigen map. Past T the
-         last block goes on.
-      Defaults: adaptive 0 (OPKB), kernel ISDB_KERNEL_LINEAR, length_scale
-         1, features ISDB_FEATURES_AUTO, rank_tol 1e-12, sigma 100, delta
-         1e-4, reward_scale 1, the ISDB_OPKB_TUNED constants, test
-         ISDB_OPKB_TEST_CALIBRATED, test_z 3.5, solver_tol 1e-9,
-         solver_max_iter 200, seed 1. arms (N x d) is required unless the
-         kernel is ISDB_KERNEL_GRAM (then gram, N x N).
-      Cost: select O(N) (one uniform), update O(j), probs O(N), except the
-         update of a block's last round, which estimates the gaps
-         (O(j (N p^2 + p^3))) and solves OP and pi(A) (about 10-30 Newton
-         steps of O(N p^2 + N^2 p + N^3) each, warm-started; ~10 ms at
-         N = p = 100), and the update ending a replay, which tests it
-         (O(j (N p^2 + p^3)), calibrated or not).
+         2023, Algorithms 1-4. A fixed set of N arms with a kernel
+         (linear, RBF, Matern 5/2, or a Gram matrix) and its feature map
+         phi (isdb_feature_map_build). Blocks of 2^j E rounds: block 0
+         samples the regularised optimal design pi(X); at each block's
+         end the IPS gap estimates give the log-det problem OP
+         (isdb_opkb_solve) whose solution, mixed with pi, the next block
+         samples. ADA-OPKB (adaptive = 1) also replays past strategies
+         and, when a replay's gaps differ from a later block's beyond the
+         threshold (`test`), restarts the epoch. isdb_opkb_config_preset
+         sets the constants: ISDB_OPKB_THEORY (App. D.1) or TUNED.
+      Set: d, n_arms = N and horizon (config_init's arguments), and
+         cfg.arms (N x d) unless the kernel is ISDB_KERNEL_GRAM (then
+         gram, N x N); reward_scale so that rewards lie in [-1, 1] (the
+         theory assumes k(x, x) <= 1 and |y| <= 1). select, scores and
+         probs take X == NULL or X equal to the arm set; update x == NULL
+         or the played arm's row.
+      Defaults: adaptive 0 (OPKB)   kernel ISDB_KERNEL_LINEAR
+                length_scale 1   features ISDB_FEATURES_AUTO
+                rank_tol 1e-12   sigma 100   delta 1e-4   reward_scale 1
+                the ISDB_OPKB_TUNED constants: gamma_factor 1/2, c1 0.1,
+                   c3 0.04, c4 1/4, beta_scale 50, set_scale 2.5, mix 0.2,
+                   c0_scale 0.005, test_mean 1, j_star 4, test_block 0,
+                   max_restarts 100
+                test ISDB_OPKB_TEST_CALIBRATED   test_z 3.5
+                solver_tol 1e-9   solver_max_iter 200   seed 1
+      Cost: select O(N), update O(j), probs O(N), except at a block's end
+         (the gaps, O(j (N p^2 + p^3)), and OP: 10-30 Newton steps of
+         O(N p^2 + N^2 p + N^3)) and a replay's end (its test, O(j (N p^2
+         + p^3))).
       Memory (doubles): N (p + d) + the solver's 2 p^2 + 3 N p + N^2 +
          20 N + (J^2 + 8 J) N, J = log2 T (N^2 more for a Gram matrix).
-      Differs from the paper: the default constants are the authors'
-         code's (TUNED; THEORY is the paper's), and the default test is
-         CALIBRATED (CONSTANT with c0_scale is the paper's, with TUNED the
-         authors' code's); j_star and max_restarts limit the paper's
-         schedule (TUNED), and reward_scale rescales rewards.
-      Measured (bench/calib_opkb.c): on stationary problems the authors'
-         constant restarted in 45 of 100 runs, the calibrated test in 4;
-         regret 1.01x theirs on Env 2, 1.34x under the slowly varying
-         cosine; see bench/README.md, sections "ADA-OPKB's change test" and
-         "Design notes: OPKB".
-      Config fields: isdb_opkb_config, in the public declarations under
-         the banner "Kernels on a fixed arm set, the log-det optimisation
-         problem of OPKB and the OPKB / ADA-OPKB policy".
+      Errors: select, scores, probs and update ISDB_ERR_INVALID_ARG for
+         an X or x other than the arm set's. Init and config_check refuse
+         (ISDB_ERR_INVALID_ARG) more than 4096 arms, a kernel too large
+         for lambda = sigma / T (max k(x, x) > 1e10 lambda: rescale the
+         arms) or too small (< 1e-30 lambda, a zero kernel included),
+         naming sigma (sigma / horizon must lie within [1e-10, 1e30] of
+         the arms' largest k(x, x)), gamma_factor below 1e-30, and
+         ISDB_FEATURES_CHOLESKY with the linear kernel and more arms than
+         d, naming features. CHOLESKY on any other K that does not factor
+         is refused by init only (ISDB_ERR_NOT_SPD; AUTO falls back to the
+         eigen map). Load: "arms", "gram" (SNAPSHOT FORMAT).
+      Paper: the default constants are the authors' code's (TUNED; THEORY
+         is the paper's), and the default test is CALIBRATED (the gaps to
+         C(k)'s best arm, sides g - 2 D and D - 2 g, threshold test_z
+         standard deviations; CONSTANT with c0_scale is the paper's);
+         j_star and max_restarts limit the paper's schedule, and
+         reward_scale rescales rewards. Past T the last block goes on.
+      Measured: on stationary problems the authors' constant restarted in
+         45 of 100 runs, the calibrated test in 4 (bench/README.md,
+         "ADA-OPKB's change test").
 
-   OAM
-      Paper: optimal allocation matching, Hao, Lattimore, Szepesvari,
+   [OAM] OAM
+      Does: optimal allocation matching (Hao, Lattimore, Szepesvari,
          "Adaptive exploration in linear contextual bandit", AISTATS 2020,
-         Algorithm 1.
-      Algorithm: finitely many contexts, each a fixed action set; no
-         forgetting (OAM is for stationary problems). Least squares without
-         a ridge, as the paper (`lambda` adds one), horizon n known:
-         f_{n,delta} = 2 (1 + 1/ln n) ln(1/delta) + c d ln(d ln n),
-         f_n = f_{n,1/n}.
-           Contexts   an action set is registered the first time select
-                      sees it (exact match of every feature) or beforehand
-                      with isdb_oam_add_context (the paper's known sets:
-                      use it, so that rare contexts count from round 1);
-                      isdb_oam_set_context names the context instead of
-                      matching. At most max_contexts sets: a new set beyond
-                      that is ISDB_ERR_BAD_STATE. Pulls N_x are counted per
-                      feature vector, pooled over contexts (as the paper's
-                      N_x).
-           Round      until the arms played span R^d: INIT (the arm of
-                      largest residual off their span). Then, with all gaps
-                      D_x = max_y (y - x).theta over every registered
-                      context and D_min their smallest positive value:
-                      EXPLOIT (argmax x.theta) if ||x||^2_{G^-1} f_n <=
-                      max(D_min^2, D_x^2) for every arm x of this round
-                      (4.3); otherwise explore (s += 1) towards targets
-                      tau_x = min(T_x, f_n / D_min^2, n), T = f_n w the
-                      allocation of Definition 4.1 (estimated optimal arms:
-                      T infinite): WASTED if N_x >= tau_x for every arm:
-                      LinUCB with width sqrt(f_{n,1/s^2}) (eq. 4.6) on
-                      OAM's own least squares; FORCED b2 = argmin N_x if
-                      N_b2 <= epsilon_t s(t-1); TRACK b1 = argmin N_x /
-                      tau_x (tau_x = 0 excluded). Ties: the lowest index.
-                      Gaps within 1e-12 of the largest gap count as ties
-                      (0).
-           Forcing    epsilon_t per `forcing`: ISDB_OAM_FORCE_NONE
-                      (epsilon 0: only arms never played are forced, and
-                      the allocation drives exploration),
-                      ISDB_OAM_FORCE_LOGLOG (1 / max(1, ln ln t), the
-                      paper's) or ISDB_OAM_FORCE_SCALED (force_c / max(1,
-                      ln ln t)).
-           Allocation solved again (lazily, in exploration rounds) when
-                      det G grew by 1 + zeta since the last solve, when the
-                      set of estimated optimal arms changed, or when a
-                      context was registered. isdb_oam_allocate solves it
-                      exactly: with U the span of the estimated optimal
-                      arms (infinite weight), only the components in U's
-                      complement matter; w = 0 if U = R^d (the
-                      sub-logarithmic case of section 3.1); closed form if
-                      the complement has dimension 1 (all the paper's
-                      experiments); otherwise a log-barrier Newton method
-                      (Newton steps in the scaled variables w_j (1 + v_j),
-                      mu x 50 per stage, duality gap solver_tol relative,
-                      50-70 steps cold, 30-50 warm-started from the
-                      previous solution).
-           Note       with targets capped at f_n / D_min^2 on the optimal
-                      arms, meeting every target does not make the greedy
-                      test pass, so WASTED (LinUCB) rounds also occur with
-                      a single context (the paper's Lemma C.4 is quoted in
-                      a garbled form; see the README).
-           Getters    the decision of the last round and counters of each
-                      decision, f_n, D_min, the targets, T per context, the
-                      estimated regret constant C = 2 sum D w, the solver's
-                      result and info, the sub-logarithmic flag, theta.
-      Defaults: max_contexts 8, c 1, zeta 0.1 (the paper's section 5),
-         forcing ISDB_OAM_FORCE_NONE, force_c 0.1 (SCALED only),
-         force_s_now 0, lambda 0, solver_tol 1e-8, solver_max_iter 500,
-         refresh 0 = d. The horizon n (>= 2) has no default (an argument
-         of isdb_oam_config_init).
-      Cost: select O(K d^2 + M K d) (M registered sets; the exact-match
-         search is O(M K d) too); update O(d^2) (Cholesky rank-one update,
-         refactorised every `refresh` updates); a solve O(J d) in closed
-         form, O(J^3) per Newton step (J <= M K pairs), only in exploration
-         rounds after det G grew.
+         Algorithm 1), for stationary problems with finitely many
+         contexts, each a fixed action set. Least squares without a ridge,
+         horizon n known, f_n = 2 (1 + 1/ln n) ln n + c d ln(d ln n).
+         Until the arms played span R^d: INIT. Then EXPLOIT (argmax
+         x.theta) when every arm's width passes the greedy test (4.3);
+         else explore towards the targets of the optimal allocation
+         (Definition 4.1, isdb_oam_allocate, solved again when det G grew
+         by 1 + zeta): WASTED (LinUCB) once every target is met, FORCED
+         (per `forcing`) or TRACK.
+      Set: d, max_arms and the horizon n (>= 2). Register the known action
+         sets with isdb_oam_add_context (so rare contexts count from round
+         1), or let select register each new set (an exact match of every
+         feature); isdb_oam_set_context names the context instead.
+      Defaults: max_contexts 8   c 1   zeta 0.1 (the paper's section 5)
+                forcing ISDB_OAM_FORCE_NONE   force_c 0.1 (SCALED only)
+                force_s_now 0   lambda 0   solver_tol 1e-8
+                solver_max_iter 500   refresh 0 = d
+                horizon: none (an argument)
+      Cost: select O(K d^2 + M K d) (M registered sets); update O(d^2)
+         (refactorised every `refresh`); a solve O(J d) in closed form,
+         O(J^3) per Newton step (J <= M K pairs), in exploration rounds.
       Memory (doubles): O(d^2 + M K d), plus 2 ((M+1) K)^2 of solver
-         workspace; init refuses (ISDB_ERR_INVALID_ARG) a config whose
-         workspace exceeds INT_MAX doubles (e.g. K = 10^4 with
-         max_contexts 8).
-      Differs from the paper: no forcing by default (epsilon_t = 1 / log
-         log t of Thm 4.3 is at least 0.45 for t <= 10^4, so read literally
-         it makes exploration round-robin); cfg.forcing =
-         ISDB_OAM_FORCE_LOGLOG is the paper. Where the paper is
-         inconsistent: targets min(T, f_n / D_min^2) (the text, not the
-         box's min(T, f_n / D_min)^2); s(t-1) in the forcing test (the box;
-         force_s_now = 1 for the text's s(t)); s counts every exploration
-         round (the box).
-      Measured (bench/defaults.c, 6 problems): the paper's forcing has
-         6.5-138x the regret of none (geometric mean 29x), and none was
-         better in all 20 runs of bench/repro_oam.c; see bench/README.md,
-         sections "Defaults review" and "Design notes: OAM".
-      Config fields: isdb_oam_config, in the public declarations under the
-         banner "OAM: optimal allocation matching".
+         workspace.
+      Errors: select and isdb_oam_add_context ISDB_ERR_BAD_STATE for a new
+         set beyond max_contexts; init refuses (ISDB_ERR_INVALID_ARG) a
+         workspace above INT_MAX doubles (e.g. K = 10^4 with max_contexts
+         8), config_check too (naming max_contexts); isdb_oam_allocate may
+         return ISDB_MAXITER_REACHED (usable).
+      Paper: no forcing by default (epsilon_t = 1 / log log t of Thm 4.3
+         is at least 0.45 for t <= 10^4, which makes exploration round
+         robin); cfg.forcing = ISDB_OAM_FORCE_LOGLOG is the paper. Where
+         the paper is inconsistent: targets min(T, f_n / D_min^2) (the
+         text, not the box's min(T, f_n / D_min)^2); s(t-1) in the forcing
+         test (the box; force_s_now = 1 for the text's s(t)); s counts
+         every exploration round (the box). WASTED rounds occur with a
+         single context too (the paper's Lemma C.4 is garbled).
+      Measured: the paper's forcing has 6.5-138x the regret of none
+         (bench/README.md, "Defaults review").
 
-   TRACE-UCB
-      Paper: Riquelme, Ghavamzadeh, Lazaric, ICML 2017, Algorithm 1, with
-         the paper's baselines as modes.
-      Algorithm: active learning: m linear models y = x.beta_i + N(0,
-         sigma_i^2) share one stream of contexts x ~ N(0, Sigma); each
-         round the policy picks the model that gets a label for the
-         context, so as to estimate every beta_i well: the objective is
-         max_i E ||beta_i - beta_hat_i||^2_Sigma (eq. 3). The policy's arms
-         are the m models (max_arms = m, and select/scores/probs need
-         n_arms = m); update(model, x, y) gives the context and the label.
-         select IGNORES X (it may be NULL): the choice depends on past data
-         only. This is what the paper's analysis needs (Lemma 2: the
-         contexts each model receives stay i.i.d. N(0, Sigma), which gives
-         the loss sigma_i^2 / k_i Tr(Sigma Sigma_hat_i^-1) of eq. 10);
-         choosing on the current context would bias them.
-         Rounds: each model first gets d + 1 samples (model 0 first, then
-         1, ...); then TRACE plays argmax_i of
-           s_i = w_i (sigma_hat_i^2 + Delta_i) Tr(Sigma S_i^-1)
-         (eq. 12, with Tr(Sigma Sigma_hat^-1) / k = Tr(Sigma S^-1),
-         S_i = sum x x^T), sigma_hat_i^2 = RSS_i / (k_i - d) the unbiased
-         OLS estimate, and (`width`)
-           ISDB_TRACEUCB_WIDTH_THEORY  Delta = alpha 8 R ln(2 m n / delta)
-                                       / sqrt(k - d) (eq. 11 for alpha 1;
-                                       R >= max sigma_i^2)
-           ISDB_TRACEUCB_WIDTH_SCALED  Delta = alpha R / sqrt(k - d)
-         n is the horizon, or the number of updates so far when it is 0.
-         SCALED needs R to bound the noise variances.
-         Modes: VAR is Var-UCB (Remark 2): s_i = w_i (sigma_hat_i^2 +
-         Delta_i) / k_i. UNIFORM is round robin (the model with the fewest
-         samples). STATIC is the optimal static allocation for known
-         noise_var (Prop. 1) made integer: d + 1 samples each, one more
-         each, then one at a time to argmax w_i sigma_i^2 d / (k_i - d -
-         1); its counts after n rounds are isdb_traceucb_static_allocation
-         (n) for every n >= m (d + 2), the exact integer minimiser of max_i
-         sigma_i^2 d / (k_i - d - 1) (finite only for k_i >= d + 2), and
-         its sequence depends on no data.
-         Objectives (mentioned in section 2 of the paper, not evaluated
-         there): weights w_i give max_i w_i E[L_i];
-         ISDB_TRACEUCB_AVERAGE_LOSS minimises sum_i w_i E[L_i] by ranking
-         sqrt(w_i (sigma_hat_i^2 + Delta_i)) in place of w_i (sigma_hat_i^2
-         + Delta_i) (the allocation then follows sigma_i, not sigma_i^2);
-         STATIC then adds samples by largest decrease w_i sigma_i^2 d /
-         ((k_i - d - 1)(k_i - d)).
-         Sigma (the second moment E[x x^T]: give E[x x^T], not the
-         covariance, for contexts with a mean) is given, or estimated by
-         the mean of x x^T over every context seen (valid because choices
-         ignore the current context). Estimates: the OLS estimate drives
-         nothing but the losses; the returned estimate of the paper is
-         ridge (S + lambda I)^-1 b (Theorem 7).
-         Numerics: per model the factor of sum [x; y][x; y]^T is kept by
-         Givens rotations (a sequential QR of [X y], O(d^2)); S = L L^T,
-         the OLS estimate is one triangular solve and RSS is the last pivot
-         squared, whose update is the recursion of Lemma 8 (no y^T y -
-         b^T beta cancellation). Tr(Sigma S^-1) is updated by
-         Sherman-Morrison through two triangular solves (no inverse). Every
-         `refresh` updates of a model its factor and trace are recomputed
-         from the exact sums (and RSS too when y^T y - ||L^-1 b||^2 loses
-         fewer than 10 bits), and at once if the trace drops by a factor
-         1000 (cancellation). A model whose S is singular (fewer than d
-         independent contexts, e.g. duplicated ones) has no estimate: it is
-         sampled before every estimated model, the one with the fewest
-         samples first, so a singular design never stops the run (if no
-         model can ever reach full rank, e.g. a feature that is always 0,
-         the allocation is round robin; the ridge estimates still exist).
-         Scores: the paper's index for estimated models (capped at 1e280);
-         DBL_MAX for models still in their first d + 1 samples;
-         1e300 / (1 + k) for models that must catch up. Ties: lowest index.
-         Deterministic; no random numbers.
-         Sparse-Trace-UCB (appendix F, Algorithm 2; sparse_s = s > 0, for
-         n < d m with a joint support of known size s): stage 1 gives each
-         model sparse_L samples (model 0 first); the last of them runs the
-         l1/l2 group lasso of the m tasks on that data (FISTA on a path
-         lam = lam_max 0.8^k, k <= 40, until s rows are non-zero; the
-         support is the s rows of largest norm); stage 2 is the configured
-         mode on the support's coordinates (d replaced by s, Sigma by its
-         block), and the estimates come from stage-2 data only, zero off
-         the support. During stage 1 a model past its quota refuses data
-         (ISDB_ERR_BAD_STATE). Theorem 20's conditions (irrepresentability
-         and the rest) are the caller's to judge.
-         The environment isdb_active_env draws the contexts and labels of
-         this setting (bench/repro_traceucb.c plays the paper's Figure 1
-         with it).
-      Defaults: mode ISDB_TRACEUCB_TRACE, width ISDB_TRACEUCB_WIDTH_SCALED,
-         objective ISDB_TRACEUCB_MAX_LOSS, alpha 1, R 1, delta 0.1, horizon
-         0 (unknown: n = updates so far), lambda 0 = 1/n, Sigma NULL
-         (estimated), weights NULL (all 1), noise_var NULL (STATIC needs
-         it), refresh 0 = d, sparse_s 0 (off), sparse_L 0 = max(s + 1,
-         ceil(2 s ln d)).
-      Cost: select O(m); update O(d^2) with Sigma given, O(m d^2) with
-         Sigma estimated (every estimated model's trace moves), plus an
-         O(d^3) rebuild every `refresh` updates of a model (O(d^2)
-         amortised); ridge estimate O(d^3); sparse: the group lasso once,
-         O(40 * 300 m L d).
+   [TRACEUCB] TRACE-UCB
+      Does: active learning (Riquelme, Ghavamzadeh, Lazaric, ICML 2017,
+         Algorithm 1, with the paper's baselines as modes): m linear models
+         y = x.beta_i + N(0, sigma_i^2) share one stream of contexts
+         x ~ N(0, Sigma); each round the policy picks the model that gets
+         a label, to minimise max_i E ||beta_i - beta_hat_i||^2_Sigma
+         (eq. 3). The arms are the m models; select IGNORES X (it may be
+         NULL): the choice depends on past data only, as the analysis
+         needs (Lemma 2). Each model first gets d + 1 samples; then TRACE
+         plays argmax_i w_i (sigma_hat_i^2 + Delta_i) Tr(Sigma S_i^-1)
+         (eq. 12), Delta per `width`: THEORY alpha 8 R ln(2 m n / delta) /
+         sqrt(k - d) (eq. 11; R >= max sigma_i^2), SCALED alpha R /
+         sqrt(k - d); n the horizon, or the updates so far when it is 0.
+      Modes: VAR Var-UCB; UNIFORM round robin; STATIC the optimal static
+         allocation for known noise_var (isdb_traceucb_static_allocation).
+         objective ISDB_TRACEUCB_AVERAGE_LOSS minimises sum_i w_i E[L_i].
+         sparse_s = s > 0: Sparse-Trace-UCB (appendix F).
+      Set: d and m (config_init's arguments); update(model, x, y) gives
+         the context and the label; select, scores, probs need n_arms = m.
+         R a bound on the noise variances (SCALED); Sigma the second
+         moment E[x x^T] (not the covariance) if known, else estimated
+         from every context seen. Ties: lowest index; no random numbers.
+      Defaults: mode ISDB_TRACEUCB_TRACE   width ISDB_TRACEUCB_WIDTH_SCALED
+                objective ISDB_TRACEUCB_MAX_LOSS   alpha 1   R 1
+                delta 0.1   horizon 0 (unknown: n = updates so far)
+                lambda 0 = 1/n   Sigma NULL (estimated)
+                weights NULL (all 1)   noise_var NULL (STATIC needs it)
+                refresh 0 = d   sparse_s 0 (off)
+                sparse_L 0 = max(s + 1, ceil(2 s ln d))
+      Cost: select O(m); update O(d^2) (O(m d^2) with Sigma estimated),
+         plus an O(d^3) rebuild every `refresh` updates of a model; ridge
+         estimate O(d^3); sparse: the group lasso once, O(40 * 300 m L d).
       Memory (doubles): 2 m d^2 + 4 d^2 + O(m d), plus m L (d + 1) + d^2 +
          4 d m when sparse (L = sparse_L).
-      Differs from the paper: the default width is SCALED (THEORY, eq. 11,
-         is the paper: faithful but huge, about 260 / sqrt(k - d) for R = 3,
-         n = 350, m = 7, which makes the allocation close to uniform; the
-         paper does not say which constants drew its figures). Estimating
-         Sigma is not in the paper. Sparse: sparse_L's default is ours (the
-         paper has L = C s log d), and so are the lasso path and the top-s
-         rule (the paper gives lam only as a rate).
-      Measured (bench/defaults.c, 6 problems): the theory width's final
-         loss is 1.54x SCALED's (geometric mean; round robin 1.57x); SCALED
-         told a tenth of the largest variance as R: 1.09x. See
-         bench/README.md, sections "Defaults review" and "Design notes:
-         Trace-UCB"; SCALED with alpha 0.5 and R = max sigma_i^2 gives the
-         paper's qualitative picture (section "Trace-UCB: active learning
-         of several linear models").
-      Config fields: isdb_traceucb_config, in the public declarations
-         under the banner "Trace-UCB: active learning of m linear models
-         from one context stream".
+      Errors: the OLS estimate ISDB_ERR_SINGULAR while a model's S is
+         singular (it is then sampled first, so the run goes on); in
+         sparse stage 1 a model past its quota ISDB_ERR_BAD_STATE; load
+         "Sigma", "weights", "noise_var" (SNAPSHOT FORMAT).
+      Paper: the default width is SCALED (THEORY, eq. 11, is the paper's:
+         about 260 / sqrt(k - d) for R = 3, n = 350, m = 7, close to
+         uniform). Estimating Sigma is not in the paper. Sparse: sparse_L's
+         default is ours (the paper has L = C s log d), and so are the
+         lasso path and the top-s rule.
+      Measured: the theory width's final loss is 1.54x SCALED's
+         (bench/README.md, "Defaults review").
 
-   SNAPSHOT FORMAT
+   [SNAPSHOT] SNAPSHOT FORMAT
       Format 1, the format of every 1.x release; all integers
       little-endian.
       offset 0   4 bytes  "ISDB"
@@ -1391,224 +820,57 @@
       isdb_policy_check_load says what load would return, and for
       ISDB_ERR_SNAPSHOT_CONFIG names the first config field that differs.
       load leaves the object unchanged on any refusal and returns the
-      first that applies, in this order (isdb_policy_load's comment):
-        ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than 32 bytes (the 24-byte
-                                     header and the checksum)
-        ISDB_ERR_SNAPSHOT_CORRUPT    no "ISDB" magic
-        ISDB_ERR_SNAPSHOT_VERSION    another format version (the other
-                                     precision's included), or written
-                                     before 1.0.0
-        ISDB_ERR_SNAPSHOT_TRUNCATED  shorter than its stated size
-        ISDB_ERR_SNAPSHOT_CORRUPT    longer than it, or a bad checksum
-        ISDB_ERR_SNAPSHOT_POLICY     another policy kind
-        ISDB_ERR_SNAPSHOT_CONFIG     the same kind with another config
-        ISDB_ERR_SNAPSHOT_CORRUPT    a state value no run can produce
+      first that applies, in the order isdb_policy_load's comment gives
       (magic and version come before the stated size, so a buffer that is
       no snapshot is not called truncated). The update count stops at
       2^62: update then returns ISDB_ERR_BAD_STATE, and load refuses a
       larger count, so no count wraps.
       The checksum catches damage, not forgery. A snapshot made to pass it
-      is checked for everything the library indexes or samples with
-      (sizes, counters, indices, probability vectors), so it cannot make
-      a later call read or write out of bounds, and for the relations
-      between the values that the policies keep:
-      - every real finite; probabilities in [0, 1] (ISD's p-values too,
-        or -1: untestable); variances, sums of squares, counts, gaps,
-        traces and residual norms >= 0; a non-zero generator state;
-      - counts consistent with the update count t: SW-UCB's window fill
-        and head, BOB's block and position in it, Trace-UCB's samples per
-        model and stage (they sum to t), adaptive's and OAM's counts (at
-        most t), OPKB's block start and length; OAM's registered sets
-        (their arms' vector ids below the vector count, which is at most
-        the number of arms, so the next set fits);
-      - sums of products of inputs (Gram matrices, b, y^T y) at most t
-        ISDB_INPUT_MAX^2; Gram matrices stored as their lower triangle
-        (zero above) or exactly symmetric, with a diagonal of at least
-        the ridge lambda and non-negative 2 x 2 minors; a discounted
-        width matrix Vt no larger on the diagonal than V;
-      - Cholesky factors lower triangular with a positive diagonal (where
-        the policy solves with them), reciprocal diagonals 1 / L_ii, and
-        L L^T equal to the Gram sum it factors (LinUCB, LinTS, D-LinUCB,
-        adaptive with the ridge's lag between rebuilds, OAM, Trace-UCB per
-        model, ISD's residual learner; SW-UCB's right after a rebuild);
-      - stored solves: z = L^-1 b, theta = L^-T z, Trace-UCB's L l = b,
-        L^T beta = l and l.l + rho^2 = y^T y, OAM's G theta = b, ISD's
-        W_inv, U^T and gamma, and ISD's delta_pi and r_inv recomputed
-        from the fit's statistics; log-determinants that of their
-        factor; OPKB's reward sums within what t rewards make, its gaps
-        in [0, ISDB_INPUT_MAX^2];
-      - ||L^-1|| bounded: L L^T at least about sqrt(epsilon) lambda (what
-        rounding can leave of the ridge) when L's dynamic range allows,
-        and below 2^200 (double) in any case, so later solves stay finite.
-      Relations kept by rank-one steps hold to 64 sqrt(epsilon) relative
-      to the size of their terms (2^-20 in double, 2^-6 in float), far
-      above the drift of any run and far below a change that matters.
-      Not checked: that the sums are those of some sequence of inputs
-      (a forgery consistent in every relation above loads); SW-UCB's
-      factor between rebuilds and ISD's windowed residual factor against
-      their rows (downdates drift beyond any useful tolerance; the ring
-      itself is checked); z carried by rank-one steps only to what those
-      steps can round (ISDB_INPUT_MAX-sized); ISD's residual sums (its
-      residuals have no input bound), the other statistics of its fit
-      and monitor, OPKB's solver reports and last test statistic, OAM's
-      allocation and decision counts beyond their ranges. A state that
-      passes gives finite scores and probabilities on ordinary inputs;
-      with inputs near ISDB_INPUT_MAX (or in float, whose envelope is
-      looser) its calls may still return ISDB_ERR_NONFINITE, as a real
-      state can. load runs in O(d^3) per factor (O(m d^3) for Trace-UCB,
-      O(window d^2) for SW-UCB) and allocates nothing.
+      is checked (ISDB_ERR_SNAPSHOT_CORRUPT) for everything the library
+      indexes or samples with (sizes, counters, indices, probability
+      vectors), so it cannot make a later call read or write out of
+      bounds, and for the relations between the values that the policies
+      keep (finite reals, counts consistent with t, factors that match
+      their Gram sums, stored solves; the list: bench/README.md, "Moved
+      from the header's manual"). A state that passes
+      gives finite scores and probabilities on ordinary inputs; with
+      inputs near ISDB_INPUT_MAX (or in float) its calls may still return
+      ISDB_ERR_NONFINITE, as a real state can. load runs in O(d^3) per
+      factor (O(m d^3) for Trace-UCB, O(window d^2) for SW-UCB) and
+      allocates nothing.
 
    HISTORY
-      0.1.0  first release: linear algebra, joint block diagonalization,
-             ISD-linUCB, LinUCB/OFUL, SW-UCB, D-LinUCB, LinTS, BOB,
-             OPKB/ADA-OPKB, OAM, Trace-UCB; linear, ISD, kernel,
-             context and active-learning environments; the regret harness.
-             adaptive, the drift-agnostic default (snapshot kind 10).
-      0.2.0  API changes for a first compile that can be trusted:
-             - no identifier begins with an underscore and a capital
-               (private members renamed: the Gram matrices are _gram...,
-               the factors _chol...), so newlib's <ctype.h> may come
-               first;
-             - D-LinUCB's noise scale is R (was sigma), and ISD's R and S
-               (were sigma and M), as every ridge policy's;
-             - a float build's public functions are linked as <name>_f32
-               (mixed links fail); ISD, JBD, OPKB, OAM and Trace-UCB say
-               in a float build that they need double;
-             - isdb_refusal, isdb_<name>_config_check for every policy and
-               environment config, isdb_policy_check_select/_update and
-               isdb_init_check name what was refused and its range;
-             - ranges that keep every accepted config finite for inputs
-               up to ISDB_INPUT_MAX: R, S, L, alpha and noise scales at
-               most 1e30 (1e6 in float), no subnormal confidence level,
-               LinTS's epsilon at least 1e-30 (D-LinUCB's L = 1e308 made
-               NaN, LinTS's subnormal delta an infinite sample);
-             - snapshot loads tell truncated, corrupt, another version's,
-               another policy's and another config's snapshots apart
-               (ISDB_ERR_SNAPSHOT_*, -10..-14); ISDB_ERR_FORMAT (-9) is
-               gone; update returns ISDB_ERR_BAD_STATE once t
-               reaches 2^62, and load refuses larger counts;
-             - BOB's probabilities lie in [0, 1] before a window is drawn;
-             - D-LinUCB and ISD's discounted learner take every valid
-               update (a factored step where the Gram sum no longer
-               factors; same bits otherwise);
-             - isdb_adaptive_n_estimators, _played and _estimator;
-               isdb_swucb_tuned_window(ISDB_WINDOW_AGNOSTIC) reads no B_T;
-             - ISD-linUCB's defaults: residual learner
-               ISDB_ISD_RES_ADAPTIVE and invariant width
-               ISDB_ISD_RADIUS_DATA (the paper's LINUCB and PAPER one field
-               away); default ISD snapshots carry the adaptive learner;
-             - isdb_isd_fit and isdb_isd_info report cov_spread and
-               identifiable: whether the log's covariance varied enough
-               to identify invariance.
-      0.3.0  ISD-linUCB's guard and warm start (config fields guard and
-             warm_start, default 1 with the ADAPTIVE learner; info
-             guard_switched and guard_stat); adaptive's change test has a
-             noise floor and its widths an estimated noise scale (config
-             field noise_estimate, default 1); D-LinUCB's update is
-             O(d^2) by default (config field refresh; 1 keeps the
-             paper's exact factor every update); select runs AVX2
-             kernels where the CPU has them (same bits;
-             ISDB_NO_AVX2_DISPATCH leaves them out). Snapshots of 0.2.0's
-             adaptive, D-LinUCB and default ISD configs are refused.
-      0.4.0  adaptive's cut (config field cut, default
-             ISDB_ADAPTIVE_CUT_AUTO: with a fixed arm set a change is
-             forgotten along its direction only; ISDB_ADAPTIVE_CUT_FULL is
-             0.3.0's); ISD's select forms x.beta_inv and U_res^T x in the
-             pass that interleaves the arms, and a float select forms its
-             dots in the AVX2 solve (same bits); the input check reads
-             vectors. Snapshots of 0.3.0's adaptive and of ISD with the
-             ADAPTIVE learner are refused.
-      0.5.0  ISD's block test allows the drift that the fitted basis's
-             error leaks into a block (isdb_isd_options field
-             basis_error, default 1; 0 is 0.4.0's test, which treats the
-             basis as exact). With AVX2, a float select solves sixteen
-             arms a pass (same bits; 8 d more reals of scratch per
-             estimator). isdb_adaptive_explain and isdb_isd_explain
-             (ADAPTIVE learner) report the right mean and bonus for d > 1
-             (they read select's interleaved scratch). Snapshots of
-             0.4.0's ISD are refused.
-      0.6.0  adaptive's widths: noise_estimate is an isdb_adaptive_noise,
-             default ISDB_ADAPTIVE_NOISE_LOCAL (each arm's own noise scale
-             and the ridge term lambda S |V^-1 x|); 1 (POOLED) is 0.5.0's.
-             ISD's ADAPTIVE learner takes the same default. With cut AUTO
-             adaptive plays its longest estimator while the played
-             features recur (a fixed arm set); the directional cuts do the
-             forgetting there. Snapshots of 0.5.0's default adaptive and
-             ISD configs are refused (config differs); a LOCAL snapshot
-             carries W (d^2 reals per estimator). A float build compiles
-             warning-free under clang++ (the double-only config_init
-             stubs return a pointer). GCC builds the once-per-object code
-             at -O1 (same bits; ISDB_NO_COLD_O1 turns it off).
-      0.7.0  adaptive holds its longest memory while only the rewards'
-             scale moves (config field hold, default 1; 0 is 0.6.0's
-             policy; isdb_adaptive_holding), and play_threshold's default
-             is 1.5 (2 before). Snapshots of 0.6.0's default adaptive are
-             refused (config differs) and load into hold 0 and
-             play_threshold 2. ISD's ADAPTIVE learner takes play_threshold
-             1.5 and keeps hold 0; 0.6.0's default ISD snapshots are
-             refused (config differs). The
-             adaptive step takes the same bits in fewer instructions (W
-             in the Gram pass; four rows a vector from d = 16). GCC
-             builds the rarely run code at -O1 and the once-per-object
-             code (configs, layouts, inits, resets, snapshots, explain)
-             at -O0, clang the latter with optnone (same bits;
-             ISDB_NO_COLD_O1 turns both off).
-      0.8.0  adaptive's play rule weighs each pair's evidence over 4
-             times the shorter memory (config field play_horizon, default
-             4; 1 is 0.7.0's rule, on the change test's sums); hold
-             still compares with the pick on the test's sums. Snapshots
-             of 0.7.0's default adaptive and ISD configs are refused
-             (config differs) and load into play_horizon 1 (whose format
-             is 0.7.0's); a play_horizon > 1 snapshot carries the play
-             rule's 3 n^2 sums. ISD's ADAPTIVE learner takes the
-             default. GCC builds the rare paths inside updates
-             (adaptive's cuts, ISD's refits, OPKB's epoch starts) at -O1
-             (same bits). The selects' scratch arrays hold sixteen arms
-             only where the sixteen-arm kernel exists (smaller frames
-             elsewhere).
-      0.8.1  The adaptive step takes the same bits in 0.84-0.92x the
-             time (hold's ridge steps with the estimators, no copies of
-             x, the factors' upper zeros written only after a reset, a
-             load, a cut or a failed refactorisation). Small per-step
-             helpers stay calls (2.2% less compile time, same bits).
-      0.8.2  With ISDB_STATIC the policies that ISDB_ONLY_<POLICY> or
-             ISDB_NO_<POLICY> leave out are not declared either (GCC's
-             -Wall reported each static declaration without its
-             definition). A save writes each run of reals in one loop:
-             the same bytes in about 0.7x the time. A load's check of
-             each factor against its Gram sum computes the diagonal
-             terms once per block of 16 columns (0.75x the load time,
-             the same verdicts).
+      Each release's detail: bench/README.md, "Moved from the header's
+      manual (1.0.0)".
+      0.1.0  first release: every policy, the environments, the harness.
+      0.2.0  API for a first compile that can be trusted: no reserved
+             names, one name R, S, L for the same thing, _f32 symbols,
+             config_check and isdb_refusal, ranges that keep configs
+             finite, the snapshot codes, ISD's ADAPTIVE and DATA defaults.
+      0.3.0  ISD's guard and warm start; adaptive's noise floor and noise
+             estimate; D-LinUCB's O(d^2) update; AVX2 select kernels.
+      0.4.0  adaptive's cut (AUTO); ISD's select in one interleaved pass.
+      0.5.0  ISD's block test allows the basis's error (basis_error).
+      0.6.0  adaptive's per-arm noise scale (NOISE_LOCAL); cold code at
+             -O1 (ISDB_NO_COLD_O1).
+      0.7.0  adaptive's hold, play_threshold 1.5.  0.8.0  play_horizon 4.
+      0.8.1  a faster adaptive step.  0.8.2  faster save and load.
       1.0.0  The public contract a product can keep. What a 0.8 user
              must change:
              - isdb_<name>_init_preallocated(cfg, heap, heap_bytes, pol)
-               takes the buffer's size (pass sizeof buf): a buffer below
-               heap_size is refused with ISDB_ERR_BUFFER_TOO_SMALL and
-               nothing written; isdb_init_check(heap, heap_bytes, needed,
-               pol, why) names "heap_bytes" with lo the size needed;
-             - a refused init zeroes the object (so uninit is a no-op):
+               takes the buffer's size (below heap_size:
+               ISDB_ERR_BUFFER_TOO_SMALL); isdb_init_check(heap,
+               heap_bytes, needed, pol, why) names "heap_bytes";
+             - a refused init zeroes the object (uninit is a no-op):
                uninit a live object before initialising it again; every
                call on an uninitialised object returns ISDB_ERR_BAD_STATE
                (was ISDB_ERR_INVALID_ARG; a NULL pointer still is);
              - isdb_policy_save refuses a buffer that overlaps the
                policy's heap or object (ISDB_ERR_INVALID_ARG);
              - ISD's and OAM's config_check refuse a heap or scratch that
-               does not fit (ISD: monitor_chunk, monitor_window, d or
-               n_offline; OAM: max_contexts), where heap_size wrapped;
+               does not fit, where heap_size wrapped;
              - getters are named isdb_<name>_get_<what>: isdb_X_Y becomes
-               isdb_X_get_Y for linucb, swucb, dlinucb (theta, beta),
-               lints (theta, last_sample), bob (block, window,
-               window_index, master_probs, log_weights, swucb), adaptive
-               (theta, beta, n_estimators, played, estimator, memory,
-               changes, holding), isd (p_inv, blocks, block_pvalues,
-               basis, projector, beta_inv, gamma, radii), opkb (epoch,
-               block, replay_index, restarts, epoch_start, last_test,
-               tests, gamma, block_length, alpha, feature_dim, design,
-               strategy, gaps, solve_reports), oam (n_contexts,
-               last_decision, fn, min_gap, targets, allocation,
-               regret_constant, last_solve, sublog, theta, pulls),
-               traceucb (counts, variances, widths, traces, support), and
-               isdb_isd_env_get_invariant_basis;
+               isdb_X_get_Y (the list: bench/README.md's section);
              - isdb_policy_check_select(p, X, n_arms, arm, why) takes
                select's arm pointer and refuses NULL naming "arm";
              - adaptive's cut and noise_estimate and ISD's est.rule and
@@ -1618,42 +880,20 @@
                non-finite or init refused what the check accepted:
                D-LinUCB's gamma^ceil(d / 4) >= 1e-50 (1e-6 in float),
                ISD's DISCOUNT gamma >= 1e-100, OPKB's sigma / horizon
-               within [1e-10, 1e30] of the arms' largest k(x, x) (init's
-               own rule) and gamma_factor >= 1e-30, and OPKB's CHOLESKY
-               features refused with the linear kernel when n_arms > d;
-             - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION):
-               every 0.x release refused the one before; from 1.0.0 on
-               every 1.x release loads every 1.x snapshot (SNAPSHOT
-               FORMAT: the promise, tests/corpus/snapshots);
+               within [1e-10, 1e30] of the arms' largest k(x, x) and
+               gamma_factor >= 1e-30, and OPKB's CHOLESKY features refused
+               with the linear kernel when n_arms > d;
+             - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION);
+               from 1.0.0 on every 1.x release loads every 1.x snapshot;
              - isdb_policy_vtable has walk_config, cfg_offset and
                arms_field (only a policy written outside the library
                sees it).
-             - ISD's snapshot holds its offline log and oracle inputs,
-               OPKB's its arm set (they held a hash of them).
-             New: explain for LinTS (mean and the sample's standard
-             deviation) and BOB (its block's SW-UCB); the environments'
-             heap_size and init_preallocated;
-             isdb_snapshot_read_info (what a snapshot holds, with no
-             policy object), isdb_<name>_config_from_snapshot and
-             isdb_snapshot_read_array (the saved config and its input
-             arrays, so init and load need nothing but the snapshot),
-             isdb_policy_check_load (what load would return, naming the
-             first config field that differs). Each policy's config
-             fields are one list (name, type, default, check, snapshot
-             place) that makes config_init, config_check, the snapshot's
-             config block and config_from_snapshot. adaptive's snapshot
-             holds hold and play_horizon always. A policy's own snapshot
-             loads at the edges of its ranges: ISD with delta near
-             DBL_MIN (its radius and DeltaPi were infinite), ADA-OPKB with
-             a tiny c0_scale (its test statistic is held at DBL_MAX, the
-             same decision), float adaptive at ISDB_INPUT_MAX (squared
-             errors entering its noise sum are capped at 1e12), OPKB with
-             delta below 1e-287 and Trace-UCB's THEORY width with a tiny
-             delta (their logarithms of quotients no longer overflow).
-             Trace-UCB takes contexts far below Sigma's scale (a trace
-             beyond DBL_MAX is held there). On x87 a value equal to
-             ISDB_INPUT_MAX is accepted. Nothing an ordinary run computes
-             changed: the demo's CSVs are 0.8.2's.
+             - ISD's and OPKB's snapshots hold their input arrays (were
+               a hash of them).
+             New: explain for LinTS and BOB; the environments'
+             init_preallocated; isdb_snapshot_read_info,
+             config_from_snapshot, isdb_snapshot_read_array,
+             isdb_policy_check_load. The demo's CSVs are 0.8.2's.
 */
 
 #ifndef ISDBANDIT_H
@@ -2062,7 +1302,7 @@ extern "C" {
 ISDB_API const char *isdb_version(void);
 
 /* ---------------------------------------------------------------------------
-   Results
+   [RESULTS] Results
    ------------------------------------------------------------------------ */
 
 /* Snapshot loads tell their failures apart (-10 .. -14); -9 was
@@ -2121,7 +1361,7 @@ typedef struct isdb_allocator {
 } isdb_allocator;
 
 /* ---------------------------------------------------------------------------
-   Random numbers: xoshiro256** (Blackman and Vigna 2018), its four words
+   [RNG] Random numbers: xoshiro256** (Blackman and Vigna 2018), its four words
    of state filled by four successive outputs of splitmix64 started at the
    seed. The stream is the sequence of isdb_rng_next outputs:
      uniform  (next >> 11) * 2^-53, in [0, 1);
@@ -2147,7 +1387,7 @@ ISDB_API uint64_t isdb_rng_below(isdb_rng *rng, uint64_t n);
 ISDB_API int isdb_rng_int(isdb_rng *rng, int lo, int hi);
 
 /* ---------------------------------------------------------------------------
-   Dense linear algebra. Square matrices are n x n, row-major, contiguous.
+   [LINALG] Dense linear algebra. Square matrices are n x n, row-major, contiguous.
    "Lower factor" means a lower-triangular L whose strict upper triangle is
    zero. Routines that take `work` state its size in reals (the
    isdb_*_work_size helpers). None allocates.
@@ -2223,7 +1463,7 @@ ISDB_API size_t isdb_polar_work_size(int n);
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 #if ISDB__DECLARE_ALL || ISDB__HAS_JBD
 /* ---------------------------------------------------------------------------
-   Joint block diagonalization (JBD). Given m symmetric p x p matrices
+   [JBD] Joint block diagonalization (JBD). Given m symmetric p x p matrices
    C_1..C_m (stored one after the other, m p^2 doubles), find an orthogonal
    U (p x p, the basis vectors as COLUMNS) and a partition of its columns
    into contiguous blocks such that every U^T C_k U is (approximately) block
@@ -2347,7 +1587,7 @@ ISDB_API isdb_result isdb_jbd_blocks(int p, int m, const double *C, double tau, 
 #endif /* !ISDB_REAL_IS_FLOAT */
 
 /* ---------------------------------------------------------------------------
-   The policy interface. Every policy struct starts with `isdb_policy base`;
+   [POLICY] The policy interface. Every policy struct starts with `isdb_policy base`;
    pass &pol.base to the generic functions below.
    ------------------------------------------------------------------------ */
 
@@ -2547,7 +1787,7 @@ typedef struct isdb__ridge {
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_LINUCB
 /* ---------------------------------------------------------------------------
-   LinUCB / OFUL
+   [LINUCB] LinUCB / OFUL
    ------------------------------------------------------------------------ */
 
 typedef struct isdb_linucb_config {
@@ -2602,7 +1842,7 @@ ISDB_API isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x, i
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_SWUCB
 /* ---------------------------------------------------------------------------
-   SW-UCB (sliding-window LinUCB)
+   [SWUCB] SW-UCB (sliding-window LinUCB)
    ------------------------------------------------------------------------ */
 
 typedef struct isdb_swucb_config {
@@ -2659,7 +1899,7 @@ ISDB_API isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isdb_
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_DLINUCB
 /* ---------------------------------------------------------------------------
-   D-LinUCB (discounted LinUCB)
+   [DLINUCB] D-LinUCB (discounted LinUCB)
    ------------------------------------------------------------------------ */
 
 typedef struct isdb_dlinucb_config {
@@ -2719,7 +1959,7 @@ ISDB_API isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_T,
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_LINTS
 /* ---------------------------------------------------------------------------
-   Linear Thompson sampling
+   [LINTS] Linear Thompson sampling
    ------------------------------------------------------------------------ */
 
 typedef enum isdb_lints_inflation {
@@ -2771,7 +2011,7 @@ ISDB_API isdb_result isdb_lints_explain(isdb_lints *pol, const isdb_real *x, isd
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_BOB
 /* ---------------------------------------------------------------------------
-   BOB (bandit over bandit: EXP3 over the window of a restarted SW-UCB)
+   [BOB] BOB (bandit over bandit: EXP3 over the window of a restarted SW-UCB)
    ------------------------------------------------------------------------ */
 
 /* Most windows BOB can have: H <= INT_MAX gives Delta = ceil(ln H) <= 22. */
@@ -2860,7 +2100,7 @@ ISDB_API isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_re
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_ADAPTIVE
 /* ---------------------------------------------------------------------------
-   Adaptive (the drift-agnostic default: windows learned from the data)
+   [ADAPTIVE] Adaptive (the drift-agnostic default: windows learned from the data)
    ------------------------------------------------------------------------ */
 
 /* Most estimators an adaptive policy keeps: the doubling memories from
@@ -3024,7 +2264,7 @@ ISDB_API int isdb_adaptive_get_holding(const isdb_adaptive *pol);
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 #if ISDB__DECLARE_ALL || ISDB__HAS_ISD
 /* ---------------------------------------------------------------------------
-   ISD-linUCB, part 1: invariance detection (the offline phase).
+   [ISD] ISD-linUCB, part 1: invariance detection (the offline phase).
    isdb_isd_estimate fits the invariant subspace decomposition of Lazzaretto,
    Peters and Pfister to logged rows (X n x p, y n), as their code does:
    1. environments: m windows of l rows, starting at floor(k (n - l) /
@@ -3194,7 +2434,7 @@ ISDB_API isdb_result isdb_isd_estimate(int p, int n, const double *X, const doub
                                        isdb_isd_fit *fit, double *work);
 
 /* ---------------------------------------------------------------------------
-   ISD-linUCB, part 2: the policy (Algorithm 1 of Lazzaretto, Peters,
+   [ISD] ISD-linUCB, part 2: the policy (Algorithm 1 of Lazzaretto, Peters,
    Pfister 2026). The documentation block at the top describes it.
    ------------------------------------------------------------------------ */
 
@@ -3404,7 +2644,7 @@ ISDB_API isdb_result isdb_isd_recompute(isdb_isd *pol);
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_OPKB
 /* ---------------------------------------------------------------------------
-   Kernels on a fixed arm set, the log-det optimisation problem of OPKB
+   [OPKB] Kernels on a fixed arm set, the log-det optimisation problem of OPKB
    and the OPKB / ADA-OPKB policy (Hong, Li, Tewari, AISTATS 2023)
    ------------------------------------------------------------------------ */
 
@@ -3610,7 +2850,7 @@ ISDB_API void isdb_opkb_get_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_OAM
 /* ---------------------------------------------------------------------------
-   OAM: optimal allocation matching (Hao, Lattimore, Szepesvari, AISTATS 2020)
+   [OAM] OAM: optimal allocation matching (Hao, Lattimore, Szepesvari, AISTATS 2020)
    ------------------------------------------------------------------------ */
 
 /* The allocation problem of Definition 4.1 for n (context, arm) pairs with
@@ -3801,7 +3041,7 @@ ISDB_API uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x);
 
 #if ISDB__DECLARE_ALL || ISDB__HAS_TRACEUCB
 /* ---------------------------------------------------------------------------
-   Trace-UCB: active learning of m linear models from one context stream
+   [TRACEUCB] Trace-UCB: active learning of m linear models from one context stream
    ------------------------------------------------------------------------ */
 
 typedef enum isdb_traceucb_mode {
@@ -3971,7 +3211,7 @@ ISDB__NEEDS_DOUBLE int isdb_jbd(int p, ...);
 
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
-   Simulation environments and the regret harness.
+   [ENV] Simulation environments and the regret harness.
    An environment draws, each round, the n_arms x d features X and the
    expected reward of every arm (means), then the noisy reward of the arm
    played. Features and the parameter path come from `rng`, noise from
@@ -4731,7 +3971,7 @@ ISDB__ONCE const char *isdb_result_string(isdb_result r) {
 }
 
 /* ---------------------------------------------------------------------------
-   Random numbers
+   [RNG] Random numbers
    ------------------------------------------------------------------------ */
 
 ISDB__PRIVATE uint64_t isdb__splitmix64(uint64_t *x) {
@@ -4808,7 +4048,11 @@ int isdb_rng_int(isdb_rng *rng, int lo, int hi) {
 }
 
 /* ---------------------------------------------------------------------------
-   Linear algebra
+   [LINALG] Linear algebra
+   ------------------------------------------------------------------------ */
+
+/* ---------------------------------------------------------------------------
+   [LINALG.CHOLESKY] Cholesky factorisation and the one-arm triangular solve
    ------------------------------------------------------------------------ */
 
 ISDB__PRIVATE int isdb__dim_ok(int n) { return n >= 1 && n <= ISDB_MAX_DIM; }
@@ -6358,6 +5602,10 @@ ISDB__PRIVATE void isdb__lanes16_sym_form(int n, const isdb_real *ISDB__RESTRICT
 #endif
 }
 
+/* ---------------------------------------------------------------------------
+   [LINALG.SOLVES] Triangular and Cholesky solves, the log-determinant
+   ------------------------------------------------------------------------ */
+
 void isdb_tri_solve(int n, const isdb_real *L, int trans, const isdb_real *b, isdb_real *x) {
     ISDB_ASSERT(L && b && x && n >= 1);
     if (!L || !b || !x || n < 1) return;
@@ -6377,6 +5625,10 @@ isdb_real isdb_chol_logdet(int n, const isdb_real *L) {
     for (i = 0; i < n; ++i) s += isdb__log(L[i * n + i]);
     return 2 * s;
 }
+
+/* ---------------------------------------------------------------------------
+   [LINALG.UPDATES] Rank-one updates and downdates of a Cholesky factor
+   ------------------------------------------------------------------------ */
 
 size_t isdb_chol_update_work_size(int n) { return n > 0 ? 2 * (size_t)n : 0; }
 
@@ -6602,6 +5854,10 @@ isdb_result isdb_chol_downdate(int n, isdb_real *L, const isdb_real *x, isdb_rea
     return isdb__chol_downdate(n, L, x, work, &ratio) ? ISDB_OK : ISDB_ERR_NOT_SPD;
 }
 
+/* ---------------------------------------------------------------------------
+   [LINALG.EIGEN] Symmetric eigendecomposition (Jacobi)
+   ------------------------------------------------------------------------ */
+
 isdb_result isdb_sym_eig(int n, isdb_real *A, isdb_real *w, isdb_real *V) {
     isdb_real total = 0, off;
     int i, j, p, q, r, sweep;
@@ -6672,6 +5928,10 @@ isdb_result isdb_sym_eig(int n, isdb_real *A, isdb_real *w, isdb_real *V) {
     }
     return res;
 }
+
+/* ---------------------------------------------------------------------------
+   [LINALG.QR] Householder QR and orthonormal bases
+   ------------------------------------------------------------------------ */
 
 /* 2-norm of the column segment A[i][col], i = from..m-1, scaled against
    overflow and underflow. */
@@ -6787,6 +6047,10 @@ isdb_result isdb_orth_basis(int m, int n, const isdb_real *A, isdb_real rtol, is
     return ISDB_OK;
 }
 
+/* ---------------------------------------------------------------------------
+   [LINALG.LU] LU factorisation with partial pivoting
+   ------------------------------------------------------------------------ */
+
 isdb_result isdb_lu(int n, isdb_real *A, int *piv) {
     isdb_real amax = 0, tol;
     int i, j, k;
@@ -6835,6 +6099,10 @@ void isdb_lu_solve(int n, const isdb_real *LU, const int *piv, int nrhs, isdb_re
         for (j = 0; j < nrhs; ++j) B[i * nrhs + j] /= LU[i * n + i];
     }
 }
+
+/* ---------------------------------------------------------------------------
+   [LINALG.POLAR] Polar decomposition
+   ------------------------------------------------------------------------ */
 
 size_t isdb_polar_work_size(int n) { return n > 0 ? 2 * (size_t)n * (size_t)n : 0; }
 
@@ -6894,7 +6162,7 @@ isdb_result isdb_polar(int n, const isdb_real *A, isdb_real *Q, isdb_real *work)
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 #if ISDB__HAS_JBD
 /* ---------------------------------------------------------------------------
-   Joint block diagonalization
+   [JBD] Joint block diagonalization
    ------------------------------------------------------------------------ */
 
 ISDB__COLD isdb_jbd_options isdb_jbd_options_init(void) {
@@ -7361,7 +6629,7 @@ ISDB__PRIVATE int isdb__overlap(const void *a, size_t na, const void *b, size_t 
 ISDB__PRIVATE int isdb__count_mul(int x, int y) { return y > 0 && x > INT_MAX / y ? -1 : x * y; }
 
 /* ---------------------------------------------------------------------------
-   Snapshot serializer. One function per policy walks its config and state
+   [SNAPSHOT] Snapshot serializer. One function per policy walks its config and state
    in a fixed order; the mode decides what a step does:
      SIZE   count bytes            WRITE  write them
      CHECK  read and validate, store nothing
@@ -7933,7 +7201,7 @@ ISDB__CALL_PRIVATE void isdb__ser_check_logdet(isdb_ser *s, isdb__ser_view L, in
 }
 
 /* ---------------------------------------------------------------------------
-   The policy base and the generic functions
+   [POLICY] The policy base and the generic functions
    ------------------------------------------------------------------------ */
 
 ISDB__ONCE const char *isdb_policy_kind_name(isdb_policy_kind kind) {
@@ -8690,7 +7958,7 @@ ISDB__PRIVATE int isdb__want_width(isdb_refusal *why, isdb_width width) {
 #endif /* ISDB__HAS_RIDGE */
 #if ISDB__HAS_LINUCB
 /* ---------------------------------------------------------------------------
-   LinUCB / OFUL
+   [LINUCB] LinUCB / OFUL
    ------------------------------------------------------------------------ */
 
 #define ISDB__LINUCB_FIELDS(X)                                                                      \
@@ -8807,7 +8075,7 @@ ISDB__ONCE isdb_result isdb_linucb_explain(isdb_linucb *pol, const isdb_real *x,
 #endif /* ISDB__HAS_LINUCB */
 #if ISDB__HAS_SWUCB
 /* ---------------------------------------------------------------------------
-   SW-UCB
+   [SWUCB] SW-UCB
    ------------------------------------------------------------------------ */
 
 #define ISDB__SWUCB_FIELDS(X)                                                                       \
@@ -9109,7 +8377,7 @@ ISDB__ONCE isdb_result isdb_swucb_tuned_window(isdb_window_rule rule, int d, isd
 #endif /* ISDB__HAS_SWUCB */
 #if ISDB__HAS_DLINUCB
 /* ---------------------------------------------------------------------------
-   D-LinUCB
+   [DLINUCB] D-LinUCB
    ------------------------------------------------------------------------ */
 
 #define ISDB__DLINUCB_FIELDS(X)                                                                     \
@@ -9488,7 +8756,7 @@ ISDB__ONCE isdb_result isdb_dlinucb_tuned_gamma(int d, isdb_real T, isdb_real B_
 #endif /* ISDB__HAS_DLINUCB */
 #if ISDB__HAS_LINTS
 /* ---------------------------------------------------------------------------
-   Linear Thompson sampling
+   [LINTS] Linear Thompson sampling
    ------------------------------------------------------------------------ */
 
 
@@ -9673,7 +8941,7 @@ ISDB__ONCE isdb_result isdb_lints_explain(isdb_lints *pol, const isdb_real *x, i
 #endif /* ISDB__HAS_LINTS */
 #if ISDB__HAS_BOB
 /* ---------------------------------------------------------------------------
-   BOB
+   [BOB] BOB
    ------------------------------------------------------------------------ */
 
 ISDB__ONCE isdb_result isdb_bob_tuned_params(int d, uint64_t T, isdb_real R, isdb_real reward_bound,
@@ -10065,7 +9333,7 @@ ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_
 #endif /* ISDB__HAS_BOB */
 #if ISDB__HAS_ADAPTIVE
 /* ---------------------------------------------------------------------------
-   Adaptive
+   [ADAPTIVE] Adaptive
    ------------------------------------------------------------------------ */
 
 /* The memories, refresh and play_horizon are resolved (0: a default) and
@@ -11508,7 +10776,7 @@ int isdb_adaptive_get_holding(const isdb_adaptive *pol) { return isdb__adaptive_
 #if !ISDB_REAL_IS_FLOAT /* double only: see PRECISION */
 #if ISDB__HAS_ISD
 /* ---------------------------------------------------------------------------
-   ISD-linUCB: invariance detection
+   [ISD] [ISD.ESTIMATOR] ISD-linUCB: invariance detection
    ------------------------------------------------------------------------ */
 
 /* The estimator's options, listed as a config is (ISDB__CFG_DEFAULT...):
@@ -11551,6 +10819,10 @@ ISDB__ONCE isdb_isd_options isdb_isd_options_init(void) {
     ISDB__ISD_OPTIONS_FIELDS(ISDB__CFG_DEFAULT)
     return c;
 }
+
+/* ---------------------------------------------------------------------------
+   [ISD.FDIST] The F distribution (the tests' p-values)
+   ------------------------------------------------------------------------ */
 
 /* The lgamma of C99 may write the global signgam; this one has no state:
    the recurrence up to x >= 15, then Stirling's series to x^-7 (the next
@@ -11722,6 +10994,10 @@ ISDB__ONCE size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_optio
     if (!isdb__isd_resolve(p, n, &o, &dm)) return 0;
     return isdb__isd_layout(&dm, NULL, &w);
 }
+
+/* ---------------------------------------------------------------------------
+   [ISD.LSQ] Least squares on the logged rows, cross-validation
+   ------------------------------------------------------------------------ */
 
 /* Solves G x = c for the symmetric q x q G (lower triangle read) by
    Cholesky; if G does not factor, with G + eps I, eps 1e-10 times the
@@ -11934,6 +11210,10 @@ ISDB__COLD_PRIVATE double isdb__isd_stat(const isdb__isd_dims *dm, const double 
     return total / (double)dm->m;
 }
 
+/* ---------------------------------------------------------------------------
+   [ISD.BLOCKTEST] The block test, the basis error, the covariance spread
+   ------------------------------------------------------------------------ */
+
 /* Cholesky factor of the symmetric q x q G (lower triangle read) into L,
    with the ridge fallback of isdb__sym_solve. Returns 0 if neither
    factors. */
@@ -12145,6 +11425,10 @@ ISDB__COLD_PRIVATE double isdb__isd_cov_spread(const isdb__isd_dims *dm, int cen
     return noise > 0.0 ? ss / noise : 0.0;
 }
 
+/* ---------------------------------------------------------------------------
+   [ISD.ESTIMATE] isdb_isd_estimate: covariances, the JBD, blocks, the decision
+   ------------------------------------------------------------------------ */
+
 ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
                               isdb_isd_fit *fit, double *work) {
     isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
@@ -12343,7 +11627,7 @@ ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const do
 }
 
 /* ---------------------------------------------------------------------------
-   ISD-linUCB: the policy
+   [ISD] [ISD.POLICY] ISD-linUCB: the policy
    ------------------------------------------------------------------------ */
 
 /* The ADAPTIVE residual learner's config: the noise scale, bounds, ridge,
@@ -12631,6 +11915,10 @@ ISDB__PRIVATE void isdb__isd_fit_swap(isdb__isd_fit *a, isdb__isd_fit *b) {
     *b = t;
 }
 
+/* ---------------------------------------------------------------------------
+   [ISD.FIT] The fit: beta_inv, its Gram matrix, the radii
+   ------------------------------------------------------------------------ */
+
 /* The invariant part has its own confidence set (beta_inv is estimated). */
 ISDB__PRIVATE int isdb__isd_inv_active(const isdb_isd *p) {
     return p->_fit.p_inv > 0 && !(p->cfg.oracle && p->cfg.beta_inv);
@@ -12838,6 +12126,10 @@ ISDB__PRIVATE double isdb__isd_residual(const isdb_isd *p, const double *x, doub
     for (j = pi; j < d; ++j) z[j - pi] = isdb__dot(d, f->Ut + j * d, x);
     return y - isdb__dot(d, x, f->beta);
 }
+
+/* ---------------------------------------------------------------------------
+   [ISD.RESIDUAL] The history and the residual learner
+   ------------------------------------------------------------------------ */
 
 /* History row k steps back from the newest (k = 0: newest). */
 ISDB__PRIVATE int isdb__isd_hist_slot(const isdb_isd *p, int back) {
@@ -13088,6 +12380,10 @@ ISDB__PRIVATE isdb_result isdb__isd_res_add(isdb_isd *p, const double *z, double
     p->n_res += 1.0;
     return ISDB_OK;
 }
+
+/* ---------------------------------------------------------------------------
+   [ISD.SCORES] Widths and scores (select)
+   ------------------------------------------------------------------------ */
 
 /* Rows (or effective rows) behind the residual estimate: t of eq. 30. */
 ISDB__PRIVATE double isdb__isd_n_eff(const isdb_isd *p) {
@@ -13469,6 +12765,10 @@ ISDB__PRIVATE isdb_result isdb__isd_scores(isdb_policy *bp, const double *X, int
     return ISDB_OK;
 }
 
+/* ---------------------------------------------------------------------------
+   [ISD.GUARD] The guard, demotion, the fallback and refits
+   ------------------------------------------------------------------------ */
+
 /* Rows the residual learner is rebuilt from after an alarm: a window or
    discounted learner takes the kept rows (it forgets them as it would have:
    it continues as the full-dimensional learner that saw them), LinUCB
@@ -13685,6 +12985,10 @@ ISDB__COLD_PRIVATE isdb_result isdb__isd_refit(isdb_isd *p) {
     isdb__isd_mon_rebuild(p);
     return r;
 }
+
+/* ---------------------------------------------------------------------------
+   [ISD.MONITOR] The invariance monitor
+   ------------------------------------------------------------------------ */
 
 /* Rows per residual piece of the monitor's test: monitor_chunk, or by
    default the residual learner's memory (the window; about 1 / (1 -
@@ -13986,6 +13290,10 @@ ISDB__PRIVATE void isdb__isd_monitor(isdb_isd *p) {
     isdb__isd_monitor_test(p);
 }
 
+/* ---------------------------------------------------------------------------
+   [ISD.UPDATE] update
+   ------------------------------------------------------------------------ */
+
 ISDB__PRIVATE void isdb__isd_push(isdb_isd *p, const double *x, double y) {
     int H = p->cfg.history, slot;
     if (H < 1) return;
@@ -14027,6 +13335,10 @@ typedef struct isdb__isd_fit_views {
     int p_inv, identity;
     isdb__ser_view U, beta;
 } isdb__isd_fit_views;
+
+/* ---------------------------------------------------------------------------
+   [ISD.SNAPSHOT] Snapshot of ISD
+   ------------------------------------------------------------------------ */
 
 /* On CHECK: counts and statistics in range (p-values in [0, 1] or -1)
    and consistent (below); Ut the transpose of U, and U exactly I when
@@ -14241,6 +13553,10 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
         isdb__isd_mon_rebuild(p); /* the pieces are a function of the rows kept and the fit */
     }
 }
+
+/* ---------------------------------------------------------------------------
+   [ISD.INIT] reset, init and the getters
+   ------------------------------------------------------------------------ */
 
 ISDB__ONCE_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
     isdb_isd *p = (isdb_isd *)bp;
@@ -14471,7 +13787,7 @@ isdb_result isdb_isd_recompute(isdb_isd *pol) {
 #endif /* ISDB__HAS_ISD */
 #if ISDB__HAS_OPKB
 /* ---------------------------------------------------------------------------
-   Kernels, feature maps and the log-det problem of OPKB
+   [OPKB] Kernels, feature maps and the log-det problem of OPKB
    ------------------------------------------------------------------------ */
 
 ISDB__COLD isdb_result isdb_kernel_gram(isdb_kernel kernel, double length_scale, int n, int d, const double *X,
@@ -14840,7 +14156,7 @@ isdb_result isdb_opkb_solve(int n, int p, const double *Phi, const double *c, do
 }
 
 /* ---------------------------------------------------------------------------
-   OPKB / ADA-OPKB
+   [OPKB] OPKB / ADA-OPKB
    Rounds are numbered from 0 by base.t. A block ends inside the update of
    its last round, which then runs the tests of the intervals that end
    there, and either restarts the epoch or solves OP for the next block;
@@ -15613,7 +14929,7 @@ void isdb_opkb_get_solve_reports(const isdb_opkb *pol, isdb_opkb_solve_info *des
 #endif /* ISDB__HAS_OPKB */
 #if ISDB__HAS_OAM
 /* ---------------------------------------------------------------------------
-   OAM: the allocation problem (Definition 4.1) and the policy
+   [OAM] OAM: the allocation problem (Definition 4.1) and the policy
    ------------------------------------------------------------------------ */
 
 isdb_oam_problem isdb_oam_problem_init(int d, int n, const double *X, const double *gaps) {
@@ -16748,7 +16064,7 @@ uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x) {
 #endif /* ISDB__HAS_OAM */
 #if ISDB__HAS_TRACEUCB
 /* ---------------------------------------------------------------------------
-   Trace-UCB. Per model i the lower factor [[L, 0], [l^T, rho]] of
+   [TRACEUCB] Trace-UCB. Per model i the lower factor [[L, 0], [l^T, rho]] of
    sum [x; y][x; y]^T is kept by Givens rotations (a sequential QR of
    [X y]), so S = L L^T, the OLS estimate is L^-T l and RSS = rho^2; the
    exact sums S, b and y^T y serve the periodic rebuilds; the trace
@@ -17715,7 +17031,7 @@ ISDB__ONCE isdb_result isdb_snapshot_read_array(const void *buf, size_t size, co
 
 #ifndef ISDB_NO_SIM
 /* ---------------------------------------------------------------------------
-   Environments and the regret harness
+   [ENV] Environments and the regret harness
    ------------------------------------------------------------------------ */
 
 isdb_result isdb_env_next(isdb_env *e) {

@@ -197,12 +197,60 @@ check "ISDB_REAL long double does not reach the header's #error: $(head -c 300 "
     'grep -q "ISDB_REAL must be float or double" "$out/long_double.log"'
 
 # 6. The manual is an index: CONTENTS names every heading of the
-# documentation block, as written and in order.
-awk '/^#ifndef ISDBANDIT_H/ { exit } /^   [A-Z][A-Z0-9 \/-]*[A-Z]$/ { sub(/^   /, ""); print }' $h > "$out/headings.txt"
-awk '/^   CONTENTS$/ { on = 1; next } on && /^      Then the rest/ { exit }
-     on && /^         [A-Z][A-Z0-9 \/-]*[A-Z]$/ { sub(/^ +/, ""); print }' $h > "$out/contents.txt"
-check "CONTENTS does not list the manual's headings as written: $(diff "$out/contents.txt" "$out/headings.txt" | tr '\n' ' ')" \
-    '[ -s "$out/headings.txt" ] && cmp -s "$out/contents.txt" "$out/headings.txt"'
+# documentation block (a policy's with its tag).
+awk '/^#ifndef ISDBANDIT_H/ { exit } /^   (\[[A-Z.]+\] )?[A-Z][A-Z0-9 \/-]*[A-Z]$/ { sub(/^   /, ""); print }' $h > "$out/headings.txt"
+awk '/^   CONTENTS$/ { on = 1; next } on && /^   [A-Z]/ { exit } on { print }' $h > "$out/contents.txt"
+: > "$out/unlisted.txt"
+grep -vx CONTENTS "$out/headings.txt" | while read -r head; do
+    name=${head#\[*\] }
+    grep -qF -- "$name" "$out/contents.txt" || echo "$head" >> "$out/unlisted.txt"
+done
+check "CONTENTS does not list these headings of the manual: $(tr '\n' ' ' < "$out/unlisted.txt")" \
+    '[ -s "$out/headings.txt" ] && [ ! -s "$out/unlisted.txt" ]'
+
+# 6b. The manual's budget, so the lab notebook cannot creep back: the top
+# comment at most 900 lines (HISTORY included), the ADAPTIVE and ISD
+# blocks at most 120 lines each, every other policy block at most 60 (a
+# block runs from its "   [TAG] NAME" heading to the next heading), and
+# no line before HISTORY naming an issue, a 0.x.y version, a date or
+# what was tried (those go to bench/README.md or HISTORY).
+man_end=$(grep -n '^\*/' $h | head -n 1 | cut -d: -f1)
+check "the manual (top comment) is $man_end lines; its budget is 900" '[ -n "$man_end" ] && [ "$man_end" -le 900 ]'
+awk -v end="$man_end" 'NR > end { exit }
+     /^   [A-Z[][A-Za-z0-9 \/.[\]-]*$/ && !/^   [A-Z][a-z]/ { if (tag != "") print tag, NR - start; tag = ""; start = NR }
+     /^   \[[A-Z]+\] / { tag = $1 }' $h > "$out/blocks.txt"
+awk '{ cap = ($1 == "[ADAPTIVE]" || $1 == "[ISD]") ? 120 : 60; if ($2 > cap) print $1 " " $2 " lines (budget " cap ")" }' \
+    "$out/blocks.txt" > "$out/over.txt"
+check "policy blocks over their budget: $(tr '\n' ' ' < "$out/over.txt")" \
+    '[ "$(wc -l < "$out/blocks.txt")" -ge 10 ] && [ ! -s "$out/over.txt" ]'
+hist=$(grep -n '^   HISTORY *$' $h | head -n 1 | cut -d: -f1)
+sed -n "1,${hist:-$man_end}p" $h | grep -niE 'issue [0-9]|\b0\.[0-9]+\.[0-9]+\b|\btried\b|20[0-9]{2}-[0-9]{2}-[0-9]{2}' > "$out/notebook.txt"
+check "the manual before HISTORY names issues, versions, dates or what was tried: $(head -c 300 "$out/notebook.txt")" \
+    '[ -n "$hist" ] && [ ! -s "$out/notebook.txt" ]'
+
+# 6c. One tag per part: every [TAG] listed in CONTENTS occurs in the code
+# (after the manual); a policy's tag at its manual block heading and at
+# least at its declarations and implementation banners (three times
+# outside CONTENTS).
+grep -oE '\[[A-Z][A-Z.]*\]' "$out/contents.txt" | sort -u > "$out/tags.txt"
+: > "$out/tags_missing.txt"
+cstart=$(grep -n '^   CONTENTS$' $h | cut -d: -f1)
+cend=$((cstart + $(wc -l < "$out/contents.txt")))
+while read -r tag; do
+    code=$(tail -n +$((man_end + 1)) $h | grep -cF -- "$tag")
+    man=$(sed -n "$((cend + 1)),${man_end}p" $h | awk -v t="   $tag " 'index($0, t) == 1' | wc -l)
+    case " LINUCB SWUCB DLINUCB LINTS BOB ADAPTIVE ISD OPKB OAM TRACEUCB " in
+        *" $(echo "$tag" | tr -d '[]') "*)
+            [ "$man" -ge 1 ] && [ "$code" -ge 2 ] || echo "$tag (manual heading $man, code $code)" ;;
+        *) [ "$code" -ge 1 ] || echo "$tag (code $code)" ;;
+    esac >> "$out/tags_missing.txt"
+done < "$out/tags.txt"
+check "tags in CONTENTS missing from the manual or the code: $(tr '\n' ' ' < "$out/tags_missing.txt")" \
+    '[ "$(wc -l < "$out/tags.txt")" -ge 20 ] && [ ! -s "$out/tags_missing.txt" ]'
+for tag in LINUCB SWUCB DLINUCB LINTS BOB ADAPTIVE ISD OPKB OAM TRACEUCB; do
+    grep -qx "\[$tag\]" "$out/tags.txt" || echo "[$tag]"
+done > "$out/policy_tags.txt"
+check "policy tags not in CONTENTS: $(tr '\n' ' ' < "$out/policy_tags.txt")" '[ ! -s "$out/policy_tags.txt" ]'
 
 # 7. The top level is the design card's: the header, its docs and the
 # four folders (cross-compiled checks live under tests/).
