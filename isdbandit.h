@@ -6860,16 +6860,20 @@ ISDB__CALL_PRIVATE isdb_real isdb__ser_cfg_real(isdb_ser *s, const char *name, i
    present), compared value by value on checking; on taking, copied to
    s->find_out when it is the field s->find_name asks for. Returns the
    pointer the config holds after the step (NULL when taking). */
-ISDB__ONCE_PRIVATE const isdb_real *isdb__ser_cfg_array(isdb_ser *s, const char *name, const isdb_real *v, int n) {
-    int i, present = isdb__ser_cfg_int(s, name, v != NULL), found = s->mode == ISDB__SER_TAKE && s->find_name;
+ISDB__ONCE_PRIVATE const isdb_real *isdb__ser_cfg_array(isdb_ser *s, const char *name, const isdb_real *v, int64_t n) {
+    int64_t i;
+    int present = isdb__ser_cfg_int(s, name, v != NULL), found = s->mode == ISDB__SER_TAKE && s->find_name;
     /* the names compared here, not with strcmp: the library links only
        memcpy, memset and memcmp of libc */
     for (i = 0; found && (name[i] || s->find_name[i]); ++i) found = name[i] == s->find_name[i];
     if (s->mode == ISDB__SER_TAKE) {
+        /* a taken length comes from unchecked fields: no more than the
+           stream holds */
+        if (present && (n < 0 || (uint64_t)n > (s->end - s->pos) / 8)) s->failed = 1;
         if (found) s->find_count = present ? (size_t)n : 0;
-        for (i = 0; present && i < n; ++i) {
+        for (i = 0; present && !s->failed && i < n; ++i) {
             isdb_real x = isdb__ser_cfg_real(s, name, 0);
-            if (found && (size_t)i < s->find_cap) s->find_out[i] = x;
+            if (found && (uint64_t)i < s->find_cap) s->find_out[i] = x;
         }
         return NULL;
     }
@@ -11711,10 +11715,10 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
     X(ARRAY, const double *, R0, R0, 1)                                                              \
     X(ARRAY, const double *, U_inv, NULL, 1)                                                         \
     X(ARRAY, const double *, beta_inv, NULL, 1)
-#define ISDB__ARRAY_LEN_X0(c) ((c)->n_offline * (c)->d)
-#define ISDB__ARRAY_LEN_R0(c) ((c)->n_offline)
-#define ISDB__ARRAY_LEN_U_inv(c) ((c)->d * (c)->p_inv)
-#define ISDB__ARRAY_LEN_beta_inv(c) ((c)->d)
+#define ISDB__ARRAY_LEN_X0(c) ((int64_t)(c)->n_offline * (int64_t)(c)->d)
+#define ISDB__ARRAY_LEN_R0(c) ((int64_t)(c)->n_offline)
+#define ISDB__ARRAY_LEN_U_inv(c) ((int64_t)(c)->d * (int64_t)(c)->p_inv)
+#define ISDB__ARRAY_LEN_beta_inv(c) ((int64_t)(c)->d)
 
 ISDB__ONCE isdb_isd_config isdb_isd_config_init(int d, int max_arms, int n_offline, const double *X0, const double *R0) {
     isdb_isd_config c;
@@ -14280,8 +14284,8 @@ ISDB__PRIVATE int isdb__opkb_pmax(const isdb_opkb_config *c) {
     X(INT, int, solver_max_iter, 200, isdb__want_int(why, c->solver_max_iter, "solver_max_iter", 1, INT_MAX, ">= 1")) \
     X(ARRAY, const double *, arms, NULL, 1)                                                          \
     X(ARRAY, const double *, gram, NULL, 1)
-#define ISDB__ARRAY_LEN_arms(c) ((c)->n_arms * (c)->d)
-#define ISDB__ARRAY_LEN_gram(c) ((c)->n_arms * (c)->n_arms)
+#define ISDB__ARRAY_LEN_arms(c) ((int64_t)(c)->n_arms * (int64_t)(c)->d)
+#define ISDB__ARRAY_LEN_gram(c) ((int64_t)(c)->n_arms * (int64_t)(c)->n_arms)
 
 ISDB__ONCE isdb_opkb_config isdb_opkb_config_init(int d, int n_arms, double horizon) {
     isdb_opkb_config c;
@@ -16108,9 +16112,9 @@ uint64_t isdb_oam_get_pulls(const isdb_oam *pol, const double *x) {
     X(ARRAY, const double *, Sigma, NULL, 1)                                                         \
     X(ARRAY, const double *, weights, NULL, 1)                                                       \
     X(ARRAY, const double *, noise_var, NULL, 1)
-#define ISDB__ARRAY_LEN_Sigma(c) ((c)->d * (c)->d)
-#define ISDB__ARRAY_LEN_weights(c) ((c)->m)
-#define ISDB__ARRAY_LEN_noise_var(c) ((c)->m)
+#define ISDB__ARRAY_LEN_Sigma(c) ((int64_t)(c)->d * (int64_t)(c)->d)
+#define ISDB__ARRAY_LEN_weights(c) ((int64_t)(c)->m)
+#define ISDB__ARRAY_LEN_noise_var(c) ((int64_t)(c)->m)
 
 ISDB__ONCE isdb_traceucb_config isdb_traceucb_config_init(int d, int m) {
     isdb_traceucb_config c;

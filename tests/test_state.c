@@ -36,6 +36,7 @@
 #include "../isdbandit.h"
 #include "test.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,19 @@ static void read_array_codes(isdb_policy_kind kind, const unsigned char *buf, si
     CHECK_MSG(count > 1, "%s: read_array's count of %s", label, field);
     CHECK_RESULT(isdb_snapshot_read_array(buf, n, field, &one, 1, &count), ISDB_ERR_BUFFER_TOO_SMALL);
     CHECK_RESULT(isdb_snapshot_read_array(buf, n - 1, field, &one, 1, &count), ISDB_ERR_SNAPSHOT_TRUNCATED);
+#if !ISDB_REAL_IS_FLOAT
+    if (kind == ISDB_POLICY_ISD) {
+        /* n_offline, the list's first field after the head and the
+           generator (8 + 32 + 8 + 4 bytes past offset 48), forged to INT_MAX:
+           the log's length would pass the stream's end */
+        any_config c;
+        memcpy(bad, buf, n);
+        t_put_le(bad + 100, (uint64_t)INT_MAX, 8);
+        fix_checksum(bad, n);
+        CHECK_RESULT(isdb_snapshot_read_array(bad, n, "X0", arrays[0], MAX_ARRAY, &count), ISDB_ERR_SNAPSHOT_CORRUPT);
+        CHECK_RESULT(isdb_isd_config_from_snapshot(bad, n, &c.isd), ISDB_ERR_SNAPSHOT_CORRUPT);
+    }
+#endif
 }
 
 static isdb_result init_from(isdb_policy_kind kind, const any_config *c, void *mem) {
