@@ -14128,20 +14128,13 @@ ISDB__ONCE_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_v
     }
 }
 
-ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
-    isdb_isd *p = (isdb_isd *)bp;
+/* isdb__isd_serialize's counters: the history ring's position, the
+   recompute and monitor schedules and their tallies, the residual
+   learner's row count and the monitor's last test. */
+ISDB__ONCE_PRIVATE void isdb__isd_ser_counts(isdb_isd *p, isdb_ser *s) {
     const isdb_isd_config *c = &p->cfg;
-    int d = c->d, dd = d * d, H = c->history, q, i;
-    double logdet;
-    uint64_t mon_count, alarms, t_online;
-    isdb__isd_fit_views fit;
-    isdb__ser_gram g;
-    isdb__ser_view L, b, z, theta;
-    /* the offline rows and oracle inputs copied at init */
-    isdb__ser_cfg_u64(s, "X0", p->data_hash);
-    isdb__ser_cfg_int(s, "beta_inv", c->beta_inv != NULL);
-    fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
-    q = d - fit.p_inv;
+    int H = c->history;
+    uint64_t mon_count, alarms;
     isdb__ser_int(s, &p->hist_count, 0, H);
     isdb__ser_int(s, &p->hist_head, 0, H > 0 ? H - 1 : 0);
     isdb__ser_int(s, &p->since_recompute, 0, c->recompute_every);
@@ -14160,13 +14153,19 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
     isdb__ser_real_range(s, &p->monitor_stat, 1, 0.0, DBL_MAX);
     isdb__ser_real_range(s, &p->monitor_pvalue, 1, 0.0, 1.0);
-    /* The history holds inputs. */
-    isdb__ser_real_range(s, p->_hist_x, H * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
-    isdb__ser_real_range(s, p->_hist_y, H, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
-    /* The residual learner, in dimension q = d - p_inv (stride q): the
-       ridge's checks (isdb__ridge_serialize) against the Gram sum it keeps
-       (LINUCB: V; DISCOUNT: Vd, with Vt at most Vd; WINDOW: rows the fit
-       maps, not rebuilt here), and its estimate theta = L^-T z. */
+}
+
+/* isdb__isd_serialize's residual learner, in dimension q = d - p_inv
+   (stride q): the ridge's checks (isdb__ridge_serialize) against the Gram
+   sum it keeps (LINUCB: V; DISCOUNT: Vd, with Vt at most Vd; WINDOW: rows
+   the fit maps, not rebuilt here), and its estimate theta = L^-T z, whose
+   view it returns. */
+ISDB__ONCE_PRIVATE isdb__ser_view isdb__isd_ser_residual(isdb_isd *p, isdb_ser *s, int q) {
+    const isdb_isd_config *c = &p->cfg;
+    int d = c->d, dd = d * d, i;
+    double logdet;
+    isdb__ser_gram g;
+    isdb__ser_view L, b, z, theta;
     L = isdb__ser_view_real(s, p->_res.L, dd);
     isdb__ser_check_lower(s, L, q, q, 1);
     isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_res.inv_diag, d), q, q);
@@ -14201,9 +14200,15 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
                 isdb__ser_require(s, isdb__sv(Vt, i * q + i) <= (1.0 + ISDB__SER_TOL) * isdb__sv(g.A, i * q + i));
     }
     isdb__ser_check_inverse(s, L, q, q, c->lambda, p->_res.work);
-    isdb__isd_check_gamma(s, &fit, theta, isdb__ser_view_real(s, p->_gamma, d), d);
-    /* The learners below count the log's rows too. */
-    t_online = s->t;
+    return theta;
+}
+
+/* isdb__isd_serialize's adaptive learners, which count the log's rows
+   too: the residual learner when it is the adaptive policy (in the
+   snapshot's p_res = q), and the guard's (in dimension d). */
+ISDB__ONCE_PRIVATE void isdb__isd_ser_adaptive(isdb_isd *p, isdb_ser *s, int q) {
+    const isdb_isd_config *c = &p->cfg;
+    uint64_t t_online = s->t;
     s->t += (uint64_t)isdb__isd_warm_rows(c);
     if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
         /* the adaptive policy's own walk, in the snapshot's p_res (the
@@ -14227,16 +14232,44 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
         isdb__adaptive_serialize(&p->_shadow.base, s);
     }
     s->t = t_online;
-    if (isdb__ser_storing(s)) {
-        if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
-            isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
-            isdb__isd_update_gamma(p);
-        }
-        p->_res.d = q;
-        p->_res.refresh = isdb__isd_refresh(c, q);
-        isdb__isd_fit_quad(d, &p->_fit);
-        isdb__isd_mon_rebuild(p); /* the pieces are a function of the rows kept and the fit */
+}
+
+/* After isdb__isd_serialize has stored a snapshot into p: what is a
+   function of the stored state (the adaptive residual learner's theta
+   and gamma, the ridge's dimension q and refresh, the fit's quadratic
+   form, the monitor's pieces). */
+ISDB__ONCE_PRIVATE void isdb__isd_ser_stored(isdb_isd *p, int q) {
+    const isdb_isd_config *c = &p->cfg;
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
+        isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
+        isdb__isd_update_gamma(p);
     }
+    p->_res.d = q;
+    p->_res.refresh = isdb__isd_refresh(c, q);
+    isdb__isd_fit_quad(c->d, &p->_fit);
+    isdb__isd_mon_rebuild(p); /* the pieces are a function of the rows kept and the fit */
+}
+
+ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_isd *p = (isdb_isd *)bp;
+    const isdb_isd_config *c = &p->cfg;
+    int d = c->d, H = c->history, q;
+    isdb__isd_fit_views fit;
+    isdb__ser_view theta;
+    /* the offline rows and oracle inputs copied at init */
+    isdb__ser_cfg_u64(s, "X0", p->data_hash);
+    isdb__ser_cfg_int(s, "beta_inv", c->beta_inv != NULL);
+    fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
+    q = d - fit.p_inv;
+    isdb__isd_ser_counts(p, s);
+    /* The history holds inputs. */
+    isdb__ser_real_range(s, p->_hist_x, H * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    isdb__ser_real_range(s, p->_hist_y, H, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    theta = isdb__isd_ser_residual(p, s, q);
+    isdb__isd_check_gamma(s, &fit, theta, isdb__ser_view_real(s, p->_gamma, d), d);
+    /* The learners below count the log's rows too. */
+    isdb__isd_ser_adaptive(p, s, q);
+    if (isdb__ser_storing(s)) isdb__isd_ser_stored(p, q);
 }
 
 ISDB__ONCE_PRIVATE void isdb__isd_reset(isdb_policy *bp) {
