@@ -1874,6 +1874,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_feature_map_build isdb_feature_map_build_f32
 #define isdb_feature_map_work_size isdb_feature_map_work_size_f32
 #define isdb_init_check isdb_init_check_f32
+#define isdb_isd_block_test isdb_isd_block_test_f32
 #define isdb_isd_config_check isdb_isd_config_check_f32
 #define isdb_isd_config_from_snapshot isdb_isd_config_from_snapshot_f32
 #define isdb_isd_config_init isdb_isd_config_init_f32
@@ -1978,6 +1979,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_opkb_get_epoch isdb_opkb_get_epoch_f32
 #define isdb_opkb_get_epoch_start isdb_opkb_get_epoch_start_f32
 #define isdb_opkb_get_feature_dim isdb_opkb_get_feature_dim_f32
+#define isdb_opkb_get_features isdb_opkb_get_features_f32
 #define isdb_opkb_get_gamma isdb_opkb_get_gamma_f32
 #define isdb_opkb_get_gaps isdb_opkb_get_gaps_f32
 #define isdb_opkb_get_last_test isdb_opkb_get_last_test_f32
@@ -3175,6 +3177,20 @@ ISDB_API size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options
    when the JBD did not converge. X and y are not changed. */
 ISDB_API isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
                                        isdb_isd_fit *fit, double *work);
+/* The invariance test of isdb_isd_estimate on a decomposition the caller
+   gives (the truth in a simulation, or a fit's blocks regrouped): U (p x
+   p, orthonormal columns) in n_blocks blocks of consecutive columns,
+   sizes[b] >= 1 columns each, p in all. pval[b] receives block b's
+   p-value over opt's segments of the n rows (X: n x p, y: n), or -1 when
+   untestable, as isdb_isd_fit.pvalue. opt->basis_error 1 allows the
+   leakage of a fitted basis's error (from opt's window covariances of X);
+   0 takes U as exact. opt->rule is not used. work:
+   isdb_isd_estimate_work_size(p, n, opt) doubles. ISDB_ERR_INVALID_ARG
+   for the sizes and options isdb_isd_estimate refuses and for sizes that
+   do not add up to p; X, y and U must be finite inputs. */
+ISDB_API isdb_result isdb_isd_block_test(int p, int n, const double *X, const double *y, const double *U,
+                                         const int *sizes, int n_blocks, const isdb_isd_options *opt, double *pval,
+                                         double *work);
 
 /* ---------------------------------------------------------------------------
    ISD-linUCB, part 2: the policy (Algorithm 1 of Lazzaretto, Peters,
@@ -3582,6 +3598,9 @@ ISDB_API double isdb_opkb_get_gamma(const isdb_opkb *pol);
 ISDB_API uint64_t isdb_opkb_get_block_length(const isdb_opkb *pol);
 ISDB_API double isdb_opkb_get_alpha(const isdb_opkb *pol);
 ISDB_API int isdb_opkb_get_feature_dim(const isdb_opkb *pol);
+/* The feature map phi(x_a) of every arm, the rows the estimates use: N x
+   p into out (p = isdb_opkb_get_feature_dim), row a for arm a. */
+ISDB_API void isdb_opkb_get_features(const isdb_opkb *pol, double *out);
 /* pi(X) (N), strategy P(m) of this epoch (m <= block), and the gap estimate
    of C(block - 1) that made the current strategy (zeros in block 0). */
 ISDB_API void isdb_opkb_get_design(const isdb_opkb *pol, double *out);
@@ -12297,6 +12316,32 @@ ISDB__COLD_PRIVATE int isdb__isd_invariant_first(int p, const isdb_isd_options *
     return q;
 }
 
+ISDB__COLD isdb_result isdb_isd_block_test(int p, int n, const double *X, const double *y, const double *U,
+                                           const int *sizes, int n_blocks, const isdb_isd_options *opt, double *pval,
+                                           double *work) {
+    isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
+    isdb__isd_dims dm;
+    isdb__isd_work w;
+    isdb_result r;
+    int b, total = 0;
+    if (!X || !y || !U || !sizes || !pval || !work || !isdb__isd_resolve(p, n, &o, &dm) || n_blocks < 1 ||
+        n_blocks > p)
+        return ISDB_ERR_INVALID_ARG;
+    for (b = 0; b < n_blocks; ++b) {
+        if (sizes[b] < 1 || sizes[b] > p - total) return ISDB_ERR_INVALID_ARG;
+        total += sizes[b];
+    }
+    if (total != p) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(X, n * p)) != ISDB_OK || (r = isdb__check_input(y, n)) != ISDB_OK ||
+        (r = isdb__check_input(U, p * p)) != ISDB_OK)
+        return r;
+    isdb__isd_layout(&dm, work, &w);
+    if (o.basis_error) isdb__isd_window_covs(&dm, X, o.center, &w);
+    isdb__isd_block_test(&dm, X, y, o.basis_error ? w.C : NULL, U, sizes, n_blocks, o.intercept, o.basis_error, &w,
+                         pval);
+    return ISDB_OK;
+}
+
 ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
                               isdb_isd_fit *fit, double *work) {
     isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
@@ -15624,6 +15669,7 @@ double isdb_opkb_get_gamma(const isdb_opkb *pol) { return pol->gamma; }
 uint64_t isdb_opkb_get_block_length(const isdb_opkb *pol) { return pol->E; }
 double isdb_opkb_get_alpha(const isdb_opkb *pol) { return pol->alpha; }
 int isdb_opkb_get_feature_dim(const isdb_opkb *pol) { return pol->p; }
+void isdb_opkb_get_features(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms * pol->p, pol->_phi, out); }
 void isdb_opkb_get_design(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms, pol->_pi, out); }
 
 ISDB__COLD isdb_result isdb_opkb_get_strategy(const isdb_opkb *pol, int m, double *out) {
