@@ -893,7 +893,8 @@
              New: explain for LinTS and BOB; the environments'
              init_preallocated; isdb_snapshot_read_info,
              config_from_snapshot, isdb_snapshot_read_array,
-             isdb_policy_check_load. The demo's CSVs are 0.8.2's.
+             isdb_policy_check_load, isdb_isd_block_test,
+             isdb_opkb_get_features. The demo's CSVs are 0.8.2's.
 */
 
 #ifndef ISDBANDIT_H
@@ -1117,6 +1118,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_feature_map_build isdb_feature_map_build_f32
 #define isdb_feature_map_work_size isdb_feature_map_work_size_f32
 #define isdb_init_check isdb_init_check_f32
+#define isdb_isd_block_test isdb_isd_block_test_f32
 #define isdb_isd_config_check isdb_isd_config_check_f32
 #define isdb_isd_config_from_snapshot isdb_isd_config_from_snapshot_f32
 #define isdb_isd_config_init isdb_isd_config_init_f32
@@ -1221,6 +1223,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_opkb_get_epoch isdb_opkb_get_epoch_f32
 #define isdb_opkb_get_epoch_start isdb_opkb_get_epoch_start_f32
 #define isdb_opkb_get_feature_dim isdb_opkb_get_feature_dim_f32
+#define isdb_opkb_get_features isdb_opkb_get_features_f32
 #define isdb_opkb_get_gamma isdb_opkb_get_gamma_f32
 #define isdb_opkb_get_gaps isdb_opkb_get_gaps_f32
 #define isdb_opkb_get_last_test isdb_opkb_get_last_test_f32
@@ -2432,6 +2435,20 @@ ISDB_API size_t isdb_isd_estimate_work_size(int p, int n, const isdb_isd_options
    when the JBD did not converge. X and y are not changed. */
 ISDB_API isdb_result isdb_isd_estimate(int p, int n, const double *X, const double *y, const isdb_isd_options *opt,
                                        isdb_isd_fit *fit, double *work);
+/* The invariance test of isdb_isd_estimate on a decomposition the caller
+   gives (the truth in a simulation, or a fit's blocks regrouped): U (p x
+   p, orthonormal columns) in n_blocks blocks of consecutive columns,
+   sizes[b] >= 1 columns each, p in all. pval[b] receives block b's
+   p-value over opt's segments of the n rows (X: n x p, y: n), or -1 when
+   untestable, as isdb_isd_fit.pvalue. opt->basis_error 1 allows the
+   leakage of a fitted basis's error (from opt's window covariances of X);
+   0 takes U as exact. opt->rule is not used. work:
+   isdb_isd_estimate_work_size(p, n, opt) doubles. ISDB_ERR_INVALID_ARG
+   for the sizes and options isdb_isd_estimate refuses and for sizes that
+   do not add up to p; X, y and U must be finite inputs. */
+ISDB_API isdb_result isdb_isd_block_test(int p, int n, const double *X, const double *y, const double *U,
+                                         const int *sizes, int n_blocks, const isdb_isd_options *opt, double *pval,
+                                         double *work);
 
 /* ---------------------------------------------------------------------------
    [ISD] ISD-linUCB, part 2: the policy (Algorithm 1 of Lazzaretto, Peters,
@@ -2838,6 +2855,9 @@ ISDB_API double isdb_opkb_get_gamma(const isdb_opkb *pol);
 ISDB_API uint64_t isdb_opkb_get_block_length(const isdb_opkb *pol);
 ISDB_API double isdb_opkb_get_alpha(const isdb_opkb *pol);
 ISDB_API int isdb_opkb_get_feature_dim(const isdb_opkb *pol);
+/* The feature map phi(x_a) of every arm, the rows the estimates use: N x
+   p into out (p = isdb_opkb_get_feature_dim), row a for arm a. */
+ISDB_API void isdb_opkb_get_features(const isdb_opkb *pol, double *out);
 /* pi(X) (N), strategy P(m) of this epoch (m <= block), and the gap estimate
    of C(block - 1) that made the current strategy (zeros in block 0). */
 ISDB_API void isdb_opkb_get_design(const isdb_opkb *pol, double *out);
@@ -11429,6 +11449,230 @@ ISDB__COLD_PRIVATE double isdb__isd_cov_spread(const isdb__isd_dims *dm, int cen
     return noise > 0.0 ? ss / noise : 0.0;
 }
 
+/* Step 1 of isdb_isd_estimate, the environments: the covariance of each
+   of the m windows of l rows of X into w->C (m p x p, both triangles),
+   about the window's mean when `center` (divided by l - 1, else by l).
+   w->v1: the mean. */
+ISDB__COLD_PRIVATE void isdb__isd_window_covs(const isdb__isd_dims *dm, const double *X, int center, isdb__isd_work *w) {
+    int p = dm->p, pp = p * p, k, i, j;
+    for (k = 0; k < dm->m; ++k) {
+        int st = isdb__isd_start(k, dm->m, dm->n, dm->l), rr;
+        double *Ck = w->C + k * pp, *mu = w->v1;
+        isdb__zero(p, mu);
+        if (center) {
+            for (rr = st; rr < st + dm->l; ++rr)
+                for (i = 0; i < p; ++i) mu[i] += X[rr * p + i];
+            for (i = 0; i < p; ++i) mu[i] /= (double)dm->l;
+        }
+        isdb__zero(pp, Ck);
+        for (rr = st; rr < st + dm->l; ++rr) {
+            const double *x = X + rr * p;
+            for (i = 0; i < p; ++i)
+                for (j = 0; j <= i; ++j) Ck[i * p + j] += (x[i] - mu[i]) * (x[j] - mu[j]);
+        }
+        for (i = 0; i < p; ++i)
+            for (j = 0; j <= i; ++j) {
+                Ck[i * p + j] /= (double)(center ? dm->l - 1 : dm->l);
+                Ck[j * p + i] = Ck[i * p + j];
+            }
+    }
+}
+
+/* Step 3 of isdb_isd_estimate: each window's least-squares slope in the
+   coordinates of U's columns (w->gt, m x p), then the statistic T_b of
+   each of the nb blocks (`sizes`) into stat: the fit of the block's
+   slope averaged over the windows, on every row. */
+ISDB__COLD_PRIVATE void isdb__isd_block_stats(const isdb__isd_dims *dm, const double *X, const double *y, int intercept,
+                                         const double *U, const int *sizes, int nb, isdb__isd_work *w,
+                                         double *stat) {
+    int p = dm->p, n = dm->n, k, b, i, j, off;
+    for (k = 0; k < dm->m; ++k) {
+        int st = isdb__isd_start(k, dm->m, n, dm->l);
+        isdb__isd_normal(p, X, y, st, st + dm->l, 0, 0, intercept, w->G, w->v2, w->v1);
+        isdb__sym_solve(p, w->G, w->v2, w->v3, w->L);
+        for (j = 0; j < p; ++j) {
+            double s = 0.0;
+            for (i = 0; i < p; ++i) s += U[i * p + j] * w->v3[i];
+            w->gt[k * p + j] = s;
+        }
+    }
+    for (b = 0, off = 0; b < nb; off += sizes[b++]) {
+        double *v = w->v1;
+        isdb__zero(p, v);
+        for (j = off; j < off + sizes[b]; ++j) {
+            double mu = 0.0;
+            for (k = 0; k < dm->m; ++k) mu += w->gt[k * p + j];
+            mu /= (double)dm->m;
+            for (i = 0; i < p; ++i) v[i] += U[i * p + j] * mu;
+        }
+        for (i = 0; i < n; ++i) w->f[i] = isdb__dot(p, X + i * p, v);
+        stat[b] = isdb__isd_stat(dm, y, w->f);
+    }
+}
+
+/* Step 4 of isdb_isd_estimate, the candidates: the nb statistics and an
+   appended 1 (index nb) into w->cand, and their order ascending (stable)
+   into w->ord. Returns their count, nb + 1. */
+ISDB__COLD_PRIVATE int isdb__isd_sort_candidates(const double *stat, int nb, isdb__isd_work *w) {
+    int nc = nb + 1, i, j;
+    for (j = 0; j < nb; ++j) w->cand[j] = stat[j];
+    w->cand[nb] = 1.0;
+    for (j = 0; j < nc; ++j) w->ord[j] = (double)j;
+    for (j = 1; j < nc; ++j) {
+        double key = w->ord[j];
+        i = j - 1;
+        while (i >= 0 && w->cand[(int)w->ord[i]] > w->cand[(int)key]) {
+            w->ord[i + 1] = w->ord[i];
+            --i;
+        }
+        w->ord[i + 1] = key;
+    }
+    return nc;
+}
+
+/* Step 4 of isdb_isd_estimate, cross-validated: each fold's training
+   normal equations (the rows outside the fold; w->fG, w->fc), then the
+   cross-validation scores of each of the nc candidate thresholds in
+   ascending order (w->fsc per fold, w->xv, w->se, w->mn). A threshold
+   that keeps as many coordinates as the one before keeps the same
+   (nested) set and copies its scores. */
+ISDB__COLD_PRIVATE void isdb__isd_cv_path(const isdb__isd_dims *dm, const double *X, const double *y,
+                                     const isdb_isd_fit *fit, int nb, int nc, int intercept, isdb__isd_work *w) {
+    int p = dm->p, pp = p * p, k, b, jj, prev_q = -1;
+    for (k = 0; k < dm->k; ++k) {
+        int st = isdb__isd_start(k, dm->k, dm->n, dm->F);
+        isdb__isd_normal(p, X, y, 0, st, st + dm->F, dm->n, intercept, w->fG + k * pp, w->fc + k * p, w->v1);
+    }
+    for (jj = 0; jj < nc; ++jj) {
+        double th = w->cand[(int)w->ord[jj]];
+        int cnt = 0;
+        for (b = 0; b < nb; ++b)
+            if (fit->stat[b] < th) cnt += fit->sizes[b];
+        if (cnt == prev_q) {
+            /* Nested sets: the same size is the same set. */
+            isdb__copy(dm->k, w->fsc + (jj - 1) * dm->k, w->fsc + jj * dm->k);
+            w->xv[jj] = w->xv[jj - 1];
+            w->se[jj] = w->se[jj - 1];
+            w->mn[jj] = w->mn[jj - 1];
+            continue;
+        }
+        prev_q = cnt;
+        isdb__isd_cv(dm, X, y, fit->U, fit->sizes, fit->stat, nb, th, intercept, w, w->flags, w->fsc + jj * dm->k,
+                     &w->xv[jj], &w->se[jj], &w->mn[jj]);
+    }
+}
+
+/* Step 5 of isdb_isd_estimate, the selection: the threshold theta* of the
+   cross-validated rules (the candidate with the smallest statistic whose
+   score is within the one-SE slack of the best; 0 when no block's
+   candidate has a positive mean score). From w's scores of
+   isdb__isd_cv_path over the nc candidates. */
+ISDB__COLD_PRIVATE double isdb__isd_select_threshold(const isdb__isd_dims *dm, isdb_isd_selection one_se, int nb,
+                                                int nc, const isdb__isd_work *w) {
+    int all_nonpos = 1, jj, jstar = 0;
+    for (jj = 0; jj < nc; ++jj)
+        if ((int)w->ord[jj] != nb && w->mn[jj] > 0.0) all_nonpos = 0;
+    if (all_nonpos) return 0.0;
+    for (jj = 1; jj < nc; ++jj)
+        if (w->xv[jj] > w->xv[jstar]) jstar = jj;
+    for (jj = 0; jj <= jstar; ++jj) {
+        double slack = 0.0;
+        if (one_se == ISDB_ISD_ONE_SE_UNPAIRED) {
+            slack = w->se[jstar];
+        } else if (one_se == ISDB_ISD_ONE_SE_PAIRED) {
+            /* Standard error of the mean per-fold difference to
+               the best candidate. */
+            double md = 0.0, vd = 0.0;
+            int f;
+            for (f = 0; f < dm->k; ++f) md += w->fsc[jj * dm->k + f] - w->fsc[jstar * dm->k + f];
+            md /= (double)dm->k;
+            for (f = 0; f < dm->k; ++f) {
+                double dd = w->fsc[jj * dm->k + f] - w->fsc[jstar * dm->k + f] - md;
+                vd += dd * dd;
+            }
+            slack = sqrt(vd / (double)dm->k) / sqrt((double)dm->k);
+        }
+        if (w->xv[jj] >= w->xv[jstar] - slack) return w->cand[(int)w->ord[jj]];
+    }
+    return 0.0;
+}
+
+/* The final decomposition of isdb_isd_estimate, invariant blocks first:
+   each of the nb blocks called invariant or not by o's rule (the
+   statistic below th_star, the p-value w->pv above the level, or both;
+   with force_residual, the block least like invariant is made residual
+   if all passed), then U's columns, sizes, stat, pvalue and invariant of
+   fit reordered so that the invariant blocks come first, each group in
+   its old order. Returns p_inv. The candidates' arrays of w hold the
+   copies (free by now). */
+ISDB__COLD_PRIVATE int isdb__isd_invariant_first(int p, const isdb_isd_options *o, double th_star, int nb,
+                                            isdb_isd_fit *fit, isdb__isd_work *w) {
+    double *tmp_sizes = w->cand, *tmp_stat = w->xv, *tmp_pv = w->mn, *inv = w->se; /* p + 1 doubles each */
+    int b, q, pass, pos = 0;
+    for (b = 0; b < nb; ++b) {
+        int pass_cv = fit->stat[b] < th_star, pass_test = w->pv[b] > o->level;
+        tmp_sizes[b] = (double)fit->sizes[b];
+        tmp_stat[b] = fit->stat[b];
+        tmp_pv[b] = w->pv[b];
+        if (o->rule == ISDB_ISD_RULE_TEST)
+            inv[b] = pass_test ? 1.0 : 0.0;
+        else if (o->rule == ISDB_ISD_RULE_CV)
+            inv[b] = pass_cv ? 1.0 : 0.0;
+        else
+            inv[b] = pass_cv && pass_test ? 1.0 : 0.0;
+    }
+    if (o->force_residual) {
+        int all = 1, force;
+        for (b = 0; b < nb; ++b)
+            if (inv[b] == 0.0) all = 0;
+        if (all && nb > 0) {
+            force = 0;
+            for (b = 1; b < nb; ++b)
+                if (o->rule == ISDB_ISD_RULE_CV ? tmp_stat[b] > tmp_stat[force] : tmp_pv[b] < tmp_pv[force])
+                    force = b;
+            inv[force] = 0.0;
+        }
+    }
+    q = isdb__isd_order(p, fit->U, fit->sizes, nb, inv, w->Uo);
+    for (pass = 1; pass >= 0; --pass)
+        for (b = 0; b < nb; ++b) {
+            if ((inv[b] != 0.0) != (pass == 1)) continue;
+            fit->sizes[pos] = (int)tmp_sizes[b];
+            fit->stat[pos] = tmp_stat[b];
+            if (fit->pvalue) fit->pvalue[pos] = tmp_pv[b];
+            fit->invariant[pos] = pass;
+            ++pos;
+        }
+    isdb__copy(p * p, w->Uo, fit->U);
+    return q;
+}
+
+ISDB__COLD isdb_result isdb_isd_block_test(int p, int n, const double *X, const double *y, const double *U,
+                                           const int *sizes, int n_blocks, const isdb_isd_options *opt, double *pval,
+                                           double *work) {
+    isdb_isd_options o = opt ? *opt : isdb_isd_options_init();
+    isdb__isd_dims dm;
+    isdb__isd_work w;
+    isdb_result r;
+    int b, total = 0;
+    if (!X || !y || !U || !sizes || !pval || !work || !isdb__isd_resolve(p, n, &o, &dm) || n_blocks < 1 ||
+        n_blocks > p)
+        return ISDB_ERR_INVALID_ARG;
+    for (b = 0; b < n_blocks; ++b) {
+        if (sizes[b] < 1 || sizes[b] > p - total) return ISDB_ERR_INVALID_ARG;
+        total += sizes[b];
+    }
+    if (total != p) return ISDB_ERR_INVALID_ARG;
+    if ((r = isdb__check_input(X, n * p)) != ISDB_OK || (r = isdb__check_input(y, n)) != ISDB_OK ||
+        (r = isdb__check_input(U, p * p)) != ISDB_OK)
+        return r;
+    isdb__isd_layout(&dm, work, &w);
+    if (o.basis_error) isdb__isd_window_covs(&dm, X, o.center, &w);
+    isdb__isd_block_test(&dm, X, y, o.basis_error ? w.C : NULL, U, sizes, n_blocks, o.intercept, o.basis_error, &w,
+                         pval);
+    return ISDB_OK;
+}
+
 /* ---------------------------------------------------------------------------
    [ISD.ESTIMATE] isdb_isd_estimate: covariances, the JBD, blocks, the decision
    ------------------------------------------------------------------------ */
@@ -11439,38 +11683,16 @@ ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const do
     isdb__isd_dims dm;
     isdb__isd_work w;
     isdb_result r, jr;
-    int pp, k, b, i, j, nb, off, nc, jj, jstar, q, force = -1, use_cv;
-    double th_star = 0.0, *inv, *tmp_sizes, *tmp_stat, *tmp_pv, spread;
+    int nb, nc, q;
+    double th_star, spread;
     if (!X || !y || !fit || !work || !fit->U || !fit->beta_inv || !fit->stat || !fit->sizes || !fit->invariant)
         return ISDB_ERR_INVALID_ARG;
     if (!isdb__isd_resolve(p, n, &o, &dm)) return ISDB_ERR_INVALID_ARG;
-    use_cv = o.rule != ISDB_ISD_RULE_TEST;
     if ((r = isdb__check_input(X, n * p)) != ISDB_OK) return r;
     if ((r = isdb__check_input(y, n)) != ISDB_OK) return r;
     isdb__isd_layout(&dm, work, &w);
-    pp = p * p;
     /* 1. Environments. */
-    for (k = 0; k < dm.m; ++k) {
-        int st = isdb__isd_start(k, dm.m, n, dm.l), rr;
-        double *Ck = w.C + k * pp, *mu = w.v1;
-        isdb__zero(p, mu);
-        if (o.center) {
-            for (rr = st; rr < st + dm.l; ++rr)
-                for (i = 0; i < p; ++i) mu[i] += X[rr * p + i];
-            for (i = 0; i < p; ++i) mu[i] /= (double)dm.l;
-        }
-        isdb__zero(pp, Ck);
-        for (rr = st; rr < st + dm.l; ++rr) {
-            const double *x = X + rr * p;
-            for (i = 0; i < p; ++i)
-                for (j = 0; j <= i; ++j) Ck[i * p + j] += (x[i] - mu[i]) * (x[j] - mu[j]);
-        }
-        for (i = 0; i < p; ++i)
-            for (j = 0; j <= i; ++j) {
-                Ck[i * p + j] /= (double)(o.center ? dm.l - 1 : dm.l);
-                Ck[j * p + i] = Ck[i * p + j];
-            }
-    }
+    isdb__isd_window_covs(&dm, X, o.center, &w);
     spread = isdb__isd_cov_spread(&dm, o.center, w.C, w.G);
     /* 2. Joint block diagonalization. */
     jr = isdb_jbd(p, dm.m, w.C, &o.jbd, fit->U, fit->sizes, w.jw, &fit->jbd);
@@ -11479,149 +11701,20 @@ ISDB__COLD isdb_result isdb_isd_estimate(int p, int n, const double *X, const do
     fit->identifiable = spread > ISDB_ISD_SPREAD_THRESHOLD;
     nb = fit->jbd.n_blocks;
     /* 3. Window slopes in U coordinates, and the statistic of each block. */
-    for (k = 0; k < dm.m; ++k) {
-        int st = isdb__isd_start(k, dm.m, n, dm.l);
-        isdb__isd_normal(p, X, y, st, st + dm.l, 0, 0, o.intercept, w.G, w.v2, w.v1);
-        isdb__sym_solve(p, w.G, w.v2, w.v3, w.L);
-        for (j = 0; j < p; ++j) {
-            double s = 0.0;
-            for (i = 0; i < p; ++i) s += fit->U[i * p + j] * w.v3[i];
-            w.gt[k * p + j] = s;
-        }
-    }
-    for (b = 0, off = 0; b < nb; off += fit->sizes[b++]) {
-        double *v = w.v1;
-        isdb__zero(p, v);
-        for (j = off; j < off + fit->sizes[b]; ++j) {
-            double mu = 0.0;
-            for (k = 0; k < dm.m; ++k) mu += w.gt[k * p + j];
-            mu /= (double)dm.m;
-            for (i = 0; i < p; ++i) v[i] += fit->U[i * p + j] * mu;
-        }
-        for (i = 0; i < n; ++i) w.f[i] = isdb__dot(p, X + i * p, v);
-        fit->stat[b] = isdb__isd_stat(&dm, y, w.f);
-    }
+    isdb__isd_block_stats(&dm, X, y, o.intercept, fit->U, fit->sizes, nb, &w, fit->stat);
     /* The invariance test of each block (all rules: its p-value is reported). */
     isdb__isd_block_test(&dm, X, y, w.C, fit->U, fit->sizes, nb, o.intercept, o.basis_error, &w, w.pv);
     /* 4. Candidates, sorted ascending (stable); the appended 1 is index nb. */
-    nc = nb + 1;
-    for (j = 0; j < nb; ++j) w.cand[j] = fit->stat[j];
-    w.cand[nb] = 1.0;
-    for (j = 0; j < nc; ++j) w.ord[j] = (double)j;
-    for (j = 1; j < nc; ++j) {
-        double key = w.ord[j];
-        i = j - 1;
-        while (i >= 0 && w.cand[(int)w.ord[i]] > w.cand[(int)key]) {
-            w.ord[i + 1] = w.ord[i];
-            --i;
-        }
-        w.ord[i + 1] = key;
+    nc = isdb__isd_sort_candidates(fit->stat, nb, &w);
+    /* 5. Selection (TEST: the level; the cross-validated rules: theta*). */
+    if (o.rule == ISDB_ISD_RULE_TEST) {
+        th_star = o.level;
+    } else {
+        isdb__isd_cv_path(&dm, X, y, fit, nb, nc, o.intercept, &w);
+        th_star = isdb__isd_select_threshold(&dm, o.one_se, nb, nc, &w);
     }
-    /* Each fold's training normal equations (the rows outside the fold). */
-    for (k = 0; use_cv && k < dm.k; ++k) {
-        int st = isdb__isd_start(k, dm.k, n, dm.F);
-        isdb__isd_normal(p, X, y, 0, st, st + dm.F, n, o.intercept, w.fG + k * pp, w.fc + k * p, w.v1);
-    }
-    {
-        int prev_q = -1;
-        for (jj = 0; use_cv && jj < nc; ++jj) {
-            double th = w.cand[(int)w.ord[jj]];
-            int cnt = 0;
-            for (b = 0; b < nb; ++b)
-                if (fit->stat[b] < th) cnt += fit->sizes[b];
-            if (cnt == prev_q) {
-                /* Nested sets: the same size is the same set. */
-                isdb__copy(dm.k, w.fsc + (jj - 1) * dm.k, w.fsc + jj * dm.k);
-                w.xv[jj] = w.xv[jj - 1];
-                w.se[jj] = w.se[jj - 1];
-                w.mn[jj] = w.mn[jj - 1];
-                continue;
-            }
-            prev_q = cnt;
-            isdb__isd_cv(&dm, X, y, fit->U, fit->sizes, fit->stat, nb, th, o.intercept, &w, w.flags,
-                         w.fsc + jj * dm.k, &w.xv[jj], &w.se[jj], &w.mn[jj]);
-        }
-    }
-    /* 5. Selection. */
-    {
-        int all_nonpos = 1;
-        for (jj = 0; use_cv && jj < nc; ++jj)
-            if ((int)w.ord[jj] != nb && w.mn[jj] > 0.0) all_nonpos = 0;
-        if (!use_cv) {
-            th_star = o.level;
-        } else if (all_nonpos) {
-            th_star = 0.0;
-        } else {
-            jstar = 0;
-            for (jj = 1; jj < nc; ++jj)
-                if (w.xv[jj] > w.xv[jstar]) jstar = jj;
-            for (jj = 0; jj <= jstar; ++jj) {
-                double slack = 0.0;
-                if (o.one_se == ISDB_ISD_ONE_SE_UNPAIRED) {
-                    slack = w.se[jstar];
-                } else if (o.one_se == ISDB_ISD_ONE_SE_PAIRED) {
-                    /* Standard error of the mean per-fold difference to
-                       the best candidate. */
-                    double md = 0.0, vd = 0.0;
-                    int f;
-                    for (f = 0; f < dm.k; ++f) md += w.fsc[jj * dm.k + f] - w.fsc[jstar * dm.k + f];
-                    md /= (double)dm.k;
-                    for (f = 0; f < dm.k; ++f) {
-                        double dd = w.fsc[jj * dm.k + f] - w.fsc[jstar * dm.k + f] - md;
-                        vd += dd * dd;
-                    }
-                    slack = sqrt(vd / (double)dm.k) / sqrt((double)dm.k);
-                }
-                if (w.xv[jj] >= w.xv[jstar] - slack) {
-                    th_star = w.cand[(int)w.ord[jj]];
-                    break;
-                }
-            }
-        }
-    }
-    /* Final decomposition: invariant blocks first. */
-    tmp_sizes = w.cand; /* p + 1 doubles each, free now */
-    tmp_stat = w.xv;
-    tmp_pv = w.mn;
-    inv = w.se;
-    for (b = 0; b < nb; ++b) {
-        int pass_cv = fit->stat[b] < th_star, pass_test = w.pv[b] > o.level;
-        tmp_sizes[b] = (double)fit->sizes[b];
-        tmp_stat[b] = fit->stat[b];
-        tmp_pv[b] = w.pv[b];
-        if (o.rule == ISDB_ISD_RULE_TEST)
-            inv[b] = pass_test ? 1.0 : 0.0;
-        else if (o.rule == ISDB_ISD_RULE_CV)
-            inv[b] = pass_cv ? 1.0 : 0.0;
-        else
-            inv[b] = pass_cv && pass_test ? 1.0 : 0.0;
-    }
-    if (o.force_residual) {
-        int all = 1;
-        for (b = 0; b < nb; ++b)
-            if (inv[b] == 0.0) all = 0;
-        if (all && nb > 0) {
-            force = 0;
-            for (b = 1; b < nb; ++b)
-                if (o.rule == ISDB_ISD_RULE_CV ? tmp_stat[b] > tmp_stat[force] : tmp_pv[b] < tmp_pv[force])
-                    force = b;
-            inv[force] = 0.0;
-        }
-    }
-    q = isdb__isd_order(p, fit->U, fit->sizes, nb, inv, w.Uo);
-    {
-        int pass, pos = 0;
-        for (pass = 1; pass >= 0; --pass)
-            for (b = 0; b < nb; ++b) {
-                if ((inv[b] != 0.0) != (pass == 1)) continue;
-                fit->sizes[pos] = (int)tmp_sizes[b];
-                fit->stat[pos] = tmp_stat[b];
-                if (fit->pvalue) fit->pvalue[pos] = tmp_pv[b];
-                fit->invariant[pos] = pass;
-                ++pos;
-            }
-    }
-    isdb__copy(pp, w.Uo, fit->U);
+    /* Final decomposition: invariant blocks first, beta_inv on them. */
+    q = isdb__isd_invariant_first(p, &o, th_star, nb, fit, &w);
     isdb__isd_normal(p, X, y, 0, n, 0, 0, o.intercept, w.G, w.v1, w.v2);
     isdb__isd_subspace_ols(p, w.G, w.v1, fit->U, 0, q, fit->beta_inv, w.T, w.L, w.Uo, w.v3, w.v4);
     fit->n_blocks = nb;
@@ -13450,17 +13543,13 @@ ISDB__ONCE_PRIVATE void isdb__isd_check_gamma(isdb_ser *s, const isdb__isd_fit_v
     }
 }
 
-ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
-    isdb_isd *p = (isdb_isd *)bp;
+/* isdb__isd_serialize's counters: the history ring's position, the
+   recompute and monitor schedules and their tallies, the residual
+   learner's row count and the monitor's last test. */
+ISDB__ONCE_PRIVATE void isdb__isd_ser_counts(isdb_isd *p, isdb_ser *s) {
     const isdb_isd_config *c = &p->cfg;
-    int d = c->d, dd = d * d, H = c->history, q, i;
-    double logdet;
-    uint64_t mon_count, alarms, t_online;
-    isdb__isd_fit_views fit;
-    isdb__ser_gram g;
-    isdb__ser_view L, b, z, theta;
-    fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
-    q = d - fit.p_inv;
+    int H = c->history;
+    uint64_t mon_count, alarms;
     isdb__ser_int(s, &p->hist_count, 0, H);
     isdb__ser_int(s, &p->hist_head, 0, H > 0 ? H - 1 : 0);
     isdb__ser_int(s, &p->since_recompute, 0, c->recompute_every);
@@ -13479,13 +13568,19 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__ser_count(s, &p->n_res, c->learner == ISDB_ISD_RES_WINDOW ? (double)c->window : 9007199254740992.0);
     isdb__ser_real_range(s, &p->monitor_stat, 1, 0.0, DBL_MAX);
     isdb__ser_real_range(s, &p->monitor_pvalue, 1, 0.0, 1.0);
-    /* The history holds inputs. */
-    isdb__ser_real_range(s, p->_hist_x, H * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
-    isdb__ser_real_range(s, p->_hist_y, H, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
-    /* The residual learner, in dimension q = d - p_inv (stride q): the
-       ridge's checks (isdb__ridge_serialize) against the Gram sum it keeps
-       (LINUCB: V; DISCOUNT: Vd, with Vt at most Vd; WINDOW: rows the fit
-       maps, not rebuilt here), and its estimate theta = L^-T z. */
+}
+
+/* isdb__isd_serialize's residual learner, in dimension q = d - p_inv
+   (stride q): the ridge's checks (isdb__ridge_serialize) against the Gram
+   sum it keeps (LINUCB: V; DISCOUNT: Vd, with Vt at most Vd; WINDOW: rows
+   the fit maps, not rebuilt here), and its estimate theta = L^-T z, whose
+   view it returns. */
+ISDB__ONCE_PRIVATE isdb__ser_view isdb__isd_ser_residual(isdb_isd *p, isdb_ser *s, int q) {
+    const isdb_isd_config *c = &p->cfg;
+    int d = c->d, dd = d * d, i;
+    double logdet;
+    isdb__ser_gram g;
+    isdb__ser_view L, b, z, theta;
     L = isdb__ser_view_real(s, p->_res.L, dd);
     isdb__ser_check_lower(s, L, q, q, 1);
     isdb__ser_check_inv_diag(s, L, isdb__ser_view_real(s, p->_res.inv_diag, d), q, q);
@@ -13520,9 +13615,15 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
                 isdb__ser_require(s, isdb__sv(Vt, i * q + i) <= (1.0 + ISDB__SER_TOL) * isdb__sv(g.A, i * q + i));
     }
     isdb__ser_check_inverse(s, L, q, q, c->lambda, p->_res.work);
-    isdb__isd_check_gamma(s, &fit, theta, isdb__ser_view_real(s, p->_gamma, d), d);
-    /* The learners below count the log's rows too. */
-    t_online = s->t;
+    return theta;
+}
+
+/* isdb__isd_serialize's adaptive learners, which count the log's rows
+   too: the residual learner when it is the adaptive policy (in the
+   snapshot's p_res = q), and the guard's (in dimension d). */
+ISDB__ONCE_PRIVATE void isdb__isd_ser_adaptive(isdb_isd *p, isdb_ser *s, int q) {
+    const isdb_isd_config *c = &p->cfg;
+    uint64_t t_online = s->t;
     s->t += (uint64_t)isdb__isd_warm_rows(c);
     if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
         /* the adaptive policy's own walk, in the snapshot's p_res (the
@@ -13546,16 +13647,41 @@ ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
         isdb__adaptive_serialize(&p->_shadow.base, s);
     }
     s->t = t_online;
-    if (isdb__ser_storing(s)) {
-        if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
-            isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
-            isdb__isd_update_gamma(p);
-        }
-        p->_res.d = q;
-        p->_res.refresh = isdb__isd_refresh(c, q);
-        isdb__isd_fit_quad(d, &p->_fit);
-        isdb__isd_mon_rebuild(p); /* the pieces are a function of the rows kept and the fit */
+}
+
+/* After isdb__isd_serialize has stored a snapshot into p: what is a
+   function of the stored state (the adaptive residual learner's theta
+   and gamma, the ridge's dimension q and refresh, the fit's quadratic
+   form, the monitor's pieces). */
+ISDB__ONCE_PRIVATE void isdb__isd_ser_stored(isdb_isd *p, int q) {
+    const isdb_isd_config *c = &p->cfg;
+    if (c->learner == ISDB_ISD_RES_ADAPTIVE && q > 0) {
+        isdb_adaptive_get_theta(&p->_ada, p->_res_theta);
+        isdb__isd_update_gamma(p);
     }
+    p->_res.d = q;
+    p->_res.refresh = isdb__isd_refresh(c, q);
+    isdb__isd_fit_quad(c->d, &p->_fit);
+    isdb__isd_mon_rebuild(p); /* the pieces are a function of the rows kept and the fit */
+}
+
+ISDB__ONCE_PRIVATE void isdb__isd_serialize(isdb_policy *bp, isdb_ser *s) {
+    isdb_isd *p = (isdb_isd *)bp;
+    const isdb_isd_config *c = &p->cfg;
+    int d = c->d, H = c->history, q;
+    isdb__isd_fit_views fit;
+    isdb__ser_view theta;
+    fit = isdb__isd_ser_fit(s, &p->_fit, c, c->n_offline + H);
+    q = d - fit.p_inv;
+    isdb__isd_ser_counts(p, s);
+    /* The history holds inputs. */
+    isdb__ser_real_range(s, p->_hist_x, H * d, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    isdb__ser_real_range(s, p->_hist_y, H, -ISDB_INPUT_MAX, ISDB_INPUT_MAX);
+    theta = isdb__isd_ser_residual(p, s, q);
+    isdb__isd_check_gamma(s, &fit, theta, isdb__ser_view_real(s, p->_gamma, d), d);
+    /* The learners below count the log's rows too. */
+    isdb__isd_ser_adaptive(p, s, q);
+    if (isdb__ser_storing(s)) isdb__isd_ser_stored(p, q);
 }
 
 /* ---------------------------------------------------------------------------
@@ -14907,6 +15033,7 @@ double isdb_opkb_get_gamma(const isdb_opkb *pol) { return pol->gamma; }
 uint64_t isdb_opkb_get_block_length(const isdb_opkb *pol) { return pol->E; }
 double isdb_opkb_get_alpha(const isdb_opkb *pol) { return pol->alpha; }
 int isdb_opkb_get_feature_dim(const isdb_opkb *pol) { return pol->p; }
+void isdb_opkb_get_features(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms * pol->p, pol->_phi, out); }
 void isdb_opkb_get_design(const isdb_opkb *pol, double *out) { isdb__copy(pol->cfg.n_arms, pol->_pi, out); }
 
 ISDB__COLD isdb_result isdb_opkb_get_strategy(const isdb_opkb *pol, int m, double *out) {

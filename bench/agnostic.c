@@ -236,13 +236,13 @@ static void configure_sinusoid(const scenario *sc, uint64_t T, isdb_rng *rng, is
     c->arms = ISDB_ARMS_FIXED;
     c->fixed_arms = arms;
     c->path = ISDB_PATH_SINUSOID;
-    c->sin_omega = sc->period > 0.0 ? 2.0 * ISDB__PI / sc->period : 5.0 * cbrt((double)T) * ISDB__PI / (double)T;
+    c->sin_omega = sc->period > 0.0 ? 2.0 * REPRO_PI / sc->period : 5.0 * cbrt((double)T) * REPRO_PI / (double)T;
 }
 
 /* theta turns `turns` times at constant speed in a random plane. */
 static void rotate(uint64_t t, double *theta, void *user) {
     const path_state *st = (const path_state *)user;
-    double a = 2.0 * ISDB__PI * st->sc->turns * (double)t / (double)st->T;
+    double a = 2.0 * REPRO_PI * st->sc->turns * (double)t / (double)st->T;
     int i;
     for (i = 0; i < st->sc->d; ++i) theta[i] = cos(a) * st->dir[0][i] + sin(a) * st->dir[1][i];
 }
@@ -298,7 +298,7 @@ static void configure_recurring(const scenario *sc, uint64_t T, isdb_rng *rng, i
    s(t) = 1 + 0.7 sin(2 pi t / period) > 0 (every reward rescaled). */
 static void scale_level(uint64_t t, double *theta, void *user) {
     const path_state *st = (const path_state *)user;
-    double s = 1.0 + 0.7 * sin(2.0 * ISDB__PI * (double)t / st->sc->period);
+    double s = 1.0 + 0.7 * sin(2.0 * REPRO_PI * (double)t / st->sc->period);
     int i;
     for (i = 0; i < st->sc->d; ++i) theta[i] = s * st->dir[0][i];
 }
@@ -320,7 +320,7 @@ static void configure_scale(const scenario *sc, uint64_t T, isdb_rng *rng, isdb_
 static void intercept_level(uint64_t t, double *theta, void *user) {
     const path_state *st = (const path_state *)user;
     int i;
-    theta[0] = 0.8 * sin(2.0 * ISDB__PI * (double)t / st->sc->period);
+    theta[0] = 0.8 * sin(2.0 * REPRO_PI * (double)t / st->sc->period);
     for (i = 1; i < st->sc->d; ++i) theta[i] = st->dir[0][i];
 }
 
@@ -405,7 +405,7 @@ static void orthonormal_rows(isdb_rng *rng, int d, int n, double *const *v) {
    theta never moves. */
 static void subspace_turn(uint64_t t, double *theta, void *user) {
     const path_state *st = (const path_state *)user;
-    double a = 2.0 * ISDB__PI * st->sc->turns * (double)t / (double)st->T, h = sqrt(0.5);
+    double a = 2.0 * REPRO_PI * st->sc->turns * (double)t / (double)st->T, h = sqrt(0.5);
     int i;
     for (i = 0; i < st->sc->d; ++i)
         theta[i] = h * st->base[i] + h * (cos(a) * st->dir[0][i] + sin(a) * st->dir[1][i]);
@@ -603,7 +603,7 @@ static void arms_at(const bench_env *e, uint64_t t, const double *z, double *x) 
     int i, k, d = e->sc->d;
     double norm = 0.0;
     if (e->st->covariate == COV_DRIFT) {
-        double a = 2.0 * ISDB__PI * (double)t / (double)e->T, b = a * e->sc->turns, vz = 0.0, v[64];
+        double a = 2.0 * REPRO_PI * (double)t / (double)e->T, b = a * e->sc->turns, vz = 0.0, v[64];
         for (i = 0; i < d; ++i) {
             v[i] = cos(b) * st->arm_dir[2][i] + sin(b) * st->arm_dir[3][i];
             vz += v[i] * z[i];

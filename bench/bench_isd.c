@@ -27,6 +27,14 @@
 #define ROUNDS 2000
 #define REF_ROUNDS 200
 
+/* a.b, summed in index order */
+static double dot(int n, const double *a, const double *b) {
+    double s = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -63,7 +71,7 @@ static void time_policy(isdb_policy *p, double *ns_sel, double *ns_upd) {
             if (r >= WARM)
                 t_sel += now() - t0;
             t0 = now();
-            isdb_policy_update(p, arm, X + arm * P, isdb__dot(P, X + arm * P, beta) + 0.1 * X[0]);
+            isdb_policy_update(p, arm, X + arm * P, dot(P, X + arm * P, beta) + 0.1 * X[0]);
             if (r >= WARM)
                 t_upd += now() - t0;
         }
@@ -81,10 +89,11 @@ static int ref_round(int pi, int n, const double *X) {
     static double V[P * P], L[P * P], b[P], d[P], z[P], u[P];
     int q = P - pi, i, j, r, k, best = 0;
     double best_v = -1e300;
-    isdb__identity(q, V, 1.0);
+    memset(V, 0, sizeof(double) * (size_t)(q * q));
+    for (j = 0; j < q; ++j) V[j * q + j] = 1.0;
     memset(b, 0, sizeof b);
     for (r = 0; r < n; ++r) {
-        double res = hist_y[r] - isdb__dot(P, hist_x + r * P, beta);
+        double res = hist_y[r] - dot(P, hist_x + r * P, beta);
         for (j = 0; j < q; ++j) {
             z[j] = 0;
             for (i = 0; i < P; ++i)
@@ -101,7 +110,7 @@ static int ref_round(int pi, int n, const double *X) {
     isdb_chol_solve(q, L, b, d);
     for (k = 0; k < K; ++k) {
         const double *x = X + k * P;
-        double m = isdb__dot(P, x, beta), w;
+        double m = dot(P, x, beta), w;
         for (j = 0; j < q; ++j) {
             z[j] = 0;
             for (i = 0; i < P; ++i)
@@ -109,7 +118,7 @@ static int ref_round(int pi, int n, const double *X) {
             m += z[j] * d[j];
         }
         isdb_chol_solve(q, L, z, u);
-        w = m + sqrt(isdb__dot(q, z, u));
+        w = m + sqrt(dot(q, z, u));
         if (w > best_v) {
             best_v = w;
             best = k;
@@ -133,7 +142,7 @@ int main(int argc, char **argv) {
     for (i = 0; i < P; ++i)
         beta[i] = isdb_rng_normal(&rng) / sqrt((double)P);
     for (i = 0; i < 4000; ++i)
-        R0[i] = isdb__dot(P, X0 + i * P, beta) + isdb_rng_normal(&rng);
+        R0[i] = dot(P, X0 + i * P, beta) + isdb_rng_normal(&rng);
     {
         isdb_linucb lin;
         isdb_linucb_config lc = isdb_linucb_config_init(P, K);
@@ -173,7 +182,7 @@ int main(int argc, char **argv) {
         /* The slow reference on REF_ROUNDS rounds after WARM stored rows. */
         for (r = 0; r < WARM; ++r) {
             memcpy(hist_x + r * P, Xr + r * K * P, sizeof(double) * P);
-            hist_y[r] = isdb__dot(P, hist_x + r * P, beta);
+            hist_y[r] = dot(P, hist_x + r * P, beta);
         }
         ref = 1e300;
         for (mode = 0; mode < 3; ++mode) {
@@ -182,7 +191,7 @@ int main(int argc, char **argv) {
                 const double *X = Xr + (WARM + r) * K * P;
                 arm = ref_round(pi, WARM + r, X);
                 memcpy(hist_x + (WARM + r) * P, X + arm * P, sizeof(double) * P);
-                hist_y[WARM + r] = isdb__dot(P, X + arm * P, beta);
+                hist_y[WARM + r] = dot(P, X + arm * P, beta);
             }
             t0 = 1e9 * (now() - t0) / REF_ROUNDS;
             if (t0 < ref)

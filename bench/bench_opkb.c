@@ -27,6 +27,31 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* a.b, summed in index order */
+static double dot(int n, const double *a, const double *b) {
+    double s = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+/* The lower Cholesky factor of S(P, lambda) = lambda I + sum_a P_a phi_a
+   phi_a^T into L (q x q), Phi: the N x q features. */
+static int design_factor(int N, int q, const double *Phi, const double *P, double lambda, double *L) {
+    int i, r, k;
+    memset(L, 0, sizeof(double) * (size_t)(q * q));
+    for (r = 0; r < q; ++r) L[r * q + r] = lambda;
+    for (i = 0; i < N; ++i) {
+        const double *f = Phi + i * q;
+        if (P[i] <= 0.0) continue;
+        for (r = 0; r < q; ++r) {
+            double s = P[i] * f[r], *Lr = L + r * q;
+            for (k = 0; k <= r; ++k) Lr[k] += s * f[k];
+        }
+    }
+    return isdb_chol(q, L) == ISDB_OK;
+}
+
 static void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p) {
@@ -105,7 +130,7 @@ static double dense_newton_step(int n, int p, const double *Phi, const double *c
             tmp[k * p + j] = s;
         }
     for (i = 0; i < n; ++i)
-        for (j = 0; j < n; ++j) G[i * n + j] = isdb__dot(p, tmp + i * p, Phi + j * p);
+        for (j = 0; j < n; ++j) G[i * n + j] = dot(p, tmp + i * p, Phi + j * p);
     for (i = 0; i < n; ++i) {
         g[i] = t * (c[i] - G[i * n + i]) - 1.0 / x[i] + 1.0 / (1.0 - sx);
         for (j = 0; j < n; ++j)
@@ -113,7 +138,7 @@ static double dense_newton_step(int n, int p, const double *Phi, const double *c
                            (i == j ? 1.0 / (x[i] * x[i]) : 0.0);
     }
     gj_inverse(n, H, Hi);
-    for (i = 0; i < n; ++i) sum += isdb__dot(n, Hi + i * n, g);
+    for (i = 0; i < n; ++i) sum += dot(n, Hi + i * n, g);
     return sum;
 }
 
@@ -190,7 +215,7 @@ static void bench_solves(void) {
    apart (they run the estimator and, at block ends, the solves). */
 static void bench_rounds(void) {
     enum { N = 100, d = 10, T = 10000 };
-    static double X[N * d], L[N * N], R[N], u[N], probs[N];
+    static double X[N * d], L[N * N], R[N], u[N], probs[N], Phi[N * N];
     int mode;
     printf("Per-round cost between solves, N = 100, RBF(0.2), stationary GP reward, T = 10^4\n");
     printf("%-10s %14s %16s %12s %18s %16s\n", "policy", "ns per round", "rounds w/ work", "ms each",
@@ -236,13 +261,14 @@ static void bench_rounds(void) {
         /* Textbook bookkeeping: u = S^-1 phi(x_t) y_t (two triangular
            solves with the current strategy's factor), then R += Phi u. */
         isdb_policy_probs(&pol.base, NULL, N, probs);
-        isdb__opkb_factor(&pol, probs, L);
+        isdb_opkb_get_features(&pol, Phi); /* N x p, p <= N */
+        design_factor(N, pol.p, Phi, probs, pol.lambda, L);
         for (i = 0; i < N; ++i) R[i] = 0.0;
         t0 = now();
         for (t = 0; t < 2000; ++t) {
             int arm = t % N, k;
-            isdb_chol_solve(pol.p, L, pol._phi + arm * pol.p, u);
-            for (k = 0; k < N; ++k) R[k] += 0.5 * isdb__dot(pol.p, pol._phi + k * pol.p, u);
+            isdb_chol_solve(pol.p, L, Phi + arm * pol.p, u);
+            for (k = 0; k < N; ++k) R[k] += 0.5 * dot(pol.p, Phi + k * pol.p, u);
         }
         naive = (now() - t0) / 2000.0;
         for (i = 0; i < N; ++i) sink += R[i];

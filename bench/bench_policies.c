@@ -32,6 +32,7 @@
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,23 @@
 #define MAXD 100
 #define MAXK 50
 #define WINDOW 500
+
+/* The largest isdb_real and its square root, in the precision built. */
+#if ISDB_REAL_IS_FLOAT
+#define REAL_MAX FLT_MAX
+#define REAL_SQRT sqrtf
+#else
+#define REAL_MAX DBL_MAX
+#define REAL_SQRT sqrt
+#endif
+
+/* a.b, summed in index order */
+static isdb_real dot(int n, const isdb_real *a, const isdb_real *b) {
+    isdb_real s = 0;
+    int i;
+    for (i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
 
 static isdb_real pool[POOL * MAXK * MAXD], rewards[POOL];
 static volatile double sink;
@@ -193,7 +211,7 @@ static void gauss_jordan_inverse(int d, const isdb_real *A, isdb_real *inv, isdb
 
 static int naive_step(naive *n, const isdb_real *X, isdb_real y) {
     int d = n->d, i, j, k, best = 0;
-    isdb_real best_v = -ISDB__REAL_MAX;
+    isdb_real best_v = -REAL_MAX;
     if (n->gram == GRAM_WINDOW) {
         for (i = 0; i < d; ++i) {
             for (j = 0; j < d; ++j) {
@@ -207,9 +225,9 @@ static int naive_step(naive *n, const isdb_real *X, isdb_real y) {
     }
     if (n->inverse) {
         gauss_jordan_inverse(d, n->V, n->Vinv, n->M);
-        for (i = 0; i < d; ++i) n->theta[i] = isdb__dot(d, n->Vinv + i * d, n->b);
+        for (i = 0; i < d; ++i) n->theta[i] = dot(d, n->Vinv + i * d, n->b);
     } else {
-        isdb__copy(d * d, n->V, n->L);
+        memcpy(n->L, n->V, sizeof(isdb_real) * (size_t)(d * d));
         isdb_chol(d, n->L);
         isdb_chol_solve(d, n->L, n->b, n->theta);
     }
@@ -217,14 +235,14 @@ static int naive_step(naive *n, const isdb_real *X, isdb_real y) {
         const isdb_real *x = X + k * d;
         isdb_real q = 0, v;
         if (n->inverse)
-            for (i = 0; i < d; ++i) n->u[i] = isdb__dot(d, n->Vinv + i * d, x);
+            for (i = 0; i < d; ++i) n->u[i] = dot(d, n->Vinv + i * d, x);
         else
             isdb_chol_solve(d, n->L, x, n->u);
         if (n->gram == GRAM_DISCOUNT)
-            for (i = 0; i < d; ++i) q += n->u[i] * isdb__dot(d, n->Vt + i * d, n->u);
+            for (i = 0; i < d; ++i) q += n->u[i] * dot(d, n->Vt + i * d, n->u);
         else
-            q = isdb__dot(d, x, n->u);
-        v = isdb__dot(d, x, n->theta) + isdb__sqrt(q > 0 ? q : 0);
+            q = dot(d, x, n->u);
+        v = dot(d, x, n->theta) + REAL_SQRT(q > 0 ? q : 0);
         if (v > best_v) {
             best_v = v;
             best = k;
@@ -232,10 +250,10 @@ static int naive_step(naive *n, const isdb_real *X, isdb_real y) {
     }
     if (n->gram == GRAM_WINDOW) {
         int slot = n->count < WINDOW ? n->count++ : (n->head++ % WINDOW);
-        isdb__copy(d, X + best * d, n->ring_x + slot * d);
+        memcpy(n->ring_x + slot * d, X + best * d, sizeof(isdb_real) * (size_t)d);
         n->ring_y[slot] = y;
     } else {
-        isdb_real g = n->gram == GRAM_DISCOUNT ? ISDB__R(0.99) : 1;
+        isdb_real g = n->gram == GRAM_DISCOUNT ? (isdb_real)0.99 : 1;
         for (i = 0; i < d; ++i) {
             for (j = 0; j < d; ++j) {
                 isdb_real xx = X[best * d + i] * X[best * d + j];
@@ -276,7 +294,7 @@ static double time_floor(int d, int K, long steps) {
         const isdb_real *X = pool + (s % POOL) * K * d;
         for (k = 0; k < K; ++k) {
             const isdb_real *x = X + k * d;
-            for (i = 0; i < d; ++i) acc += isdb__dot(d, A + i * d, x);
+            for (i = 0; i < d; ++i) acc += dot(d, A + i * d, x);
         }
     }
     sink = acc;
@@ -295,7 +313,7 @@ static double time_chol(int d, long steps) {
         for (j = 0; j < d; ++j) A[i * d + j] = (isdb_real)((i == j ? (double)d : 0.0) + 1.0 / (1.0 + i + j));
     t0 = now();
     for (s = 0; s < steps; ++s) {
-        isdb__copy(d * d, A, L);
+        memcpy(L, A, sizeof(isdb_real) * (size_t)(d * d));
         isdb_chol(d, L);
         sink = L[d * d - 1];
     }

@@ -33,6 +33,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define PI 3.14159265358979323846
+
 #define MAX_SEEDS 25
 
 typedef struct env_def {
@@ -87,7 +89,7 @@ typedef struct run_out {
 static run_out run_one(int e, int v, int seed) {
     const env_def *ed = &envs[e];
     static const uint64_t knots[5] = {999, 999, 2999, 3999, 5999};
-    static const double phases[5] = {0.0, 0.0, ISDB__PI, ISDB__PI, 2.0 * ISDB__PI};
+    static const double phases[5] = {0.0, 0.0, PI, PI, 2.0 * PI};
     isdb_kernel_env env;
     isdb_kernel_env_config ec = isdb_kernel_env_config_init(ed->d, ed->n_arms);
     isdb_opkb pol;

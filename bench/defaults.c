@@ -44,6 +44,8 @@
 #include <string.h>
 #include <time.h>
 
+#define PI 3.14159265358979323846
+
 #define MAXD 16
 #define MAX_SEEDS 1000
 #define MAX_VAR 16
@@ -111,13 +113,13 @@ static void path_theta(uint64_t t, double *theta, void *user) {
         return;
     case K_SIN3:
         for (i = 0; i < d; ++i)
-            theta[i] = 0.5 + 0.3 * sin(2.0 * ISDB__PI * ((double)t / p->pr->period + i / 3.0));
+            theta[i] = 0.5 + 0.3 * sin(2.0 * PI * ((double)t / p->pr->period + i / 3.0));
         return;
     case K_TURN:
-        a = 2.0 * ISDB__PI * p->pr->turns * (double)t / (double)p->T;
+        a = 2.0 * PI * p->pr->turns * (double)t / (double)p->T;
         break;
     default: /* K_CALM_TURN: still for T/2, then `turns` turns */
-        a = t < p->T / 2 ? 0.0 : 2.0 * ISDB__PI * p->pr->turns * (double)(t - p->T / 2) / (double)(p->T - p->T / 2);
+        a = t < p->T / 2 ? 0.0 : 2.0 * PI * p->pr->turns * (double)(t - p->T / 2) / (double)(p->T - p->T / 2);
         break;
     }
     for (i = 0; i < d; ++i) theta[i] = cos(a) * p->dir[0][i] + sin(a) * p->dir[1][i];

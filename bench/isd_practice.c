@@ -264,8 +264,8 @@ static void draw_path(isdb_rng *rng, const instance *in, path *pa) {
             for (i = p; i < d; ++i) pa->e2[i] /= sqrt(n);
         else
             memset(pa->e2, 0, sizeof pa->e2); /* p_res = 1: a sinusoid on e1 */
-        pa->omega = 2.0 * ISDB__PI * in->turns / (double)(N0 + T_ON);
-        pa->phase = 2.0 * ISDB__PI * isdb_rng_uniform(rng);
+        pa->omega = 2.0 * REPRO_PI * in->turns / (double)(N0 + T_ON);
+        pa->phase = 2.0 * REPRO_PI * isdb_rng_uniform(rng);
     } else if (in->drift == DRIFT_ABRUPT) {
         for (j = 0; j < in->jumps; ++j) pa->jump_at[j] = 1 + (long)isdb_rng_below(rng, N0 + T_ON - 1);
         if (f->stale_log) pa->jump_at[0] = N0;
@@ -498,15 +498,13 @@ static double overlap(int d, int p, const double *U, const double *F, int q) {
 }
 
 /* The block test's shares on D's log: with est.basis_error 0 (the fitted
-   basis taken as exact), and given the true basis and blocks (a private
-   function, the test's own code). */
+   basis taken as exact), and given the true basis and blocks
+   (isdb_isd_block_test). */
 static int other_tests(const instance *in, const data *D, outcome *out) {
     isdb_isd_options o = isdb_isd_config_init(in->d, K_ARMS, N0, D->X0, D->R0).est;
     double U[MAXD * MAXD], beta[MAXD], stat[MAXD], pv[MAXD], *work;
     int sizes[MAXD], inv[MAXD], d = in->d, p = in->p_inv, b, off, miss_inv = 0, miss_res = 0;
     isdb_isd_fit fit;
-    isdb__isd_dims dm;
-    isdb__isd_work w;
     o.basis_error = 0;
     if (!(work = (double *)malloc(isdb_isd_estimate_work_size(d, N0, &o) * sizeof(double)))) return 1;
     fit.U = U;
@@ -517,9 +515,8 @@ static int other_tests(const instance *in, const data *D, outcome *out) {
     fit.invariant = inv;
     if (isdb_isd_estimate(d, N0, D->X0, D->R0, &o, &fit, work) < 0) return free(work), 1;
     shares(d, p, fit.p_inv, overlap(d, p, D->U, U, fit.p_inv), &out->exact_inv_res, &out->exact_res_inv);
-    isdb__isd_resolve(d, N0, &o, &dm);
-    isdb__isd_layout(&dm, work, &w);
-    isdb__isd_block_test(&dm, D->X0, D->R0, NULL, D->U, in->sizes, in->n_blocks, o.intercept, 0, &w, pv);
+    if (isdb_isd_block_test(d, N0, D->X0, D->R0, D->U, in->sizes, in->n_blocks, &o, pv, work) < 0)
+        return free(work), 1;
     for (b = 0, off = 0; b < in->n_blocks; off += in->sizes[b++]) {
         int called_inv = pv[b] > o.level;
         if (off < p && !called_inv) miss_inv += in->sizes[b];

@@ -107,7 +107,7 @@ static void make_env(double T, double B, uint64_t seed, isdb_linear_env *env) {
     c.path = ISDB_PATH_SINUSOID;
     c.sin_center = 0.5;
     c.sin_amp = 0.3;
-    c.sin_omega = 5.0 * B * ISDB__PI / T;
+    c.sin_omega = 5.0 * B * REPRO_PI / T;
     check(isdb_linear_env_init(&c, NULL, env), "environment");
 }
 
@@ -162,10 +162,10 @@ static double run(int algo, double T, double B, uint64_t seed) {
 
 /* sum_t ||theta_{t+1} - theta_t||, t = 1..T-1, of the section 7 path. */
 static double total_variation(double T, double B) {
-    double tv = 0.0, w = 5.0 * B * ISDB__PI / T;
+    double tv = 0.0, w = 5.0 * B * REPRO_PI / T;
     long t;
     for (t = 1; t < (long)T; ++t) {
-        double d1 = 0.3 * (sin(w * (t + 1)) - sin(w * t)), d2 = 0.3 * (sin(ISDB__PI + w * (t + 1)) - sin(ISDB__PI + w * t));
+        double d1 = 0.3 * (sin(w * (t + 1)) - sin(w * t)), d2 = 0.3 * (sin(REPRO_PI + w * (t + 1)) - sin(REPRO_PI + w * t));
         tv += sqrt(d1 * d1 + d2 * d2);
     }
     return tv;

@@ -1,5 +1,6 @@
 /* repro_common.h - what the reproductions (bench/repro_*.c) share:
-   argument parsing (--out DIR, --quick, --help), mean and standard error,
+   argument parsing (--out DIR, --quick, --help), pi and a dot product,
+   mean and standard error,
    the least-squares slope of a log-log plot, a CSV writer, a small
    hand-written SVG line-plot writer (linear or log-log axes), and the
    `claim:` line every reproduction ends with:
@@ -26,6 +27,17 @@
 #define REPRO_FN static
 #define REPRO_PRINTF(f, a)
 #endif
+
+/* pi to double precision (the library's own constant is private). */
+#define REPRO_PI 3.14159265358979323846
+
+/* a.b, summed in index order (the library's own loop is private). */
+REPRO_FN double repro_dot(int n, const double *a, const double *b) {
+    double s = 0.0;
+    int i;
+    for (i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
 
 typedef struct repro_args {
     const char *out; /* folder for CSV and SVG files (default ".") */

@@ -1177,7 +1177,7 @@ static double time_select(isdb_policy *pol, isdb_rng *noise) {
         isdb_policy_select(pol, X, SK, &arm);
         if (r >= 300)
             t_sel += now_seconds() - t0;
-        isdb_policy_update(pol, arm, X + arm * SP, isdb__dot(SP, X + arm * SP, sp_beta) + isdb_rng_normal(noise));
+        isdb_policy_update(pol, arm, X + arm * SP, repro_dot(SP, X + arm * SP, sp_beta) + isdb_rng_normal(noise));
     }
     return 1e9 * t_sel / 1000.0;
 }
@@ -1199,7 +1199,7 @@ static void experiment7(void) {
     for (i = 0; i < SP; ++i)
         sp_beta[i] = isdb_rng_normal(&rng) / sqrt((double)SP);
     for (i = 0; i < 4000; ++i)
-        sp_R0[i] = isdb__dot(SP, sp_X0 + i * SP, sp_beta) + isdb_rng_normal(&rng);
+        sp_R0[i] = repro_dot(SP, sp_X0 + i * SP, sp_beta) + isdb_rng_normal(&rng);
     for (i = 0; i < SP; ++i)
         for (j = 0; j < pi; ++j)
             sp_U[i * pi + j] = sp_Q[i * SP + j];

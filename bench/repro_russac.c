@@ -61,7 +61,7 @@ static void make_env(int smooth, uint64_t seed, isdb_linear_env *env) {
     if (smooth) {
         c.path = ISDB_PATH_ROTATION;
         c.rot_from = 0.0;
-        c.rot_to = ISDB__PI / 2.0;
+        c.rot_to = REPRO_PI / 2.0;
         c.rot_rounds = 3000;
     } else {
         c.path = ISDB_PATH_PIECEWISE;

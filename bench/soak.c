@@ -48,6 +48,14 @@
 #include <string.h>
 #include <time.h>
 
+/* a.b, summed in index order */
+static isdb_real dot(int n, const isdb_real *a, const isdb_real *b) {
+    isdb_real s = 0;
+    int i;
+    for (i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
 #define D 10
 #define K 10
 #define W 100
@@ -336,7 +344,7 @@ static int soak(int policy, long steps, long every) {
             for (i = 0; i < D; ++i) X[k * D + i] /= (isdb_real)sqrt((double)nrm);
         }
         if ((r = isdb_policy_select(p, X, K, &arm)) != ISDB_OK) break;
-        y = isdb__dot(D, X + arm * D, theta) + (isdb_real)0.1 * isdb_rng_normal(&rng);
+        y = dot(D, X + arm * D, theta) + (isdb_real)0.1 * isdb_rng_normal(&rng);
         if ((r = isdb_policy_update(p, arm, X + arm * D, y)) != ISDB_OK) break;
         reference_add(&ref, X + arm * D, y);
         if (s + 2 == CHECKPOINT && steps > CHECKPOINT) {

@@ -32,6 +32,8 @@
 #include <string.h>
 #include <time.h>
 
+#define PI 3.14159265358979323846
+
 /* ---- what a policy is told about the problem ---------------------------- */
 
 typedef struct setup {
@@ -174,7 +176,7 @@ static double budget_abrupt(uint64_t T) {
 
 static double budget_rotation(uint64_t T) {
     (void)T;
-    return ISDB__PI / 2.0;
+    return PI / 2.0;
 }
 
 static double budget_sinusoid(uint64_t T) { return cbrt((double)T); }
@@ -208,7 +210,7 @@ static void configure_sinusoid(uint64_t T, isdb_linear_env_config *c, uint64_t *
     c->arms = ISDB_ARMS_FIXED;
     c->fixed_arms = arms;
     c->path = ISDB_PATH_SINUSOID;
-    c->sin_omega = 5.0 * cbrt((double)T) * ISDB__PI / (double)T;
+    c->sin_omega = 5.0 * cbrt((double)T) * PI / (double)T;
 }
 
 static const scenario scenarios[] = {

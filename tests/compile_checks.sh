@@ -260,6 +260,22 @@ if git rev-parse --show-toplevel >/dev/null 2>&1; then
     check "tracked files outside the design card's top level: $(tr '\n' ' ' < "$out/toplevel.txt")" '[ ! -s "$out/toplevel.txt" ]'
 fi
 
+# 9. The benches and examples use the public API only: no file of
+# bench/ or examples/ names a private identifier (isdb__*, ISDB__*), so
+# renaming an internal cannot break them. The one exception:
+# bench_select.c's "LinUCB 16-byte" column, which times the private
+# 16-byte select kernels beside the AVX2 dispatch in the same binary (a
+# build with ISDB_NO_AVX2_DISPATCH is the public way; see issue 37).
+for f in bench/*.c bench/*.h examples/*.c; do
+    [ -f "$f" ] || continue
+    if [ "$f" = bench/bench_select.c ]; then
+        sed '/^#ifdef ISDB__VEC_LANES$/,/^#endif$/d' "$f"
+    else
+        cat "$f"
+    fi | grep -nE '(^|[^A-Za-z0-9_])(isdb__|ISDB__)[A-Za-z0-9_]' | sed "s|^|$f:|"
+done > "$out/private_uses.txt"
+check "bench/ or examples/ names private identifiers: $(head -c 300 "$out/private_uses.txt")" '[ ! -s "$out/private_uses.txt" ]'
+
 # 8. README.md names, as `name`, every function the implementation
 # objects leave to the linker (libm, libc, the AVX2 dispatch's
 # __cpu_model); a double build's libm function may be named by its float

@@ -1035,6 +1035,54 @@ static double bt_col(int r, int j, const void *vctx) {
     return z;
 }
 
+
+/* isdb_isd_block_test on an estimate's own decomposition gives the
+   p-values the estimate reported (to rounding: the blocks come in another
+   order), with and without basis_error; the refusals. */
+static void test_block_test_public(void) {
+    static const int sizes[3] = {3, 2, 1}, res[3] = {0, 1, 0};
+    static double U[36], beta[6], st[6], pv[6], pv2[6], work[400000];
+    int d = 6, n = 3000, sz[6], inv[6], bad[6], b, be;
+    isdb_isd_env env;
+    isdb_isd_env_config c = isdb_isd_env_config_init(d, 4, 3, sizes, res);
+    c.cov_period = n / 8;
+    CHECK_OK(isdb_isd_env_init(&c, NULL, &env));
+    CHECK_OK(isdb_isd_env_offline(&env, n, ISDB_ISD_LOG_UNIFORM, 1.0, 9, X0, R0));
+    for (be = 0; be < 2; ++be) {
+        isdb_isd_options o = isdb_isd_options_init();
+        isdb_isd_fit fit;
+        o.basis_error = be;
+        fit.U = U;
+        fit.beta_inv = beta;
+        fit.stat = st;
+        fit.pvalue = pv;
+        fit.sizes = sz;
+        fit.invariant = inv;
+        CHECK(isdb_isd_estimate_work_size(d, n, &o) <= sizeof work / sizeof work[0]);
+        CHECK(isdb_isd_estimate(d, n, X0, R0, &o, &fit, work) >= 0);
+        CHECK(fit.n_blocks >= 2);
+        memset(work, 0, sizeof work); /* nothing left from the estimate */
+        CHECK_OK(isdb_isd_block_test(d, n, X0, R0, U, sz, fit.n_blocks, &o, pv2, work));
+        for (b = 0; b < fit.n_blocks; ++b) CHECK_NEAR(pv2[b], pv[b], 1e-9 + 1e-9 * fabs(pv[b]));
+        if (be) { /* NULL options: the defaults, basis_error 1 */
+            memset(work, 0, sizeof work);
+            CHECK_OK(isdb_isd_block_test(d, n, X0, R0, U, sz, fit.n_blocks, NULL, pv2, work));
+            for (b = 0; b < fit.n_blocks; ++b) CHECK_NEAR(pv2[b], pv[b], 1e-9 + 1e-9 * fabs(pv[b]));
+        }
+        /* refusals: sizes that do not add up to d, an empty block, NULLs */
+        memcpy(bad, sz, sizeof bad);
+        bad[0] += 1;
+        CHECK(isdb_isd_block_test(d, n, X0, R0, U, bad, fit.n_blocks, &o, pv2, work) == ISDB_ERR_INVALID_ARG);
+        bad[0] = 0;
+        CHECK(isdb_isd_block_test(d, n, X0, R0, U, bad, fit.n_blocks, &o, pv2, work) == ISDB_ERR_INVALID_ARG);
+        CHECK(isdb_isd_block_test(d, n, X0, R0, U, sz, 0, &o, pv2, work) == ISDB_ERR_INVALID_ARG);
+        CHECK(isdb_isd_block_test(d, n, X0, R0, NULL, sz, fit.n_blocks, &o, pv2, work) == ISDB_ERR_INVALID_ARG);
+        CHECK(isdb_isd_block_test(d, n, X0, R0, U, sz, fit.n_blocks, &o, NULL, work) == ISDB_ERR_INVALID_ARG);
+        CHECK(isdb_isd_block_test(d, 1, X0, R0, U, sz, fit.n_blocks, &o, pv2, work) == ISDB_ERR_INVALID_ARG);
+    }
+    isdb_env_uninit(&env.base);
+}
+
 /* The invariance test of each block against the slow reference: the F
    statistic from two explicit least-squares fits (coefficients free per
    segment; the block's shared), its p-value by Simpson's rule, on planted
@@ -1873,6 +1921,7 @@ int main(void) {
     test_estimator_planted();
     test_monitor();
     test_block_test();
+    test_block_test_public();
     test_monitor_demotes();
     test_monitor_confirm();
     test_monitor_reference();

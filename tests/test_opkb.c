@@ -402,6 +402,18 @@ static void test_opkb_blocks(void) {
     c.seed = 4;
     CHECK_OK(isdb_opkb_init(&c, NULL, &pol));
     CHECK(isdb_opkb_get_feature_dim(&pol) == d);
+    /* the features reproduce the kernel: phi_a . phi_b = k(x_a, x_b) */
+    isdb_opkb_get_features(&pol, rows);
+    for (i = 0; i < n; ++i)
+        for (k = 0; k < n; ++k) {
+            double f = 0.0, x = 0.0;
+            int j;
+            for (j = 0; j < d; ++j) {
+                f += rows[i * d + j] * rows[k * d + j];
+                x += X[i * d + j] * X[k * d + j];
+            }
+            CHECK_NEAR(f, x, 1e-9);
+        }
     isdb_opkb_get_design(&pol, pi);
     memcpy(s_strat[0], pi, sizeof pi);
     for (t = 0; t < T; ++t) {
