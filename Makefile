@@ -25,6 +25,7 @@
 #   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 24 problems, and Besson et al.'s (bench/agnostic.c)
+#   make realstream  Elec2, NOAA weather and issue 38's drifts beside VW (bench/realstream.c)
 #   make defaults    every config_init default beside its one-field
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
@@ -413,6 +414,14 @@ $(BUILD)/bench/soak-float: bench/soak.c $(BENCH_DEPS)
 agnostic: $(BUILD)/bench/agnostic
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/agnostic --out $(OUT)
+
+# The policies on the real streams of bench/data/ (accuracy) and on issue
+# 38's jumps and rotation (regret), beside Vowpal Wabbit's figures as issue
+# 38 reports them; one process per (problem, policy).
+.PHONY: realstream
+realstream: $(BUILD)/bench/realstream
+	@mkdir -p $(OUT)
+	./$(BUILD)/bench/realstream --out $(OUT) --data bench/data
 
 # One process per problem instance, as many at a time as there are processors.
 isd-practice: $(BUILD)/bench/isd_practice
