@@ -29,7 +29,7 @@
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
 #   make isd-practice  ISD-linUCB with its defaults on practitioners' logs
-#                    (6 families, d 4 to 20) beside adaptive, LinUCB and a
+#                    (7 families, d 4 to 20) beside adaptive, LinUCB and a
 #                    tuned SW-UCB grid (bench/isd_practice.c)
 #   make reproduce   the papers' experiments (bench/repro_*.c), agnostic
 #                    and isd-practice
