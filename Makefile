@@ -30,7 +30,7 @@
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
 #   make isd-practice  ISD-linUCB with its defaults on practitioners' logs
-#                    (6 families, d 4 to 20) beside adaptive, LinUCB and a
+#                    (7 families, d 4 to 20) beside adaptive, LinUCB and a
 #                    tuned SW-UCB grid (bench/isd_practice.c)
 #   make reproduce   the papers' experiments (bench/repro_*.c), agnostic
 #                    and isd-practice
@@ -51,6 +51,7 @@
 #   make help        this list
 #   make clean
 
+
 ifeq ($(origin CC),default)
 CC = gcc
 endif
@@ -60,25 +61,38 @@ endif
 PREFIX ?= /usr/local
 BUILD ?= build
 
+# $(call probe,VAR,command): the command's output, run the first time VAR
+# is expanded and kept; so each optional tool is probed only by a target
+# whose recipe or test list needs it (make help and make clean probe none).
+probe = $(eval $(1) := $(shell $(2)))$($(1))
+CLANG = $(call probe,CLANG,command -v clang 2>/dev/null)
+CLANGXX = $(call probe,CLANGXX,command -v clang++ 2>/dev/null)
+HAVE_CXX = $(call probe,HAVE_CXX,command -v $(CXX) 2>/dev/null)
 # Jobs for the builds and runs that make test and make sanitize start.
-NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+NPROC = $(call probe,NPROC,nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 ifeq ($(V),1)
 Q =
 else
 Q = @
 endif
 
-CLANG := $(shell command -v clang 2>/dev/null)
-CLANGXX := $(shell command -v clang++ 2>/dev/null)
-HAVE_CXX := $(shell command -v $(CXX) 2>/dev/null)
-
-WARN = -Wall -Wextra -pedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+# Compiler flags, each written here only.
+WARN_BASE = -Wall -Wextra -pedantic -Werror
+WARN = $(WARN_BASE) -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wcast-qual -Wsign-conversion -Wdouble-promotion
-CXXWARN = -Wall -Wextra -pedantic -Werror -Wshadow -Wcast-qual
+CXXWARN = $(WARN_BASE) -Wshadow -Wcast-qual
+C99 = -std=c99 $(WARN)
+C11 = -std=c11 $(WARN)
 # No contraction into FMA: results must not depend on the compiler.
 FP = -ffp-contract=off
 OPT = -O2 $(FP)
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1 $(FP)
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1 $(FP)
+# Single precision. The library (impl.o) keeps -Wdouble-promotion; the
+# tests and examples compare with double references on purpose.
+FLOAT = -DISDB_REAL=float
+FLOAT_TEST = $(FLOAT) $(if $(filter %impl.o,$@),,-Wno-double-promotion)
+BENCH_FLAGS = -std=c99 $(WARN_BASE) $(OPT)
 LIBS = -lm
 
 HEADER = isdbandit.h
@@ -90,18 +104,16 @@ TEST_NAMES = $(notdir $(TEST_SRC:.c=))
 # Most tests use the public API only and link the implementation compiled
 # once per compiler and standard (tests/impl.c, at the variant's -O2); the
 # test code itself is built at -Og (TEST_OPT), which keeps the flow
-# warnings (-Wmaybe-uninitialized) and builds in 70% of -O1's time for the
-# same run time (the runs are the library's). White-box tests, which reach
-# private helpers, define ISDB_IMPLEMENTATION themselves (with the
-# policies they reach) and are compiled at -O0 (four times faster to build).
+# warnings (-Wmaybe-uninitialized) and builds faster than -O1. White-box
+# tests, which reach private helpers, define ISDB_IMPLEMENTATION themselves
+# (with the policies they reach) and are compiled at -O0.
 TEST_OPT = -Og
 # clang's warnings come from its front end, not the optimiser: it builds
-# the test code at -O0, in half the time.
+# the test code at -O0.
 TEST_OPT_CLANG = -O0
-# The C++ test compiles the whole header as C++: at -O0 in make test (1.7
-# s of CPU against -O1's 3.6 and -O2's 6.9: it checks the C++ front end's
-# warnings and a short run; the C builds test the library at -O2), at -O2
-# in make test-full, each in its own folder.
+# The C++ test compiles the whole header as C++: at -O0 in make test (its
+# front end's warnings and a short run; the C builds test the library at
+# -O2), at -O2 in make test-full, each in its own folder.
 CXX_OPT = $(if $(filter 1,$(FULL)),$(OPT),-O0 $(FP))
 CXX_DIR = $(if $(filter 1,$(FULL)),cxx,cxx-o0)
 HASH := \#
@@ -111,44 +123,30 @@ BLACK_NAMES := $(filter-out $(WHITE_NAMES),$(TEST_NAMES))
 # make test builds the tests once per compiler; make test-full (FULL=1)
 # adds the other standard of each, clang++ (double and float), clang in float and
 # ISDB_STATIC at -O2, which have found little that the first set missed
-# and would double the time.
-VARIANTS = gcc-c99
+# and would double the time. The lists name the clang builds only when
+# clang is present, so they probe for it when expanded.
+VARIANTS = gcc-c99 $(if $(CLANG),clang-c11)
 FLOAT_VARIANTS = gcc-float
 STATIC_OPTS = Os
-ifneq ($(CLANG),)
-VARIANTS += clang-c11
-endif
 ifeq ($(FULL),1)
-VARIANTS += gcc-c11
+VARIANTS += gcc-c11 $(if $(CLANG),clang-c99)
+FLOAT_VARIANTS += $(if $(CLANG),clang-float)
 STATIC_OPTS += O2
-ifneq ($(CLANG),)
-VARIANTS += clang-c99
-FLOAT_VARIANTS += clang-float
-endif
 endif
 # The float build (ISDB_REAL float) leaves these policies out; every other
 # test runs in both precisions.
 DOUBLE_ONLY = test_isd test_jbd test_opkb test_oam test_traceucb test_private test_isd_scale
 FLOAT_NAMES = $(filter-out $(DOUBLE_ONLY),$(TEST_NAMES))
-FLOAT_BINS = $(foreach v,$(FLOAT_VARIANTS),$(addprefix $(BUILD)/$(v)/,$(FLOAT_NAMES)))
-ifneq ($(HAVE_CXX),)
-FLOAT_BINS += $(BUILD)/$(CXX_DIR)-float/test_cpp
-endif
-TEST_BINS = $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TEST_NAMES))) \
-            $(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static \
-            $(addprefix $(BUILD)/static-,$(addsuffix /test_static_all,$(STATIC_OPTS)))
-ifneq ($(HAVE_CXX),)
-TEST_BINS += $(BUILD)/$(CXX_DIR)/test_cpp
-endif
-ifneq ($(CLANGXX),)
-ifeq ($(FULL),1)
-TEST_BINS += $(BUILD)/clangxx/test_cpp $(BUILD)/clangxx-float/test_cpp
-endif
-endif
-TEST_BINS += $(FLOAT_BINS)
+FLOAT_BINS = $(foreach v,$(FLOAT_VARIANTS),$(addprefix $(BUILD)/$(v)/,$(FLOAT_NAMES))) \
+             $(if $(HAVE_CXX),$(BUILD)/$(CXX_DIR)-float/test_cpp)
 # What a compiler or linker must refuse (tests/compile_checks.sh).
 COMPILE_CHECKS = $(BUILD)/compile-checks/run$(if $(filter 1,$(FULL)),-full)
-TEST_BINS += $(COMPILE_CHECKS)
+TEST_BINS = $(strip $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TEST_NAMES))) \
+            $(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static \
+            $(addprefix $(BUILD)/static-,$(addsuffix /test_static_all,$(STATIC_OPTS))) \
+            $(if $(HAVE_CXX),$(BUILD)/$(CXX_DIR)/test_cpp) \
+            $(if $(filter 1,$(FULL)),$(if $(CLANGXX),$(BUILD)/clangxx/test_cpp $(BUILD)/clangxx-float/test_cpp)) \
+            $(FLOAT_BINS) $(COMPILE_CHECKS))
 SAN_BINS = $(addprefix $(BUILD)/asan/,$(TEST_NAMES)) $(addprefix $(BUILD)/asan-float/,$(FLOAT_NAMES))
 
 EXAMPLE_SRC = $(wildcard examples/*.c)
@@ -175,11 +173,10 @@ OUT ?= out
 # their seed corpora (tests/corpus/<name>) with $(CC), without libFuzzer.
 FUZZ_TARGETS = ops snapshot forge
 FUZZ_SECONDS ?= 600
-FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1 $(FP)
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench bench-compile soak agnostic isd-practice defaults reproduce opkb-calibration fuzz examples install clean
+.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench bench-compile soak agnostic realstream isd-practice defaults reproduce opkb-calibration fuzz examples embedded install clean
 .SECONDARY:
 
 all: test
@@ -206,10 +203,13 @@ test:
 	@sh tests/run.sh --logs $(TEST_BINS)
 
 # The longest compiles first, so that both cores stay busy to the end.
-test-run: $(addsuffix .log,$(filter $(BUILD)/static-% $(BUILD)/$(CXX_DIR)/% $(BUILD)/clangxx/% $(BUILD)/clangxx-float/% $(BUILD)/$(CXX_DIR)-float/%,$(TEST_BINS))) \
+# Its prerequisites probe for the compilers: only read when it is the goal.
+ifneq ($(filter test-run,$(MAKECMDGOALS)),)
+test-run: $(addsuffix .log,$(filter $(BUILD)/static-% %/test_cpp,$(TEST_BINS))) \
           $(COMPILE_CHECKS).log \
           $(foreach v,$(VARIANTS),$(BUILD)/$(v)/impl.o $(addprefix $(BUILD)/$(v)/,$(WHITE_NAMES))) \
           $(TEST_LOGS) $(EXAMPLE_CHECKS)
+endif
 
 test-full:
 	@$(MAKE) --no-print-directory test FULL=1
@@ -272,55 +272,39 @@ $(addprefix $(BUILD)/$(1)/,$(WHITE_NAMES)): $(BUILD)/$(1)/%: tests/%.c $$(TEST_D
 	@mkdir -p $$(@D)
 	$$(Q)$(2) $(3) -O0 $$< -o $$@ $$(LIBS)
 endef
-$(eval $(call test_variant,gcc-c99,$(CC),-std=c99 $(WARN) $(OPT)))
+$(eval $(call test_variant,gcc-c99,$(CC),$(C99) $(OPT)))
 # gcc-c11 also checks ISDB_NO_COLD_O1 (the cold code at the file's level).
-$(eval $(call test_variant,gcc-c11,$(CC),-std=c11 -DISDB_NO_COLD_O1 $(WARN) $(OPT)))
-$(eval $(call test_variant,clang-c99,clang,-std=c99 $(WARN) $(OPT)))
-$(eval $(call test_variant,clang-c11,clang,-std=c11 $(WARN) $(OPT)))
-# Single precision. The library (impl.o) keeps -Wdouble-promotion; the
-# tests compare against double and long double references on purpose.
-$(eval $(call test_variant,gcc-float,$(CC),-std=c11 -DISDB_REAL=float $(WARN) $(OPT) $$(if $$(filter %impl.o,$$@),,-Wno-double-promotion)))
-$(eval $(call test_variant,clang-float,clang,-std=c99 -DISDB_REAL=float $(WARN) $(OPT) $$(if $$(filter %impl.o,$$@),,-Wno-double-promotion)))
+$(eval $(call test_variant,gcc-c11,$(CC),$(C11) -DISDB_NO_COLD_O1 $(OPT)))
+$(eval $(call test_variant,clang-c99,clang,$(C99) $(OPT)))
+$(eval $(call test_variant,clang-c11,clang,$(C11) $(OPT)))
+$(eval $(call test_variant,gcc-float,$(CC),$(C11) $(OPT) $$(FLOAT_TEST)))
+$(eval $(call test_variant,clang-float,clang,$(C99) $(OPT) $$(FLOAT_TEST)))
+$(eval $(call test_variant,asan,$(CC),$(C99) $(SAN)))
+$(eval $(call test_variant,asan-float,$(CC),$(C99) $(SAN) $$(FLOAT_TEST)))
+$(SAN_BINS) $(BUILD)/asan/impl.o $(BUILD)/asan-float/impl.o: | $(BUILD)/asan/.probe
 
 # ISDB_STATIC with every policy in one program: gcc's flow warnings
 # (-Wmaybe-uninitialized) depend on the optimisation level. Linked beside
 # the extern copy of the gcc-c99 tests' impl.o.
 $(BUILD)/static-%/test_static_all: tests/test_static_all.c tests/test_two_tu_b.c $(BUILD)/gcc-c99/impl.o $(TEST_DEPS)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c99 $(WARN) -$* $(FP) $< tests/test_two_tu_b.c $(BUILD)/gcc-c99/impl.o -o $@ $(LIBS)
+	$(Q)$(CC) $(C99) -$* $(FP) $(filter %.c %.o,$^) -o $@ $(LIBS)
 
 # These two check linkage and the compile-time options, not the
-# optimiser: -O0 builds them in a quarter of the time.
+# optimiser: -O0. The extern copy beside test_static.c's private one
+# (D-LinUCB only) is the gcc-c99 tests' impl.o, built anyway.
 $(BUILD)/gcc-c99/two_tu: tests/test_two_tu_a.c tests/test_two_tu_b.c $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c99 $(WARN) -O0 $(FP) tests/test_two_tu_a.c tests/test_two_tu_b.c -o $@ $(LIBS)
-
-# The extern copy beside test_static.c's private one (D-LinUCB only) is
-# the gcc-c99 tests' impl.o, built anyway.
 $(BUILD)/gcc-c99/static: tests/test_static.c tests/test_two_tu_b.c $(BUILD)/gcc-c99/impl.o $(TEST_DEPS)
+$(BUILD)/gcc-c99/two_tu $(BUILD)/gcc-c99/static:
 	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c99 $(WARN) -O0 $(FP) tests/test_static.c tests/test_two_tu_b.c $(BUILD)/gcc-c99/impl.o -o $@ $(LIBS)
+	$(Q)$(CC) $(C99) -O0 $(FP) $(filter %.c %.o,$^) -o $@ $(LIBS)
 
-$(BUILD)/$(CXX_DIR)/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
+# The C++ test. The folder says the compiler and the precision: clangxx*
+# is clang++, any other $(CXX); *-float is single precision, under
+# -Wdouble-promotion.
+$(BUILD)/%/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
 	@mkdir -p $(@D)
-	$(Q)$(CXX) -std=c++11 $(CXXWARN) $(CXX_OPT) $< -o $@ $(LIBS)
-
-$(BUILD)/clangxx/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(Q)clang++ -std=c++11 $(CXXWARN) $(CXX_OPT) $< -o $@ $(LIBS)
-
-# The header in C++ in single precision, under -Wdouble-promotion.
-$(BUILD)/$(CXX_DIR)-float/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(CXX) -std=c++11 -DISDB_REAL=float $(CXXWARN) -Wdouble-promotion $(CXX_OPT) $< -o $@ $(LIBS)
-
-$(BUILD)/clangxx-float/test_cpp: tests/test_cpp.cpp $(TEST_DEPS)
-	@mkdir -p $(@D)
-	$(Q)clang++ -std=c++11 -DISDB_REAL=float $(CXXWARN) -Wdouble-promotion $(CXX_OPT) $< -o $@ $(LIBS)
-
-$(eval $(call test_variant,asan,$(CC),-std=c99 $(WARN) $(SAN)))
-$(eval $(call test_variant,asan-float,$(CC),-std=c99 -DISDB_REAL=float $(WARN) $(SAN) $$(if $$(filter %impl.o,$$@),,-Wno-double-promotion)))
-$(SAN_BINS) $(BUILD)/asan/impl.o $(BUILD)/asan-float/impl.o: | $(BUILD)/asan/.probe
+	$(Q)$(if $(filter clangxx%,$*),clang++,$(CXX)) -std=c++11 $(CXXWARN) $(if $(filter %-float,$*),$(FLOAT) -Wdouble-promotion) $(CXX_OPT) $< -o $@ $(LIBS)
 
 # The sanitizer runtimes ship with gcc on most systems, but not all.
 $(BUILD)/asan/.probe:
@@ -332,7 +316,7 @@ $(BUILD)/asan/.probe:
 	@touch $@
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz_%.c $(FUZZ_DEPS) | $(BUILD)/fuzz/.probe
-	clang -std=c99 $(WARN) $(FUZZ_FLAGS) $< -o $@ $(LIBS)
+	clang $(C99) $(FUZZ_FLAGS) $< -o $@ $(LIBS)
 
 $(BUILD)/fuzz/.probe:
 	@command -v clang >/dev/null 2>&1 || { echo "make fuzz: needs clang with libFuzzer; clang is not installed (Debian: apt-get install clang)"; exit 1; }
@@ -343,41 +327,39 @@ $(BUILD)/fuzz/.probe:
 	@touch $@
 
 $(BUILD)/asan/replay_%: tests/fuzz_%.c tests/fuzz_replay.c $(FUZZ_DEPS) | $(BUILD)/asan/.probe
-	$(Q)$(CC) -std=c99 $(WARN) $(SAN) $< tests/fuzz_replay.c -o $@ $(LIBS)
+	$(Q)$(CC) $(C99) $(SAN) $< tests/fuzz_replay.c -o $@ $(LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(HEADER)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c99 $(WARN) $(OPT) $< -o $@ $(LIBS)
+	$(Q)$(CC) $(C99) $(OPT) $< -o $@ $(LIBS)
 
-$(BUILD)/check/%.ok: examples/%.c $(HEADER)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c99 $(WARN) -fsyntax-only $<
-	@touch $@
-$(BUILD)/check-float/%.ok: examples/%.c $(HEADER)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c99 -DISDB_REAL=float $(WARN) -Wno-double-promotion -fsyntax-only $<
-	@touch $@
+# make test's checks of the examples: $(1) folder, $(2) flags.
+define example_check
+$(BUILD)/$(1)/%.ok: examples/%.c $(HEADER)
+	@mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(C99) $(2) -fsyntax-only $$<
+	@touch $$@
+endef
+$(eval $(call example_check,check,))
+$(eval $(call example_check,check-float,$$(FLOAT_TEST)))
 
+# <name>-float is bench/<name>.c in single precision. bench_select adds an
+# optimised BLAS when one links (Debian: apt-get install libopenblas-dev),
+# probed when it is built; the library itself never uses one.
+$(BUILD)/bench/%-float: bench/%.c $(BENCH_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_FLAGS) $(FLOAT) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
 $(BUILD)/bench/%: bench/%.c $(BENCH_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
-
-# bench_select compares with an optimised BLAS when one links (Debian:
-# apt-get install libopenblas-dev); the library itself never uses one.
-HAVE_OPENBLAS := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -lopenblas -o /dev/null 2>/dev/null && echo 1)
-$(BUILD)/bench/bench_select: bench/bench_select.c $(BENCH_DEPS)
-	@mkdir -p $(@D)
-	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(FP) $(if $(HAVE_OPENBLAS),-DISDB_BENCH_BLAS) $< -o $@ \
-	  $(if $(HAVE_OPENBLAS),-lopenblas) $(LIBS)
-$(BUILD)/bench/bench_select-float: bench/bench_select.c $(BENCH_DEPS)
-	@mkdir -p $(@D)
-	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $(if $(HAVE_OPENBLAS),-DISDB_BENCH_BLAS) \
-	  $< -o $@ $(if $(HAVE_OPENBLAS),-lopenblas) $(LIBS)
+	$(CC) $(BENCH_FLAGS) $(BLAS_FLAGS) $< -o $@ $(BLAS_LIBS) $(LIBS)
+HAVE_OPENBLAS = $(call probe,HAVE_OPENBLAS,printf 'int main(void){return 0;}' | $(CC) -x c - -lopenblas -o /dev/null 2>/dev/null && echo 1)
+$(BUILD)/bench/bench_select $(BUILD)/bench/bench_select-float: BLAS_FLAGS = $(if $(HAVE_OPENBLAS),-DISDB_BENCH_BLAS)
+$(BUILD)/bench/bench_select $(BUILD)/bench/bench_select-float: BLAS_LIBS = $(if $(HAVE_OPENBLAS),-lopenblas)
 
 examples: $(EXAMPLE_BINS)
 
-# The firmware builds of tests/embedded/ (tests/embedded/run.sh says what it checks).
-.PHONY: embedded
+# The firmware builds of tests/embedded/ (tests/embedded/run.sh says what
+# it checks, and probes for the cross tools).
 embedded:
 	@CC="$(CC)" WARN="$(WARN)" FP="$(FP)" sh tests/embedded/run.sh $(BUILD)/embedded
 
@@ -396,19 +378,11 @@ bench: $(BENCH_BINS) $(BUILD)/bench/bench_policies-float $(BUILD)/bench/bench_se
 bench-compile: $(BUILD)/bench/compile_time
 	./$(BUILD)/bench/compile_time --cc "$(CC)" --make "$(MAKE)" --tmp $(BUILD)/bench/compile $(COMPILE_ARGS)
 
-$(BUILD)/bench/bench_policies-float: bench/bench_policies.c $(BENCH_DEPS)
-	@mkdir -p $(@D)
-	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
-
 # The double soak, then the same runs in single precision (ISD left out),
 # 2 10^6 rounds, also compared every 997 rounds.
 soak: $(BUILD)/bench/soak $(BUILD)/bench/soak-float
 	./$(BUILD)/bench/soak
 	./$(BUILD)/bench/soak-float --steps 2000000 --every 997
-
-$(BUILD)/bench/soak-float: bench/soak.c $(BENCH_DEPS)
-	@mkdir -p $(@D)
-	$(CC) -std=c99 -DISDB_REAL=float -Wall -Wextra -pedantic -Werror -O2 $(FP) $< -o $@ $(LIBS)
 
 # One process per scenario, as many at a time as there are processors.
 agnostic: $(BUILD)/bench/agnostic
@@ -418,7 +392,6 @@ agnostic: $(BUILD)/bench/agnostic
 # The policies on the real streams of bench/data/ (accuracy) and on issue
 # 38's jumps and rotation (regret), beside Vowpal Wabbit's figures as issue
 # 38 reports them; one process per (problem, policy).
-.PHONY: realstream
 realstream: $(BUILD)/bench/realstream
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/realstream --out $(OUT) --data bench/data
