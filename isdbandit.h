@@ -4691,8 +4691,7 @@ ISDB__PRIVATE void isdb__tri_solve(int n, const isdb_real *L, const isdb_real *i
    W[i * ISDB__LANES + a]. Each lane gets exactly the operations of the
    one-arm routines (isdb__tri_solve, isdb__dot), in the same order, so
    the same bits; the lanes are independent chains that keep the FPU
-   busy, and the same operation on the four is what compilers vectorize.
-   The kernels below spell the four lanes out: ISDB__LANES must stay 4. */
+   busy, and the same operation on the four is what compilers vectorize. */
 #define ISDB__LANES 4
 /* restrict in C99; C++ has none, but its compilers spell it __restrict. */
 #ifdef __cplusplus
@@ -4735,9 +4734,12 @@ ISDB__PRIVATE int isdb__lanes_rows(const isdb_real *X, int n, int n_arms, int k,
    rows (a constant where the kernel calls it), its arrays indexed by
    loops the compiler unrolls (ISDB__UNROLL), so the sums live in
    registers as the named scalars of hand-written kernels do; the kernel
-   takes passes of R0 rows, then halves (a head of single rows first
-   where a template's HEAD says). How many rows a pass takes changes the
-   schedule, never a lane's operations or their order. */
+   takes passes of R0 rows, then halves. How many rows a pass takes
+   changes the schedule, never a lane's operations or their order. Two
+   kernels stay written out, one function each for every build
+   (isdb__lanes8_dots and the float isdb__lanes16_fwd_solve_dots_avx2):
+   gcc 12 ran their template instances slower; their comments say by how
+   much. */
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
 #define ISDB__UNROLL _Pragma("GCC unroll 16")
 #else
@@ -4749,7 +4751,8 @@ ISDB__PRIVATE int isdb__lanes_rows(const isdb_real *X, int n, int n_arms, int k,
 #define ISDB__KERNEL_INLINE
 #endif
 /* Vector c of row i of an n-row lane block W of NV vectors (VL lanes
-   each) a row; with several blocks, c / NV picks block W + (c / NV) n NV VL. */
+   each) a row; with several blocks, c / NV picks the block
+   (W + (c / NV) n NV VL). */
 #define ISDB__LANES_AT(W, n, i, c, VL, NV)                                                              \
     ((W) + ((size_t)((c) / (NV)) * (size_t)(n) + (size_t)(i)) * (size_t)((NV) * (VL)) + \
      (size_t)((c) % (NV) * (VL)))
@@ -4758,16 +4761,14 @@ ISDB__PRIVATE int isdb__lanes_rows(const isdb_real *X, int n, int n_arms, int k,
 /* Scalars as one-lane vectors: the scalar kernels are instances too. */
 ISDB__PRIVATE ISDB__KERNEL_INLINE isdb_real isdb__splat1(isdb_real x) { return x; }
 ISDB__PRIVATE ISDB__KERNEL_INLINE isdb_real isdb__gather1(const isdb_real *const *rows, int a0, int i) { return rows[a0][i]; }
-/* For the templates' GATHER4 where no four-row gather exists (G4 = 0). */
-#define ISDB__NO_GATHER4(rows, a0, i, out) memset((out), 0, 4 * sizeof *(out))
 
 /* The forward solve's pass: rows i .. i + R - 1 of W = L^-1 [rows]
-   (inv_diag[i] = 1 / L_ii), each row's terms k < i first, in order, then
-   the pass's own triangle, row by row, each row's terms in order; with
-   DOTS, dz[c] += w z_row and dw[c] += w w as each row is done, in row
-   order (isdb__dot's order). With G4, R = 4 gathers the rows through
-   GATHER4 (four rows of VL arms at once). */
-#define ISDB__FWD_PASS_TEMPLATE(NAME, ATTR, V, VL, NV, NB, SPLAT, GATHER, G4, GATHER4, R0, DOTS)                    \
+   (inv_diag[i] = 1 / L_ii): each row's terms k < i first, in order, then
+   the pass's own triangle, each row scaled and then taken from the rows
+   after it (so each row still takes its terms in order); with DOTS,
+   dz[c] += w z_row and dw[c] += w w as each row is done, in row order
+   (isdb__dot's order). */
+#define ISDB__FWD_PASS_TEMPLATE(NAME, ATTR, V, VL, NV, NB, SPLAT, GATHER, R0, DOTS)                    \
     ATTR ISDB__PRIVATE ISDB__KERNEL_INLINE void NAME(int R, int n, int i, const isdb_real *ISDB__RESTRICT L,      \
                                                      const isdb_real *ISDB__RESTRICT inv_diag,                    \
                                                      const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W,   \
@@ -4776,51 +4777,40 @@ ISDB__PRIVATE ISDB__KERNEL_INLINE isdb_real isdb__gather1(const isdb_real *const
         V s[R0][(NV) * (NB)], m;                                                                                  \
         int r, j, c, k;                                                                                           \
         ISDB__UNROLL for (r = 0; r < R; ++r) Lr[r] = L + (size_t)(i + r) * (size_t)n;                             \
-        if ((G4) && R == 4) {                                                                                     \
-            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) {                                                      \
-                V t[4];                                                                                           \
-                GATHER4(rows, c * (VL), i, t);                                                                    \
-                ISDB__UNROLL for (r = 0; r < ((R0) < 4 ? (R0) : 4); ++r) s[r][c] = t[r];                                              \
-            }                                                                                                     \
-        } else {                                                                                                  \
-            ISDB__UNROLL for (r = 0; r < R; ++r) ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) s[r][c] =         \
-                GATHER(rows, c * (VL), i + r);                                                                    \
-        }                                                                                                         \
+        ISDB__UNROLL for (r = 0; r < R; ++r) ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) s[r][c] =             \
+            GATHER(rows, c * (VL), i + r);                                                                        \
         for (k = 0; k < i; ++k) {                                                                                 \
             V w[(NV) * (NB)], l[R0];                                                                              \
             ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) w[c] = *(const V *)ISDB__LANES_AT(W, n, k, c, VL, NV); \
             ISDB__UNROLL for (r = 0; r < R; ++r) l[r] = SPLAT(Lr[r][k]);                                          \
             ISDB__UNROLL for (r = 0; r < R; ++r) ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) s[r][c] -= l[r] * w[c]; \
         }                                                                                                         \
-        ISDB__UNROLL for (r = 0; r < R; ++r) {                                                                    \
-            ISDB__UNROLL for (j = 0; j < R0; ++j) if (j < r) {                                                    \
+        ISDB__UNROLL for (j = 0; j < R; ++j) {                                                                    \
+            m = SPLAT(inv_diag[i + j]);                                                                           \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) {                                                      \
+                *(V *)ISDB__LANES_AT(W, n, i + j, c, VL, NV) = s[j][c] *= m;                                      \
+                if (DOTS) {                                                                                       \
+                    dz[c] += s[j][c] * SPLAT(z[i + j]);                                                           \
+                    dw[c] += s[j][c] * s[j][c];                                                                   \
+                }                                                                                                 \
+            }                                                                                                     \
+            ISDB__UNROLL for (r = 1; r < R0; ++r) if (r > j && r < R) {                                           \
                 m = SPLAT(Lr[r][i + j]);                                                                          \
                 ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) s[r][c] -= m * s[j][c];                            \
-            }                                                                                                     \
-            m = SPLAT(inv_diag[i + r]);                                                                           \
-            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) {                                                      \
-                *(V *)ISDB__LANES_AT(W, n, i + r, c, VL, NV) = s[r][c] *= m;                                      \
-                if (DOTS) {                                                                                       \
-                    dz[c] += s[r][c] * SPLAT(z[i + r]);                                                           \
-                    dw[c] += s[r][c] * s[r][c];                                                                   \
-                }                                                                                                 \
             }                                                                                                     \
         }                                                                                                         \
     }
 
-/* The passes of a forward solve: HEAD > 1 takes the first n % HEAD rows
-   one a pass (where they have no terms k < i to wait on; at the end their
-   sums would wait on their subtractions), then R0 rows a pass, then
-   halving passes for the last rows. */
-#define ISDB__FWD_PASSES(PASS, R0, HEAD, z, dz, dw)                                                          \
-    for (; i < n % (HEAD); ++i) PASS(1, n, i, L, inv_diag, rows, W, z, dz, dw);                             \
+/* The passes of a forward solve: R0 rows a pass, then halving passes for
+   the last rows. */
+#define ISDB__FWD_PASSES(PASS, R0, z, dz, dw)                                                                \
     for (; i + (R0) <= n; i += (R0)) PASS(R0, n, i, L, inv_diag, rows, W, z, dz, dw);                        \
-    if ((HEAD) == 1 && (R0) > 2)                                                                             \
+    if ((R0) > 2)                                                                                            \
         for (; i + ISDB__HALF(R0) <= n; i += ISDB__HALF(R0)) PASS(ISDB__HALF(R0), n, i, L, inv_diag, rows, W, z, dz, dw); \
-    if ((HEAD) == 1 && (R0) > 4)                                                                             \
+    if ((R0) > 4)                                                                                            \
         for (; i + ISDB__HALF(ISDB__HALF(R0)) <= n; i += ISDB__HALF(ISDB__HALF(R0)))                         \
             PASS(ISDB__HALF(ISDB__HALF(R0)), n, i, L, inv_diag, rows, W, z, dz, dw);                         \
-    if ((HEAD) == 1 && (R0) > 1)                                                                             \
+    if ((R0) > 1)                                                                                            \
         for (; i < n; ++i) PASS(1, n, i, L, inv_diag, rows, W, z, dz, dw)
 
 /* W = L^-1 [rows] (n rows of NV * VL lanes). */
@@ -4828,21 +4818,21 @@ ISDB__PRIVATE ISDB__KERNEL_INLINE isdb_real isdb__gather1(const isdb_real *const
     ATTR ISDB__PRIVATE void NAME(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag, \
                                  const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {                   \
         int i = 0;                                                                                              \
-        ISDB__FWD_PASSES(PASS, R0, 1, NULL, NULL, NULL);                                                        \
+        ISDB__FWD_PASSES(PASS, R0, NULL, NULL, NULL);                                                        \
     }
 
 /* The same with mean[a] = w_a . z and norm2[a] = w_a . w_a of each lane
    (NB blocks of NV * VL lanes), each sum over the rows in order (the bits
    of isdb__dot), taken as each row of W is done: their chains of
    additions overlap the solve instead of running after it. */
-#define ISDB__FWD_DOTS_KERNEL(NAME, PASS, ATTR, V, VL, NC, SPLAT, R0, HEAD)                                        \
+#define ISDB__FWD_DOTS_KERNEL(NAME, PASS, ATTR, V, VL, NC, SPLAT, R0)                                        \
     ATTR ISDB__PRIVATE void NAME(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag, \
                                  const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W,                        \
                                  const isdb_real *ISDB__RESTRICT z, isdb_real *mean, isdb_real *norm2) {           \
         V dz[NC], dw[NC];                                                                                          \
         int i = 0, c;                                                                                              \
         ISDB__UNROLL for (c = 0; c < (NC); ++c) dz[c] = dw[c] = SPLAT(0);                                          \
-        ISDB__FWD_PASSES(PASS, R0, HEAD, z, dz, dw);                                                               \
+        ISDB__FWD_PASSES(PASS, R0, z, dz, dw);                                                               \
         ISDB__UNROLL for (c = 0; c < (NC); ++c) {                                                                  \
             *(V *)(mean + c * (VL)) = dz[c];                                                         \
             *(V *)(norm2 + c * (VL)) = dw[c];                                                        \
@@ -4965,8 +4955,7 @@ ISDB__PRIVATE ISDB__KERNEL_INLINE isdb_real isdb__gather1(const isdb_real *const
 
 /* The four-lane kernels (scalars): where fewer than five arms remain in
    the scalar builds, and D-LinUCB's last arms. */
-ISDB__FWD_PASS_TEMPLATE(isdb__lanes_fwd_pass, , isdb_real, 1, ISDB__LANES, 1, isdb__splat1, isdb__gather1, 0,
-                        ISDB__NO_GATHER4, 1, 0)
+ISDB__FWD_PASS_TEMPLATE(isdb__lanes_fwd_pass, , isdb_real, 1, ISDB__LANES, 1, isdb__splat1, isdb__gather1, 1, 0)
 /* W = L^-1 [rows], inv_diag[i] = 1 / L_ii. */
 ISDB__FWD_KERNEL(isdb__lanes_fwd_solve, isdb__lanes_fwd_pass, , 1)
 ISDB__BACK_PASS_TEMPLATE(isdb__lanes_back_pass, , isdb_real, 1, ISDB__LANES, 1, isdb__splat1, 1)
@@ -4981,12 +4970,11 @@ ISDB__DOTS_KERNEL(isdb__lanes_dots, , isdb_real, 1, ISDB__LANES, isdb__splat1)
    bounds the four-lane solve (about 4 cycles a step); two independent
    groups of four in one pass halve that (1.4x faster in double, 1.9x in
    float at d = 50). Each lane's operations are still the one-arm
-   routines', in order: the same bits. As an array of eight, gcc spilled
-   the sums; as named scalars they stay in registers. */
+   routines', in order: the same bits. */
 #define ISDB__LANES8 8
 
 /* With GCC or clang on x86-64 (SSE2) or AArch64, the eight-lane kernels
-   below are written with the compilers' vector extension (16-byte
+   are instances with the compilers' vector extension (16-byte
    vectors: two doubles or four floats; element-wise IEEE operations, so
    each lane's bits are those of the scalar code), and the forward solve
    and the V-tilde form take several rows a pass: two in double (eight
@@ -4997,10 +4985,11 @@ ISDB__DOTS_KERNEL(isdb__lanes_dots, , isdb_real, 1, ISDB__LANES, isdb__splat1)
    independent, and row i + 1 takes its term k = i once row i is done, so
    every lane still gets the one-arm routine's operations in its order.
    Written as named scalars, gcc vectorized the two-row loop across rows
-   and k with shuffles (1.4x slower than one row); with explicit vectors
-   it runs near the core's peak (bench/bench_select.c). Elsewhere (other
-   compilers, 32-bit ARM, ISDB__SCALAR_LANES defined) the scalar kernels,
-   one row a pass, give the same bits. */
+   and k with shuffles (1.4x slower than one row); instantiated with
+   explicit vectors it runs near the core's peak (bench/bench_select.c).
+   Elsewhere (other
+   compilers, 32-bit ARM, ISDB__SCALAR_LANES defined) the scalar
+   instances, one row a pass, give the same bits. */
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__SSE2__) || defined(__aarch64__)) && \
     !defined(ISDB__SCALAR_LANES)
 #define ISDB__VEC_LANES 1
@@ -5042,7 +5031,7 @@ ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec isdb__gather(const isdb_real *const 
    order) and the V-tilde form two rows a pass. */
 #define ISDB__VEC_ROWS (ISDB_REAL_IS_FLOAT ? 4 : 2)
 ISDB__FWD_PASS_TEMPLATE(isdb__lanes8_fwd_pass_v, , isdb__vec, ISDB__VLEN, ISDB__LANES8 / ISDB__VLEN, 1, isdb__splat,
-                        isdb__gather, 0, ISDB__NO_GATHER4, ISDB__VEC_ROWS, 0)
+                        isdb__gather, ISDB__VEC_ROWS, 0)
 ISDB__FWD_KERNEL(isdb__lanes8_fwd_solve_v, isdb__lanes8_fwd_pass_v, , ISDB__VEC_ROWS)
 ISDB__BACK_PASS_TEMPLATE(isdb__lanes8_back_pass_v, , isdb__vec, ISDB__VLEN, ISDB__LANES8 / ISDB__VLEN, 1, isdb__splat, 2)
 ISDB__BACK_KERNEL(isdb__lanes8_back_solve_v, isdb__lanes8_back_pass_v, , 2)
@@ -5051,8 +5040,7 @@ ISDB__FORM_KERNEL(isdb__lanes8_sym_form_v, isdb__lanes8_form_pass_v, , isdb__vec
                   isdb__splat, 2)
 #else
 /* The scalar eight-lane kernels, one row a pass. */
-ISDB__FWD_PASS_TEMPLATE(isdb__lanes8_fwd_pass, , isdb_real, 1, ISDB__LANES8, 1, isdb__splat1, isdb__gather1, 0,
-                        ISDB__NO_GATHER4, 1, 0)
+ISDB__FWD_PASS_TEMPLATE(isdb__lanes8_fwd_pass, , isdb_real, 1, ISDB__LANES8, 1, isdb__splat1, isdb__gather1, 1, 0)
 /* W = L^-1 [rows], eight lanes (inv_diag[i] = 1 / L_ii). */
 ISDB__FWD_KERNEL(isdb__lanes8_fwd_solve, isdb__lanes8_fwd_pass, , 1)
 ISDB__BACK_PASS_TEMPLATE(isdb__lanes8_back_pass, , isdb_real, 1, ISDB__LANES8, 1, isdb__splat1, 1)
@@ -5064,8 +5052,8 @@ ISDB__FORM_PASS_TEMPLATE(isdb__lanes8_form_pass, , isdb_real, 1, ISDB__LANES8, 1
 ISDB__FORM_KERNEL(isdb__lanes8_sym_form, isdb__lanes8_form_pass, , isdb_real, 1, ISDB__LANES8, isdb__splat1, 1)
 #endif
 
-/* AVX2 at run time: on x86 with GCC or clang, the kernels above also exist
-   as 32-byte vectors in functions compiled for AVX2 (the target
+/* AVX2 at run time: on x86 with GCC or clang, the templates are also
+   instantiated with 32-byte vectors in functions compiled for AVX2 (the target
    attribute; no FMA, so each lane's operations stay the scalar ones and
    the bits are the same), taken when the CPU has AVX2
    (__builtin_cpu_supports): the library's own flags stay plain -O2
@@ -5152,10 +5140,10 @@ ISDB__AVX2 ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec32 isdb__gather32(const is
 #define ISDB__AVX2_ROWS (ISDB_REAL_IS_FLOAT ? 8 : 4)
 #define ISDB__AVX2_FORM_ROWS (ISDB_REAL_IS_FLOAT ? 2 : 4)
 ISDB__FWD_PASS_TEMPLATE(isdb__lanes8_fwd_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32, ISDB__LANES8 / ISDB__VLEN32, 1,
-                        isdb__splat32, isdb__gather32, 0, ISDB__NO_GATHER4, ISDB__AVX2_ROWS, ISDB_REAL_IS_FLOAT)
+                        isdb__splat32, isdb__gather32, ISDB__AVX2_ROWS, ISDB_REAL_IS_FLOAT)
 #if ISDB_REAL_IS_FLOAT
 ISDB__FWD_DOTS_KERNEL(isdb__lanes8_fwd_solve_dots_avx2, isdb__lanes8_fwd_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32,
-                      1, isdb__splat32, ISDB__AVX2_ROWS, 1)
+                      1, isdb__splat32, ISDB__AVX2_ROWS)
 ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
                                                           const isdb_real *ISDB__RESTRICT inv_diag, const isdb_real *const *rows,
                                                           isdb_real *ISDB__RESTRICT W) {
@@ -5174,20 +5162,117 @@ ISDB__FORM_PASS_TEMPLATE(isdb__lanes8_form_pass_avx2, ISDB__AVX2, isdb__vec32, I
 ISDB__FORM_KERNEL(isdb__lanes8_sym_form_avx2, isdb__lanes8_form_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32,
                   ISDB__LANES8 / ISDB__VLEN32, isdb__splat32, ISDB__AVX2_FORM_ROWS)
 #if ISDB_REAL_IS_FLOAT
-/* Sixteen arms a pass (float): two blocks of eight lanes (W for arms
-   0 .. 7, W + 8 n for arms 8 .. 15, each laid out as
-   isdb__lanes8_fwd_solve's W), four rows a pass, so eight vector sums as
-   in the eight-row kernel, but the pass ends in two 4 x 4 triangles whose
-   chains (row r waits on row r - 1's scaled value) are independent and
-   interleave, where the eight-row pass ends in one 8 x 8 chain; D-LinUCB's
-   back solve and V-tilde form of the two blocks interleaved the same way
-   (two independent chains where each block had one). Each lane's
-   operations and their order are still isdb__tri_solve's, its two dots
-   isdb__dot's and its form isdb__discounted_width's (the same bits). */
-ISDB__FWD_PASS_TEMPLATE(isdb__lanes16_fwd_pass_avx2, ISDB__AVX2, isdb__vec32, 8, 1, 2, isdb__splat32, isdb__gather32, 1,
-                        isdb__gather32x4, 4, 1)
-ISDB__FWD_DOTS_KERNEL(isdb__lanes16_fwd_solve_dots_avx2, isdb__lanes16_fwd_pass_avx2, ISDB__AVX2, isdb__vec32, 8, 2,
-                      isdb__splat32, 4, 4)
+/* Sixteen arms a pass: two blocks of eight lanes (W for arms 0 .. 7,
+   W + 8 n for arms 8 .. 15, each laid out as isdb__lanes8_fwd_solve's W),
+   four rows a pass, so eight vector sums as in the eight-row kernel, but
+   the pass ends in two 4 x 4 triangles whose chains (row r waits on row
+   r - 1's scaled value) are independent and interleave, where the
+   eight-row pass ends in one 8 x 8 chain. Each lane's operations and
+   their order are still isdb__tri_solve's, and its two dots isdb__dot's
+   (the same bits). Written out, not a template instance: the template's
+   took 1.08-1.2x its time at d = 50 and 100 with gcc 12. */
+#define ISDB__DOTS16(s, t, row)                       \
+    do {                                              \
+        const isdb__vec32 zr = isdb__splat32(z[row]); \
+        dot_z0 += (s) * zr;                           \
+        dot_w0 += (s) * (s);                          \
+        dot_z1 += (t) * zr;                           \
+        dot_w1 += (t) * (t);                          \
+    } while (0)
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_fwd_solve_dots_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+                                                                const isdb_real *ISDB__RESTRICT inv_diag,
+                                                                const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W,
+                                                                const isdb_real *ISDB__RESTRICT z, isdb_real *mean,
+                                                                isdb_real *norm2) {
+    isdb_real *ISDB__RESTRICT W1 = W + (size_t)n * ISDB__LANES8;
+    int i = 0, k;
+    isdb__vec32 dot_z0 = isdb__splat32(0), dot_w0 = dot_z0, dot_z1 = dot_z0, dot_w1 = dot_z0;
+    /* the first n % 4 rows one a pass, where they have no terms k < i to
+       wait on (at the end, their 2 sums would wait on their subtractions) */
+    for (; i < n % 4; ++i) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n;
+        isdb__vec32 a0 = isdb__gather32(rows, 0, i), b0 = isdb__gather32(rows, 8, i), m;
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 l0 = isdb__splat32(L0[k]);
+            a0 -= l0 * *(const isdb__vec32 *)(W + k * ISDB__LANES8);
+            b0 -= l0 * *(const isdb__vec32 *)(W1 + k * ISDB__LANES8);
+        }
+        m = isdb__splat32(inv_diag[i]);
+        *(isdb__vec32 *)(W + i * ISDB__LANES8) = a0 *= m;
+        *(isdb__vec32 *)(W1 + i * ISDB__LANES8) = b0 *= m;
+        ISDB__DOTS16(a0, b0, i);
+    }
+    for (; i + 4 <= n; i += 4) {
+        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
+        isdb__vec32 a[4], b[4], a0, a1, a2, a3, b0, b1, b2, b3, m;
+        isdb__vec32 *out0 = (isdb__vec32 *)(W + i * ISDB__LANES8), *out1 = (isdb__vec32 *)(W1 + i * ISDB__LANES8);
+        isdb__gather32x4(rows, 0, i, a);
+        isdb__gather32x4(rows, 8, i, b);
+        a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+        b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+        for (k = 0; k < i; ++k) {
+            const isdb__vec32 w0 = *(const isdb__vec32 *)(W + k * ISDB__LANES8);
+            const isdb__vec32 w1 = *(const isdb__vec32 *)(W1 + k * ISDB__LANES8);
+            const isdb__vec32 l0 = isdb__splat32(L0[k]), l1 = isdb__splat32(L1[k]);
+            const isdb__vec32 l2 = isdb__splat32(L2[k]), l3 = isdb__splat32(L3[k]);
+            a0 -= l0 * w0;
+            b0 -= l0 * w1;
+            a1 -= l1 * w0;
+            b1 -= l1 * w1;
+            a2 -= l2 * w0;
+            b2 -= l2 * w1;
+            a3 -= l3 * w0;
+            b3 -= l3 * w1;
+        }
+        /* the two triangles, row by row, each row in its order */
+        m = isdb__splat32(inv_diag[i]);
+        out0[0] = a0 *= m;
+        out1[0] = b0 *= m;
+        ISDB__DOTS16(a0, b0, i);
+        m = isdb__splat32(L1[i]);
+        a1 -= m * a0;
+        b1 -= m * b0;
+        m = isdb__splat32(L2[i]);
+        a2 -= m * a0;
+        b2 -= m * b0;
+        m = isdb__splat32(L3[i]);
+        a3 -= m * a0;
+        b3 -= m * b0;
+        m = isdb__splat32(inv_diag[i + 1]);
+        out0[1] = a1 *= m;
+        out1[1] = b1 *= m;
+        ISDB__DOTS16(a1, b1, i + 1);
+        m = isdb__splat32(L2[i + 1]);
+        a2 -= m * a1;
+        b2 -= m * b1;
+        m = isdb__splat32(L3[i + 1]);
+        a3 -= m * a1;
+        b3 -= m * b1;
+        m = isdb__splat32(inv_diag[i + 2]);
+        out0[2] = a2 *= m;
+        out1[2] = b2 *= m;
+        ISDB__DOTS16(a2, b2, i + 2);
+        m = isdb__splat32(L3[i + 2]);
+        a3 -= m * a2;
+        b3 -= m * b2;
+        m = isdb__splat32(inv_diag[i + 3]);
+        out0[3] = a3 *= m;
+        out1[3] = b3 *= m;
+        ISDB__DOTS16(a3, b3, i + 3);
+    }
+    for (k = 0; k < ISDB__LANES8; ++k) {
+        mean[k] = dot_z0[k];
+        norm2[k] = dot_w0[k];
+        mean[ISDB__LANES8 + k] = dot_z1[k];
+        norm2[ISDB__LANES8 + k] = dot_w1[k];
+    }
+}
+#undef ISDB__DOTS16
+/* D-LinUCB's back solve and V-tilde form of the two blocks of eight lanes
+   that isdb__lanes16_fwd_solve_dots_avx2 writes (W and W + 8 n: NB = 2),
+   interleaved: each block's operations those of the eight-lane kernels,
+   in their order (the same bits), with two independent chains where each
+   had one. */
 ISDB__BACK_PASS_TEMPLATE(isdb__lanes16_back_pass_avx2, ISDB__AVX2, isdb__vec32, 8, 1, 2, isdb__splat32, 2)
 ISDB__BACK_KERNEL(isdb__lanes16_back_solve_avx2, isdb__lanes16_back_pass_avx2, ISDB__AVX2, 2)
 ISDB__FORM_PASS_TEMPLATE(isdb__lanes16_form_pass_avx2, ISDB__AVX2, isdb__vec32, 8, 1, 2, isdb__splat32, 2)
@@ -5213,14 +5298,50 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
 #endif
 
 
-/* out[a] = w_a . z and norm2[a] = w_a . w_a for the eight lanes: as
-   16-byte vectors where they are built (gcc vectorized the scalar
-   kernel's named sums so, but not the template's). */
-#ifdef ISDB__VEC_LANES
-ISDB__DOTS_KERNEL(isdb__lanes8_dots, , isdb__vec, ISDB__VLEN, ISDB__LANES8 / ISDB__VLEN, isdb__splat)
-#else
-ISDB__DOTS_KERNEL(isdb__lanes8_dots, , isdb_real, 1, ISDB__LANES8, isdb__splat1)
-#endif
+/* out[a] = w_a . z and norm2[a] = w_a . w_a for the eight lanes. Written
+   out, not a template instance: gcc 12 vectorizes these named sums two
+   lanes a vector with no moves in the loop, and the template's (arrays of
+   sums) took 1.1-1.3x its time (its register allocator rotates the sums). */
+ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) {
+    isdb_real s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    isdb_real q0 = 0, q1 = 0, q2 = 0, q3 = 0, q4 = 0, q5 = 0, q6 = 0, q7 = 0;
+    int i;
+    for (i = 0; i < n; ++i) {
+        const isdb_real *w = W + i * ISDB__LANES8, zi = z[i];
+        s0 += w[0] * zi;
+        s1 += w[1] * zi;
+        s2 += w[2] * zi;
+        s3 += w[3] * zi;
+        s4 += w[4] * zi;
+        s5 += w[5] * zi;
+        s6 += w[6] * zi;
+        s7 += w[7] * zi;
+        q0 += w[0] * w[0];
+        q1 += w[1] * w[1];
+        q2 += w[2] * w[2];
+        q3 += w[3] * w[3];
+        q4 += w[4] * w[4];
+        q5 += w[5] * w[5];
+        q6 += w[6] * w[6];
+        q7 += w[7] * w[7];
+    }
+    out[0] = s0;
+    out[1] = s1;
+    out[2] = s2;
+    out[3] = s3;
+    out[4] = s4;
+    out[5] = s5;
+    out[6] = s6;
+    out[7] = s7;
+    norm2[0] = q0;
+    norm2[1] = q1;
+    norm2[2] = q2;
+    norm2[3] = q3;
+    norm2[4] = q4;
+    norm2[5] = q5;
+    norm2[6] = q6;
+    norm2[7] = q7;
+}
 
 /* isdb__lanes8_fwd_solve, then isdb__lanes8_dots of W with z: in one
    pass where the float AVX2 kernel takes them (the same bits). */
