@@ -4131,8 +4131,7 @@ ISDB__PRIVATE void isdb__tri_solve(int n, const isdb_real *L, const isdb_real *i
    W[i * ISDB__LANES + a]. Each lane gets exactly the operations of the
    one-arm routines (isdb__tri_solve, isdb__dot), in the same order, so
    the same bits; the lanes are independent chains that keep the FPU
-   busy, and the same operation on the four is what compilers vectorize.
-   The kernels below spell the four lanes out: ISDB__LANES must stay 4. */
+   busy, and the same operation on the four is what compilers vectorize. */
 #define ISDB__LANES 4
 /* restrict in C99; C++ has none, but its compilers spell it __restrict. */
 #ifdef __cplusplus
@@ -4158,77 +4157,252 @@ ISDB__PRIVATE int isdb__lanes_rows(const isdb_real *X, int n, int n_arms, int k,
     return isdb__lanes_rows_n(X, n, n_arms, k, ISDB__LANES, rows);
 }
 
-/* The lanes' running sums are four named scalars, not an array: gcc keeps
-   an array of four floats in memory, loaded and stored at every step of
-   the inner loop (2x slower in single precision), and vectorizes the
-   named ones just as well. */
+/* The kernels, written once. The kernels below are the one place in the
+   header where a macro generates function bodies: every width and
+   precision (scalars, 16-byte vectors, 32-byte AVX2 vectors; double and
+   float) must do each lane's arithmetic exactly as the one-arm routines
+   do, in the same order, so the arithmetic is written once, as a
+   template, and instantiated per vector type (the instantiations follow
+   the templates). Elsewhere the header writes functions out: a macro
+   hides code from readers and debuggers (a debugger steps over an
+   instantiated kernel as over one line), a cost worth paying only where
+   copies must stay identical. A template takes the vector type V
+   (isdb_real itself for the scalar kernels), its lanes VL, the vectors
+   NV a row of a lane block holds (NV * VL lanes), the blocks NB (two for
+   the sixteen-arm kernels: W and W + 8 n), its splat and gather, and the
+   rows R0 a pass takes at most. A pass is an always-inline function of R
+   rows (a constant where the kernel calls it), its arrays indexed by
+   loops the compiler unrolls (ISDB__UNROLL), so the sums live in
+   registers as the named scalars of hand-written kernels do; the kernel
+   takes passes of R0 rows, then halves. How many rows a pass takes
+   changes the schedule, never a lane's operations or their order. Two
+   kernels stay written out, one function each for every build
+   (isdb__lanes8_dots and the float isdb__lanes16_fwd_solve_dots_avx2):
+   gcc 12 ran their template instances slower; their comments say by how
+   much. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define ISDB__UNROLL _Pragma("GCC unroll 16")
+#else
+#define ISDB__UNROLL
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define ISDB__KERNEL_INLINE __attribute__((always_inline)) inline
+#else
+#define ISDB__KERNEL_INLINE
+#endif
+/* Vector c of row i of an n-row lane block W of NV vectors (VL lanes
+   each) a row; with several blocks, c / NV picks the block
+   (W + (c / NV) n NV VL). */
+#define ISDB__LANES_AT(W, n, i, c, VL, NV)                                                              \
+    ((W) + ((size_t)((c) / (NV)) * (size_t)(n) + (size_t)(i)) * (size_t)((NV) * (VL)) + \
+     (size_t)((c) % (NV) * (VL)))
+#define ISDB__HALF(R) ((R) > 1 ? (R) / 2 : 1)
 
+/* Scalars as one-lane vectors: the scalar kernels are instances too. */
+ISDB__PRIVATE ISDB__KERNEL_INLINE isdb_real isdb__splat1(isdb_real x) { return x; }
+ISDB__PRIVATE ISDB__KERNEL_INLINE isdb_real isdb__gather1(const isdb_real *const *rows, int a0, int i) { return rows[a0][i]; }
+
+/* The forward solve's pass: rows i .. i + R - 1 of W = L^-1 [rows]
+   (inv_diag[i] = 1 / L_ii): each row's terms k < i first, in order, then
+   the pass's own triangle, each row scaled and then taken from the rows
+   after it (so each row still takes its terms in order); with DOTS,
+   dz[c] += w z_row and dw[c] += w w as each row is done, in row order
+   (isdb__dot's order). */
+#define ISDB__FWD_PASS_TEMPLATE(NAME, ATTR, V, VL, NV, NB, SPLAT, GATHER, R0, DOTS)                    \
+    ATTR ISDB__PRIVATE ISDB__KERNEL_INLINE void NAME(int R, int n, int i, const isdb_real *ISDB__RESTRICT L,      \
+                                                     const isdb_real *ISDB__RESTRICT inv_diag,                    \
+                                                     const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W,   \
+                                                     const isdb_real *ISDB__RESTRICT z, V *dz, V *dw) {          \
+        const isdb_real *Lr[R0];                                                                                  \
+        V s[R0][(NV) * (NB)], m;                                                                                  \
+        int r, j, c, k;                                                                                           \
+        ISDB__UNROLL for (r = 0; r < R; ++r) Lr[r] = L + (size_t)(i + r) * (size_t)n;                             \
+        ISDB__UNROLL for (r = 0; r < R; ++r) ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) s[r][c] =             \
+            GATHER(rows, c * (VL), i + r);                                                                        \
+        for (k = 0; k < i; ++k) {                                                                                 \
+            V w[(NV) * (NB)], l[R0];                                                                              \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) w[c] = *(const V *)ISDB__LANES_AT(W, n, k, c, VL, NV); \
+            ISDB__UNROLL for (r = 0; r < R; ++r) l[r] = SPLAT(Lr[r][k]);                                          \
+            ISDB__UNROLL for (r = 0; r < R; ++r) ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) s[r][c] -= l[r] * w[c]; \
+        }                                                                                                         \
+        ISDB__UNROLL for (j = 0; j < R; ++j) {                                                                    \
+            m = SPLAT(inv_diag[i + j]);                                                                           \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) {                                                      \
+                *(V *)ISDB__LANES_AT(W, n, i + j, c, VL, NV) = s[j][c] *= m;                                      \
+                if (DOTS) {                                                                                       \
+                    dz[c] += s[j][c] * SPLAT(z[i + j]);                                                           \
+                    dw[c] += s[j][c] * s[j][c];                                                                   \
+                }                                                                                                 \
+            }                                                                                                     \
+            ISDB__UNROLL for (r = 1; r < R0; ++r) if (r > j && r < R) {                                           \
+                m = SPLAT(Lr[r][i + j]);                                                                          \
+                ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) s[r][c] -= m * s[j][c];                            \
+            }                                                                                                     \
+        }                                                                                                         \
+    }
+
+/* The passes of a forward solve: R0 rows a pass, then halving passes for
+   the last rows. */
+#define ISDB__FWD_PASSES(PASS, R0, z, dz, dw)                                                                \
+    for (; i + (R0) <= n; i += (R0)) PASS(R0, n, i, L, inv_diag, rows, W, z, dz, dw);                        \
+    if ((R0) > 2)                                                                                            \
+        for (; i + ISDB__HALF(R0) <= n; i += ISDB__HALF(R0)) PASS(ISDB__HALF(R0), n, i, L, inv_diag, rows, W, z, dz, dw); \
+    if ((R0) > 4)                                                                                            \
+        for (; i + ISDB__HALF(ISDB__HALF(R0)) <= n; i += ISDB__HALF(ISDB__HALF(R0)))                         \
+            PASS(ISDB__HALF(ISDB__HALF(R0)), n, i, L, inv_diag, rows, W, z, dz, dw);                         \
+    if ((R0) > 1)                                                                                            \
+        for (; i < n; ++i) PASS(1, n, i, L, inv_diag, rows, W, z, dz, dw)
+
+/* W = L^-1 [rows] (n rows of NV * VL lanes). */
+#define ISDB__FWD_KERNEL(NAME, PASS, ATTR, R0)                                                                  \
+    ATTR ISDB__PRIVATE void NAME(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag, \
+                                 const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {                   \
+        int i = 0;                                                                                              \
+        ISDB__FWD_PASSES(PASS, R0, NULL, NULL, NULL);                                                        \
+    }
+
+/* The same with mean[a] = w_a . z and norm2[a] = w_a . w_a of each lane
+   (NB blocks of NV * VL lanes), each sum over the rows in order (the bits
+   of isdb__dot), taken as each row of W is done: their chains of
+   additions overlap the solve instead of running after it. */
+#define ISDB__FWD_DOTS_KERNEL(NAME, PASS, ATTR, V, VL, NC, SPLAT, R0)                                        \
+    ATTR ISDB__PRIVATE void NAME(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag, \
+                                 const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W,                        \
+                                 const isdb_real *ISDB__RESTRICT z, isdb_real *mean, isdb_real *norm2) {           \
+        V dz[NC], dw[NC];                                                                                          \
+        int i = 0, c;                                                                                              \
+        ISDB__UNROLL for (c = 0; c < (NC); ++c) dz[c] = dw[c] = SPLAT(0);                                          \
+        ISDB__FWD_PASSES(PASS, R0, z, dz, dw);                                                               \
+        ISDB__UNROLL for (c = 0; c < (NC); ++c) {                                                                  \
+            *(V *)(mean + c * (VL)) = dz[c];                                                         \
+            *(V *)(norm2 + c * (VL)) = dw[c];                                                        \
+        }                                                                                                          \
+    }
+
+/* out[a] = w_a . z and norm2[a] = w_a . w_a of the lanes of W (n rows of
+   NV vectors), each over the rows in order. */
+#define ISDB__DOTS_KERNEL(NAME, ATTR, V, VL, NV, SPLAT)                                                          \
+    ATTR ISDB__PRIVATE void NAME(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) { \
+        V s[NV], q[NV];                                                                                          \
+        int i, c;                                                                                                \
+        ISDB__UNROLL for (c = 0; c < (NV); ++c) s[c] = q[c] = SPLAT(0);                                          \
+        for (i = 0; i < n; ++i) {                                                                                \
+            const V zi = SPLAT(z[i]);                                                                            \
+            ISDB__UNROLL for (c = 0; c < (NV); ++c) {                                                            \
+                const V w = *(const V *)ISDB__LANES_AT(W, n, i, c, VL, NV);                                      \
+                s[c] += w * zi;                                                                                  \
+                q[c] += w * w;                                                                                   \
+            }                                                                                                    \
+        }                                                                                                        \
+        ISDB__UNROLL for (c = 0; c < (NV); ++c) {                                                                \
+            *(V *)(out + c * (VL)) = s[c];                                                          \
+            *(V *)(norm2 + c * (VL)) = q[c];                                                        \
+        }                                                                                                        \
+    }
+
+/* The back solve's pass: columns i, i - 1, .., i - R + 1 of W = L^-T W in
+   place (isdb__tri_solve's column-oriented back substitution): each
+   column takes the terms of the columns after it in the pass, in order,
+   and its scale; then each w_k, k below the pass, takes column i's term,
+   then column i - 1's, ... (the scalar order). */
+#define ISDB__BACK_PASS_TEMPLATE(NAME, ATTR, V, VL, NV, NB, SPLAT, R0)                                              \
+    ATTR ISDB__PRIVATE ISDB__KERNEL_INLINE void NAME(int R, int n, int i, const isdb_real *ISDB__RESTRICT L,        \
+                                                     const isdb_real *ISDB__RESTRICT inv_diag,                      \
+                                                     isdb_real *ISDB__RESTRICT W) {                                 \
+        const isdb_real *Lr[R0];                                                                                    \
+        V x[R0][(NV) * (NB)];                                                                                       \
+        int r, j, c, k;                                                                                             \
+        ISDB__UNROLL for (r = 0; r < R; ++r) {                                                                      \
+            Lr[r] = L + (size_t)(i - r) * (size_t)n;                                                                \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) {                                                        \
+                V *wr = (V *)ISDB__LANES_AT(W, n, i - r, c, VL, NV), t = *wr;                                       \
+                ISDB__UNROLL for (j = 0; j < R0; ++j) if (j < r) t -= SPLAT(Lr[j][i - r]) * x[j][c];                \
+                *wr = x[r][c] = t * SPLAT(inv_diag[i - r]);                                                         \
+            }                                                                                                       \
+        }                                                                                                           \
+        for (k = 0; k <= i - R; ++k)                                                                                \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) {                                                        \
+                V *wk = (V *)ISDB__LANES_AT(W, n, k, c, VL, NV), t = *wk;                                           \
+                ISDB__UNROLL for (r = 0; r < R; ++r) t -= SPLAT(Lr[r][k]) * x[r][c];                                \
+                *wk = t;                                                                                            \
+            }                                                                                                       \
+    }
+
+/* W = L^-T W in place: R0 columns a pass from the last, then halving. */
+#define ISDB__BACK_KERNEL(NAME, PASS, ATTR, R0)                                                                 \
+    ATTR ISDB__PRIVATE void NAME(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag, \
+                                 isdb_real *ISDB__RESTRICT W) {                                                 \
+        int i = n - 1;                                                                                          \
+        for (; i >= (R0) - 1; i -= (R0)) PASS(R0, n, i, L, inv_diag, W);                                       \
+        if ((R0) > 2)                                                                                           \
+            for (; i >= ISDB__HALF(R0) - 1; i -= ISDB__HALF(R0)) PASS(ISDB__HALF(R0), n, i, L, inv_diag, W);    \
+        if ((R0) > 1)                                                                                           \
+            for (; i >= 0; --i) PASS(1, n, i, L, inv_diag, W);                                                  \
+    }
+
+/* The V-tilde form's pass: rows i .. i + R - 1 of q[a] = u_a^T Vt u_a (Vt
+   symmetric, its lower triangle read; isdb__discounted_width's
+   operations per lane): each row's sum of its terms j < i in order, then
+   the pass's own triangle (row r's terms j = i .. i + r - 1, in order),
+   then the rows enter q in order. */
+#define ISDB__FORM_PASS_TEMPLATE(NAME, ATTR, V, VL, NV, NB, SPLAT, R0)                                              \
+    ATTR ISDB__PRIVATE ISDB__KERNEL_INLINE void NAME(int R, int n, int i, const isdb_real *ISDB__RESTRICT Vt,       \
+                                                     const isdb_real *ISDB__RESTRICT U, V *q) {                     \
+        const isdb_real *Vr[R0];                                                                                    \
+        V o[R0][(NV) * (NB)], m;                                                                                    \
+        const V two = SPLAT(2);                                                                                     \
+        int r, j, c;                                                                                                \
+        ISDB__UNROLL for (r = 0; r < R; ++r) {                                                                      \
+            Vr[r] = Vt + (size_t)(i + r) * (size_t)n;                                                               \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) o[r][c] = SPLAT(0);                                      \
+        }                                                                                                           \
+        for (j = 0; j < i; ++j) {                                                                                   \
+            V u[(NV) * (NB)];                                                                                       \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) u[c] = *(const V *)ISDB__LANES_AT(U, n, j, c, VL, NV);   \
+            ISDB__UNROLL for (r = 0; r < R; ++r) {                                                                  \
+                const V a = SPLAT(Vr[r][j]);                                                                        \
+                ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) o[r][c] += a * u[c];                                 \
+            }                                                                                                       \
+        }                                                                                                           \
+        ISDB__UNROLL for (r = 1; r < R; ++r) ISDB__UNROLL for (j = 0; j < R0; ++j) if (j < r) {                     \
+            m = SPLAT(Vr[r][i + j]);                                                                                \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) o[r][c] += m * *(const V *)ISDB__LANES_AT(U, n, i + j, c, VL, NV); \
+        }                                                                                                           \
+        ISDB__UNROLL for (r = 0; r < R; ++r) {                                                                      \
+            m = SPLAT(Vr[r][i + r]);                                                                                \
+            ISDB__UNROLL for (c = 0; c < (NV) * (NB); ++c) {                                                        \
+                const V u = *(const V *)ISDB__LANES_AT(U, n, i + r, c, VL, NV);                                     \
+                q[c] += u * (m * u + two * o[r][c]);                                                                \
+            }                                                                                                       \
+        }                                                                                                           \
+    }
+
+/* q[a] = u_a^T Vt u_a of the NC vectors of lanes of U: R0 rows a pass,
+   then halving. */
+#define ISDB__FORM_KERNEL(NAME, PASS, ATTR, V, VL, NC, SPLAT, R0)                                                  \
+    ATTR ISDB__PRIVATE void NAME(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,      \
+                                 isdb_real *qout) {                                                                 \
+        V q[NC];                                                                                                   \
+        int i = 0, c;                                                                                              \
+        ISDB__UNROLL for (c = 0; c < (NC); ++c) q[c] = SPLAT(0);                                                   \
+        for (; i + (R0) <= n; i += (R0)) PASS(R0, n, i, Vt, U, q);                                                 \
+        if ((R0) > 2)                                                                                              \
+            for (; i + ISDB__HALF(R0) <= n; i += ISDB__HALF(R0)) PASS(ISDB__HALF(R0), n, i, Vt, U, q);             \
+        if ((R0) > 1)                                                                                              \
+            for (; i < n; ++i) PASS(1, n, i, Vt, U, q);                                                            \
+        ISDB__UNROLL for (c = 0; c < (NC); ++c) *(V *)(qout + c * (VL)) = q[c];                       \
+    }
+
+/* The four-lane kernels (scalars): where fewer than five arms remain in
+   the scalar builds, and D-LinUCB's last arms. */
+ISDB__FWD_PASS_TEMPLATE(isdb__lanes_fwd_pass, , isdb_real, 1, ISDB__LANES, 1, isdb__splat1, isdb__gather1, 1, 0)
 /* W = L^-1 [rows], inv_diag[i] = 1 / L_ii. */
-ISDB__PRIVATE void isdb__lanes_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                         const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n;
-        isdb_real s0 = rows[0][i], s1 = rows[1][i], s2 = rows[2][i], s3 = rows[3][i], r = inv_diag[i];
-        isdb_real *ISDB__RESTRICT out = W + i * ISDB__LANES;
-        for (k = 0; k < i; ++k) {
-            const isdb_real l = Li[k], *w = W + k * ISDB__LANES;
-            s0 -= l * w[0];
-            s1 -= l * w[1];
-            s2 -= l * w[2];
-            s3 -= l * w[3];
-        }
-        out[0] = s0 * r;
-        out[1] = s1 * r;
-        out[2] = s2 * r;
-        out[3] = s3 * r;
-    }
-}
-
+ISDB__FWD_KERNEL(isdb__lanes_fwd_solve, isdb__lanes_fwd_pass, , 1)
+ISDB__BACK_PASS_TEMPLATE(isdb__lanes_back_pass, , isdb_real, 1, ISDB__LANES, 1, isdb__splat1, 1)
 /* W = L^-T W in place (isdb__tri_solve's column-oriented back substitution). */
-ISDB__PRIVATE void isdb__lanes_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                          isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = n - 1; i >= 0; --i) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n;
-        isdb_real *wi = W + i * ISDB__LANES, r = inv_diag[i];
-        const isdb_real x0 = wi[0] *= r, x1 = wi[1] *= r, x2 = wi[2] *= r, x3 = wi[3] *= r;
-        for (k = 0; k < i; ++k) {
-            isdb_real *w = W + k * ISDB__LANES, l = Li[k];
-            w[0] -= l * x0;
-            w[1] -= l * x1;
-            w[2] -= l * x2;
-            w[3] -= l * x3;
-        }
-    }
-}
-
-/* out[a] = w_a . z, and norm2[a] = w_a . w_a when norm2 is not NULL. */
-ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) {
-    isdb_real s0 = 0, s1 = 0, s2 = 0, s3 = 0, q0 = 0, q1 = 0, q2 = 0, q3 = 0;
-    int i;
-    for (i = 0; i < n; ++i) {
-        const isdb_real *w = W + i * ISDB__LANES, zi = z[i];
-        s0 += w[0] * zi;
-        s1 += w[1] * zi;
-        s2 += w[2] * zi;
-        s3 += w[3] * zi;
-        q0 += w[0] * w[0];
-        q1 += w[1] * w[1];
-        q2 += w[2] * w[2];
-        q3 += w[3] * w[3];
-    }
-    out[0] = s0;
-    out[1] = s1;
-    out[2] = s2;
-    out[3] = s3;
-    if (norm2) {
-        norm2[0] = q0;
-        norm2[1] = q1;
-        norm2[2] = q2;
-        norm2[3] = q3;
-    }
-}
+ISDB__BACK_KERNEL(isdb__lanes_back_solve, isdb__lanes_back_pass, , 1)
+/* out[a] = w_a . z and norm2[a] = w_a . w_a. */
+ISDB__DOTS_KERNEL(isdb__lanes_dots, , isdb_real, 1, ISDB__LANES, isdb__splat1)
 
 /* Eight arms at a time, for the ridge policies' selects (forward solve
    and two dots) and D-LinUCB's (also the back solve and the V-tilde
@@ -4236,12 +4410,11 @@ ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *
    bounds the four-lane solve (about 4 cycles a step); two independent
    groups of four in one pass halve that (1.4x faster in double, 1.9x in
    float at d = 50). Each lane's operations are still the one-arm
-   routines', in order: the same bits. As an array of eight, gcc spilled
-   the sums; as named scalars they stay in registers. */
+   routines', in order: the same bits. */
 #define ISDB__LANES8 8
 
 /* With GCC or clang on x86-64 (SSE2) or AArch64, the eight-lane kernels
-   below are written with the compilers' vector extension (16-byte
+   are instances with the compilers' vector extension (16-byte
    vectors: two doubles or four floats; element-wise IEEE operations, so
    each lane's bits are those of the scalar code), and the forward solve
    and the V-tilde form take several rows a pass: two in double (eight
@@ -4252,31 +4425,32 @@ ISDB__PRIVATE void isdb__lanes_dots(int n, const isdb_real *W, const isdb_real *
    independent, and row i + 1 takes its term k = i once row i is done, so
    every lane still gets the one-arm routine's operations in its order.
    Written as named scalars, gcc vectorized the two-row loop across rows
-   and k with shuffles (1.4x slower than one row); with explicit vectors
-   it runs near the core's peak (bench/bench_select.c). Elsewhere (other
-   compilers, 32-bit ARM, ISDB__SCALAR_LANES defined) the scalar kernels,
-   one row a pass, give the same bits. */
+   and k with shuffles (1.4x slower than one row); instantiated with
+   explicit vectors it runs near the core's peak (bench/bench_select.c).
+   Elsewhere (other
+   compilers, 32-bit ARM, ISDB__SCALAR_LANES defined) the scalar
+   instances, one row a pass, give the same bits. */
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__SSE2__) || defined(__aarch64__)) && \
     !defined(ISDB__SCALAR_LANES)
 #define ISDB__VEC_LANES 1
 #define ISDB__VLEN (int)(16 / sizeof(isdb_real)) /* lanes a vector */
 typedef isdb_real isdb__vec __attribute__((vector_size(16), aligned(sizeof(isdb_real)), may_alias));
 #if ISDB_REAL_IS_FLOAT
-ISDB__PRIVATE isdb__vec isdb__splat(isdb_real x) {
+ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec isdb__splat(isdb_real x) {
     isdb__vec v = {x, x, x, x};
     return v;
 }
 /* Lanes a0 .. a0 + 3 of row i of the arms. */
-ISDB__PRIVATE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i) {
+ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i) {
     isdb__vec v = {rows[a0][i], rows[a0 + 1][i], rows[a0 + 2][i], rows[a0 + 3][i]};
     return v;
 }
 #else
-ISDB__PRIVATE isdb__vec isdb__splat(isdb_real x) {
+ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec isdb__splat(isdb_real x) {
     isdb__vec v = {x, x};
     return v;
 }
-ISDB__PRIVATE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i) {
+ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i) {
     isdb__vec v = {rows[a0][i], rows[a0 + 1][i]};
     return v;
 }
@@ -4289,172 +4463,37 @@ ISDB__PRIVATE isdb__vec isdb__gather(const isdb_real *const *rows, int a0, int i
 #define ISDB__VEC8_ALWAYS 0
 #endif
 
-#if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
-/* Double: four vectors of two lanes; rows i and i + 1 a pass. */
-ISDB__PRIVATE void isdb__lanes8_fwd_solve_v(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                            const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = 0; i + 2 <= n; i += 2) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lj = Li + n;
-        isdb__vec s0 = isdb__gather(rows, 0, i), s1 = isdb__gather(rows, 2, i);
-        isdb__vec s2 = isdb__gather(rows, 4, i), s3 = isdb__gather(rows, 6, i);
-        isdb__vec t0 = isdb__gather(rows, 0, i + 1), t1 = isdb__gather(rows, 2, i + 1);
-        isdb__vec t2 = isdb__gather(rows, 4, i + 1), t3 = isdb__gather(rows, 6, i + 1), m;
-        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec l = isdb__splat(Li[k]), h = isdb__splat(Lj[k]);
-            const isdb__vec *w = (const isdb__vec *)(W + k * ISDB__LANES8);
-            const isdb__vec w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-            s0 -= l * w0;
-            s1 -= l * w1;
-            s2 -= l * w2;
-            s3 -= l * w3;
-            t0 -= h * w0;
-            t1 -= h * w1;
-            t2 -= h * w2;
-            t3 -= h * w3;
-        }
-        m = isdb__splat(inv_diag[i]);
-        out[0] = s0 *= m;
-        out[1] = s1 *= m;
-        out[2] = s2 *= m;
-        out[3] = s3 *= m;
-        m = isdb__splat(Lj[i]);
-        t0 -= m * s0;
-        t1 -= m * s1;
-        t2 -= m * s2;
-        t3 -= m * s3;
-        m = isdb__splat(inv_diag[i + 1]);
-        out[4] = t0 * m;
-        out[5] = t1 * m;
-        out[6] = t2 * m;
-        out[7] = t3 * m;
-    }
-    if (i < n) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n;
-        isdb__vec s0 = isdb__gather(rows, 0, i), s1 = isdb__gather(rows, 2, i);
-        isdb__vec s2 = isdb__gather(rows, 4, i), s3 = isdb__gather(rows, 6, i), m;
-        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec l = isdb__splat(Li[k]), *w = (const isdb__vec *)(W + k * ISDB__LANES8);
-            s0 -= l * w[0];
-            s1 -= l * w[1];
-            s2 -= l * w[2];
-            s3 -= l * w[3];
-        }
-        m = isdb__splat(inv_diag[i]);
-        out[0] = s0 * m;
-        out[1] = s1 * m;
-        out[2] = s2 * m;
-        out[3] = s3 * m;
-    }
-}
-#elif defined(ISDB__VEC_LANES)
-/* Float: two vectors of four lanes; rows i .. i + 3 a pass. */
-ISDB__PRIVATE void isdb__lanes8_fwd_solve_v(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                            const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = 0; i + 4 <= n; i += 4) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
-        isdb__vec a0 = isdb__gather(rows, 0, i), a1 = isdb__gather(rows, 4, i);
-        isdb__vec b0 = isdb__gather(rows, 0, i + 1), b1 = isdb__gather(rows, 4, i + 1);
-        isdb__vec c0 = isdb__gather(rows, 0, i + 2), c1 = isdb__gather(rows, 4, i + 2);
-        isdb__vec e0 = isdb__gather(rows, 0, i + 3), e1 = isdb__gather(rows, 4, i + 3), m;
-        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec l0 = isdb__splat(L0[k]), l1 = isdb__splat(L1[k]);
-            const isdb__vec l2 = isdb__splat(L2[k]), l3 = isdb__splat(L3[k]);
-            const isdb__vec *w = (const isdb__vec *)(W + k * ISDB__LANES8);
-            const isdb__vec w0 = w[0], w1 = w[1];
-            a0 -= l0 * w0;
-            a1 -= l0 * w1;
-            b0 -= l1 * w0;
-            b1 -= l1 * w1;
-            c0 -= l2 * w0;
-            c1 -= l2 * w1;
-            e0 -= l3 * w0;
-            e1 -= l3 * w1;
-        }
-        /* the 4 x 4 triangle, row by row, in each row's order */
-        m = isdb__splat(inv_diag[i]);
-        out[0] = a0 *= m;
-        out[1] = a1 *= m;
-        m = isdb__splat(L1[i]);
-        b0 -= m * a0;
-        b1 -= m * a1;
-        m = isdb__splat(inv_diag[i + 1]);
-        out[2] = b0 *= m;
-        out[3] = b1 *= m;
-        m = isdb__splat(L2[i]);
-        c0 -= m * a0;
-        c1 -= m * a1;
-        m = isdb__splat(L2[i + 1]);
-        c0 -= m * b0;
-        c1 -= m * b1;
-        m = isdb__splat(inv_diag[i + 2]);
-        out[4] = c0 *= m;
-        out[5] = c1 *= m;
-        m = isdb__splat(L3[i]);
-        e0 -= m * a0;
-        e1 -= m * a1;
-        m = isdb__splat(L3[i + 1]);
-        e0 -= m * b0;
-        e1 -= m * b1;
-        m = isdb__splat(L3[i + 2]);
-        e0 -= m * c0;
-        e1 -= m * c1;
-        m = isdb__splat(inv_diag[i + 3]);
-        out[6] = e0 * m;
-        out[7] = e1 * m;
-    }
-    for (; i < n; ++i) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n;
-        isdb__vec s0 = isdb__gather(rows, 0, i), s1 = isdb__gather(rows, 4, i), m;
-        isdb__vec *out = (isdb__vec *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec l = isdb__splat(Li[k]), *w = (const isdb__vec *)(W + k * ISDB__LANES8);
-            s0 -= l * w[0];
-            s1 -= l * w[1];
-        }
-        m = isdb__splat(inv_diag[i]);
-        out[0] = s0 * m;
-        out[1] = s1 * m;
-    }
-}
+#ifdef ISDB__VEC_LANES
+/* The 16-byte kernels: in double four vectors of two lanes, rows i and
+   i + 1 a pass; in float two vectors of four lanes, rows i .. i + 3 a
+   pass (eight vector sums either way); the back solve two columns a
+   pass (each w_k takes column i's term, then column i - 1's: the scalar
+   order) and the V-tilde form two rows a pass. */
+#define ISDB__VEC_ROWS (ISDB_REAL_IS_FLOAT ? 4 : 2)
+ISDB__FWD_PASS_TEMPLATE(isdb__lanes8_fwd_pass_v, , isdb__vec, ISDB__VLEN, ISDB__LANES8 / ISDB__VLEN, 1, isdb__splat,
+                        isdb__gather, ISDB__VEC_ROWS, 0)
+ISDB__FWD_KERNEL(isdb__lanes8_fwd_solve_v, isdb__lanes8_fwd_pass_v, , ISDB__VEC_ROWS)
+ISDB__BACK_PASS_TEMPLATE(isdb__lanes8_back_pass_v, , isdb__vec, ISDB__VLEN, ISDB__LANES8 / ISDB__VLEN, 1, isdb__splat, 2)
+ISDB__BACK_KERNEL(isdb__lanes8_back_solve_v, isdb__lanes8_back_pass_v, , 2)
+ISDB__FORM_PASS_TEMPLATE(isdb__lanes8_form_pass_v, , isdb__vec, ISDB__VLEN, ISDB__LANES8 / ISDB__VLEN, 1, isdb__splat, 2)
+ISDB__FORM_KERNEL(isdb__lanes8_sym_form_v, isdb__lanes8_form_pass_v, , isdb__vec, ISDB__VLEN, ISDB__LANES8 / ISDB__VLEN,
+                  isdb__splat, 2)
 #else
-ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                          const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n;
-        isdb_real s0 = rows[0][i], s1 = rows[1][i], s2 = rows[2][i], s3 = rows[3][i];
-        isdb_real t0 = rows[4][i], t1 = rows[5][i], t2 = rows[6][i], t3 = rows[7][i], r = inv_diag[i];
-        isdb_real *ISDB__RESTRICT out = W + i * ISDB__LANES8;
-        for (k = 0; k < i; ++k) {
-            const isdb_real l = Li[k], *w = W + k * ISDB__LANES8;
-            s0 -= l * w[0];
-            s1 -= l * w[1];
-            s2 -= l * w[2];
-            s3 -= l * w[3];
-            t0 -= l * w[4];
-            t1 -= l * w[5];
-            t2 -= l * w[6];
-            t3 -= l * w[7];
-        }
-        out[0] = s0 * r;
-        out[1] = s1 * r;
-        out[2] = s2 * r;
-        out[3] = s3 * r;
-        out[4] = t0 * r;
-        out[5] = t1 * r;
-        out[6] = t2 * r;
-        out[7] = t3 * r;
-    }
-}
+/* The scalar eight-lane kernels, one row a pass. */
+ISDB__FWD_PASS_TEMPLATE(isdb__lanes8_fwd_pass, , isdb_real, 1, ISDB__LANES8, 1, isdb__splat1, isdb__gather1, 1, 0)
+/* W = L^-1 [rows], eight lanes (inv_diag[i] = 1 / L_ii). */
+ISDB__FWD_KERNEL(isdb__lanes8_fwd_solve, isdb__lanes8_fwd_pass, , 1)
+ISDB__BACK_PASS_TEMPLATE(isdb__lanes8_back_pass, , isdb_real, 1, ISDB__LANES8, 1, isdb__splat1, 1)
+/* W = L^-T W in place for the eight lanes. */
+ISDB__BACK_KERNEL(isdb__lanes8_back_solve, isdb__lanes8_back_pass, , 1)
+ISDB__FORM_PASS_TEMPLATE(isdb__lanes8_form_pass, , isdb_real, 1, ISDB__LANES8, 1, isdb__splat1, 1)
+/* q[a] = u_a^T Vt u_a for the eight lanes of U (Vt symmetric, its lower
+   triangle read), with isdb__discounted_width's operations per lane. */
+ISDB__FORM_KERNEL(isdb__lanes8_sym_form, isdb__lanes8_form_pass, , isdb_real, 1, ISDB__LANES8, isdb__splat1, 1)
 #endif
 
-/* AVX2 at run time: on x86 with GCC or clang, the kernels above also exist
-   as 32-byte vectors in functions compiled for AVX2 (the target
+/* AVX2 at run time: on x86 with GCC or clang, the templates are also
+   instantiated with 32-byte vectors in functions compiled for AVX2 (the target
    attribute; no FMA, so each lane's operations stay the scalar ones and
    the bits are the same), taken when the CPU has AVX2
    (__builtin_cpu_supports): the library's own flags stay plain -O2
@@ -4474,237 +4513,16 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
 #define ISDB__AVX2_MIN_N (ISDB_REAL_IS_FLOAT ? 16 : 1)
 typedef isdb_real isdb__vec32 __attribute__((vector_size(32), aligned(sizeof(isdb_real)), may_alias));
 #if ISDB_REAL_IS_FLOAT
-ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__splat32(isdb_real x) {
+ISDB__AVX2 ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec32 isdb__splat32(isdb_real x) {
     isdb__vec32 v = {x, x, x, x, x, x, x, x};
     return v;
 }
 /* Inlined by force: gcc 12 made it a call, 8% of LinUCB's select. */
-ISDB__AVX2 ISDB__PRIVATE __attribute__((always_inline)) inline isdb__vec32 isdb__gather32(const isdb_real *const *rows, int a0, int i) {
+ISDB__AVX2 ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec32 isdb__gather32(const isdb_real *const *rows, int a0, int i) {
     isdb__vec32 v = {rows[a0][i],     rows[a0 + 1][i], rows[a0 + 2][i], rows[a0 + 3][i],
                      rows[a0 + 4][i], rows[a0 + 5][i], rows[a0 + 6][i], rows[a0 + 7][i]};
     return v;
 }
-/* The forward solve with the two dots of isdb__lanes8_dots taken as each
-   row of W is done: mean[a] = w_a . z and norm2[a] = w_a . w_a, each sum
-   over i in increasing order from 0, as isdb__lanes8_dots adds them (the
-   same bits); their chains of additions overlap the solve instead of
-   running after it. */
-#define ISDB__DOTS32(s, row)                          \
-    do {                                              \
-        dot_z += (s) * isdb__splat32(z[row]);         \
-        dot_w += (s) * (s);                           \
-    } while (0)
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_dots_avx2(int n, const isdb_real *ISDB__RESTRICT L,
-                                                               const isdb_real *ISDB__RESTRICT inv_diag,
-                                                               const isdb_real *const *rows, isdb_real *ISDB__RESTRICT W,
-                                                               const isdb_real *ISDB__RESTRICT z, isdb_real *mean,
-                                                               isdb_real *norm2) {
-    int i = 0, k;
-    isdb__vec32 dot_z = isdb__splat32(0), dot_w = dot_z;
-    for (; i + 8 <= n; i += 8) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n, *L4 = L3 + n, *L5 = L4 + n, *L6 = L5 + n, *L7 = L6 + n;
-        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
-        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1);
-        isdb__vec32 s2_0 = isdb__gather32(rows, 0, i + 2);
-        isdb__vec32 s3_0 = isdb__gather32(rows, 0, i + 3);
-        isdb__vec32 s4_0 = isdb__gather32(rows, 0, i + 4);
-        isdb__vec32 s5_0 = isdb__gather32(rows, 0, i + 5);
-        isdb__vec32 s6_0 = isdb__gather32(rows, 0, i + 6);
-        isdb__vec32 s7_0 = isdb__gather32(rows, 0, i + 7);
-        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
-            const isdb__vec32 l0 = isdb__splat32(L0[k]);
-            const isdb__vec32 l1 = isdb__splat32(L1[k]);
-            const isdb__vec32 l2 = isdb__splat32(L2[k]);
-            const isdb__vec32 l3 = isdb__splat32(L3[k]);
-            const isdb__vec32 l4 = isdb__splat32(L4[k]);
-            const isdb__vec32 l5 = isdb__splat32(L5[k]);
-            const isdb__vec32 l6 = isdb__splat32(L6[k]);
-            const isdb__vec32 l7 = isdb__splat32(L7[k]);
-            s0_0 -= l0 * w0;
-            s1_0 -= l1 * w0;
-            s2_0 -= l2 * w0;
-            s3_0 -= l3 * w0;
-            s4_0 -= l4 * w0;
-            s5_0 -= l5 * w0;
-            s6_0 -= l6 * w0;
-            s7_0 -= l7 * w0;
-        }
-        /* the pass's triangle, row by row, each in its order */
-        m = isdb__splat32(inv_diag[i]);
-        out[0] = s0_0 *= m;
-        ISDB__DOTS32(s0_0, i + 0);
-        m = isdb__splat32(L1[i]);
-        s1_0 -= m * s0_0;
-        m = isdb__splat32(inv_diag[i + 1]);
-        out[1] = s1_0 *= m;
-        ISDB__DOTS32(s1_0, i + 1);
-        m = isdb__splat32(L2[i]);
-        s2_0 -= m * s0_0;
-        m = isdb__splat32(L2[i + 1]);
-        s2_0 -= m * s1_0;
-        m = isdb__splat32(inv_diag[i + 2]);
-        out[2] = s2_0 *= m;
-        ISDB__DOTS32(s2_0, i + 2);
-        m = isdb__splat32(L3[i]);
-        s3_0 -= m * s0_0;
-        m = isdb__splat32(L3[i + 1]);
-        s3_0 -= m * s1_0;
-        m = isdb__splat32(L3[i + 2]);
-        s3_0 -= m * s2_0;
-        m = isdb__splat32(inv_diag[i + 3]);
-        out[3] = s3_0 *= m;
-        ISDB__DOTS32(s3_0, i + 3);
-        m = isdb__splat32(L4[i]);
-        s4_0 -= m * s0_0;
-        m = isdb__splat32(L4[i + 1]);
-        s4_0 -= m * s1_0;
-        m = isdb__splat32(L4[i + 2]);
-        s4_0 -= m * s2_0;
-        m = isdb__splat32(L4[i + 3]);
-        s4_0 -= m * s3_0;
-        m = isdb__splat32(inv_diag[i + 4]);
-        out[4] = s4_0 *= m;
-        ISDB__DOTS32(s4_0, i + 4);
-        m = isdb__splat32(L5[i]);
-        s5_0 -= m * s0_0;
-        m = isdb__splat32(L5[i + 1]);
-        s5_0 -= m * s1_0;
-        m = isdb__splat32(L5[i + 2]);
-        s5_0 -= m * s2_0;
-        m = isdb__splat32(L5[i + 3]);
-        s5_0 -= m * s3_0;
-        m = isdb__splat32(L5[i + 4]);
-        s5_0 -= m * s4_0;
-        m = isdb__splat32(inv_diag[i + 5]);
-        out[5] = s5_0 *= m;
-        ISDB__DOTS32(s5_0, i + 5);
-        m = isdb__splat32(L6[i]);
-        s6_0 -= m * s0_0;
-        m = isdb__splat32(L6[i + 1]);
-        s6_0 -= m * s1_0;
-        m = isdb__splat32(L6[i + 2]);
-        s6_0 -= m * s2_0;
-        m = isdb__splat32(L6[i + 3]);
-        s6_0 -= m * s3_0;
-        m = isdb__splat32(L6[i + 4]);
-        s6_0 -= m * s4_0;
-        m = isdb__splat32(L6[i + 5]);
-        s6_0 -= m * s5_0;
-        m = isdb__splat32(inv_diag[i + 6]);
-        out[6] = s6_0 *= m;
-        ISDB__DOTS32(s6_0, i + 6);
-        m = isdb__splat32(L7[i]);
-        s7_0 -= m * s0_0;
-        m = isdb__splat32(L7[i + 1]);
-        s7_0 -= m * s1_0;
-        m = isdb__splat32(L7[i + 2]);
-        s7_0 -= m * s2_0;
-        m = isdb__splat32(L7[i + 3]);
-        s7_0 -= m * s3_0;
-        m = isdb__splat32(L7[i + 4]);
-        s7_0 -= m * s4_0;
-        m = isdb__splat32(L7[i + 5]);
-        s7_0 -= m * s5_0;
-        m = isdb__splat32(L7[i + 6]);
-        s7_0 -= m * s6_0;
-        m = isdb__splat32(inv_diag[i + 7]);
-        out[7] = s7_0 *= m;
-        ISDB__DOTS32(s7_0, i + 7);
-    }
-    for (; i + 4 <= n; i += 4) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
-        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
-        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1);
-        isdb__vec32 s2_0 = isdb__gather32(rows, 0, i + 2);
-        isdb__vec32 s3_0 = isdb__gather32(rows, 0, i + 3);
-        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
-            const isdb__vec32 l0 = isdb__splat32(L0[k]);
-            const isdb__vec32 l1 = isdb__splat32(L1[k]);
-            const isdb__vec32 l2 = isdb__splat32(L2[k]);
-            const isdb__vec32 l3 = isdb__splat32(L3[k]);
-            s0_0 -= l0 * w0;
-            s1_0 -= l1 * w0;
-            s2_0 -= l2 * w0;
-            s3_0 -= l3 * w0;
-        }
-        /* the pass's triangle, row by row, each in its order */
-        m = isdb__splat32(inv_diag[i]);
-        out[0] = s0_0 *= m;
-        ISDB__DOTS32(s0_0, i + 0);
-        m = isdb__splat32(L1[i]);
-        s1_0 -= m * s0_0;
-        m = isdb__splat32(inv_diag[i + 1]);
-        out[1] = s1_0 *= m;
-        ISDB__DOTS32(s1_0, i + 1);
-        m = isdb__splat32(L2[i]);
-        s2_0 -= m * s0_0;
-        m = isdb__splat32(L2[i + 1]);
-        s2_0 -= m * s1_0;
-        m = isdb__splat32(inv_diag[i + 2]);
-        out[2] = s2_0 *= m;
-        ISDB__DOTS32(s2_0, i + 2);
-        m = isdb__splat32(L3[i]);
-        s3_0 -= m * s0_0;
-        m = isdb__splat32(L3[i + 1]);
-        s3_0 -= m * s1_0;
-        m = isdb__splat32(L3[i + 2]);
-        s3_0 -= m * s2_0;
-        m = isdb__splat32(inv_diag[i + 3]);
-        out[3] = s3_0 *= m;
-        ISDB__DOTS32(s3_0, i + 3);
-    }
-    for (; i + 2 <= n; i += 2) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n;
-        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
-        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1);
-        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
-            const isdb__vec32 l0 = isdb__splat32(L0[k]);
-            const isdb__vec32 l1 = isdb__splat32(L1[k]);
-            s0_0 -= l0 * w0;
-            s1_0 -= l1 * w0;
-        }
-        /* the pass's triangle, row by row, each in its order */
-        m = isdb__splat32(inv_diag[i]);
-        out[0] = s0_0 *= m;
-        ISDB__DOTS32(s0_0, i + 0);
-        m = isdb__splat32(L1[i]);
-        s1_0 -= m * s0_0;
-        m = isdb__splat32(inv_diag[i + 1]);
-        out[1] = s1_0 *= m;
-        ISDB__DOTS32(s1_0, i + 1);
-    }
-    for (; i + 1 <= n; i += 1) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n;
-        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i);
-        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0];
-            const isdb__vec32 l0 = isdb__splat32(L0[k]);
-            s0_0 -= l0 * w0;
-        }
-        m = isdb__splat32(inv_diag[i]);
-        out[0] = s0_0 *= m;
-        ISDB__DOTS32(s0_0, i + 0);
-    }
-    for (k = 0; k < ISDB__LANES8; ++k) {
-        mean[k] = dot_z[k];
-        norm2[k] = dot_w[k];
-    }
-}
-#undef ISDB__DOTS32
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
-                                                          const isdb_real *ISDB__RESTRICT inv_diag, const isdb_real *const *rows,
-                                                          isdb_real *ISDB__RESTRICT W) {
-    isdb_real mean[ISDB__LANES8], norm2[ISDB__LANES8];
-    isdb__lanes8_fwd_solve_dots_avx2(n, L, inv_diag, rows, W, inv_diag, mean, norm2);
-}
-#define ISDB__FUSED_DOTS_AVX2 1
 /* Rows i .. i + 3 of arms a0 .. a0 + 7 as four vectors (lane a the arm
    a0 + a), the same values as four isdb__gather32 calls. With
    __builtin_shufflevector (clang, gcc 12 and later): each arm's four
@@ -4714,7 +4532,7 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real
    <stdlib.h>, which ISDB_NO_MALLOC promises to leave out; gcc's
    __builtin_shuffle of the loaded vectors was folded back into the
    inserts. */
-ISDB__AVX2 ISDB__PRIVATE __attribute__((always_inline)) inline void isdb__gather32x4(const isdb_real *const *rows, int a0, int i,
+ISDB__AVX2 ISDB__PRIVATE ISDB__KERNEL_INLINE void isdb__gather32x4(const isdb_real *const *rows, int a0, int i,
                                                                              isdb__vec32 *out) {
 #if defined(__clang__) || __GNUC__ >= 12
     const isdb__vec x0 = *(const isdb__vec *)(rows[a0] + i), x4 = *(const isdb__vec *)(rows[a0 + 4] + i);
@@ -4742,6 +4560,48 @@ ISDB__AVX2 ISDB__PRIVATE __attribute__((always_inline)) inline void isdb__gather
     out[3] = isdb__gather32(rows, a0, i + 3);
 #endif
 }
+#else
+ISDB__AVX2 ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec32 isdb__splat32(isdb_real x) {
+    isdb__vec32 v = {x, x, x, x};
+    return v;
+}
+ISDB__AVX2 ISDB__PRIVATE ISDB__KERNEL_INLINE isdb__vec32 isdb__gather32(const isdb_real *const *rows, int a0, int i) {
+    isdb__vec32 v = {rows[a0][i], rows[a0 + 1][i], rows[a0 + 2][i], rows[a0 + 3][i]};
+    return v;
+}
+#endif
+/* The 32-byte kernels: in double two vectors of four lanes, four rows a
+   forward-solve pass (eight vector sums) and four rows a V-tilde pass; in
+   float one vector of eight lanes, eight rows a forward-solve pass, with
+   the two dots of isdb__lanes8_dots taken as each row of W is done (the
+   same bits; their chains of additions overlap the solve), and two rows
+   a V-tilde pass; the back solve two columns a pass in both. */
+#define ISDB__VLEN32 (int)(32 / sizeof(isdb_real))
+#define ISDB__AVX2_ROWS (ISDB_REAL_IS_FLOAT ? 8 : 4)
+#define ISDB__AVX2_FORM_ROWS (ISDB_REAL_IS_FLOAT ? 2 : 4)
+ISDB__FWD_PASS_TEMPLATE(isdb__lanes8_fwd_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32, ISDB__LANES8 / ISDB__VLEN32, 1,
+                        isdb__splat32, isdb__gather32, ISDB__AVX2_ROWS, ISDB_REAL_IS_FLOAT)
+#if ISDB_REAL_IS_FLOAT
+ISDB__FWD_DOTS_KERNEL(isdb__lanes8_fwd_solve_dots_avx2, isdb__lanes8_fwd_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32,
+                      1, isdb__splat32, ISDB__AVX2_ROWS)
+ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
+                                                          const isdb_real *ISDB__RESTRICT inv_diag, const isdb_real *const *rows,
+                                                          isdb_real *ISDB__RESTRICT W) {
+    isdb_real mean[ISDB__LANES8], norm2[ISDB__LANES8];
+    isdb__lanes8_fwd_solve_dots_avx2(n, L, inv_diag, rows, W, inv_diag, mean, norm2);
+}
+#define ISDB__FUSED_DOTS_AVX2 1
+#else
+ISDB__FWD_KERNEL(isdb__lanes8_fwd_solve_avx2, isdb__lanes8_fwd_pass_avx2, ISDB__AVX2, ISDB__AVX2_ROWS)
+#endif
+ISDB__BACK_PASS_TEMPLATE(isdb__lanes8_back_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32, ISDB__LANES8 / ISDB__VLEN32, 1,
+                         isdb__splat32, 2)
+ISDB__BACK_KERNEL(isdb__lanes8_back_solve_avx2, isdb__lanes8_back_pass_avx2, ISDB__AVX2, 2)
+ISDB__FORM_PASS_TEMPLATE(isdb__lanes8_form_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32, ISDB__LANES8 / ISDB__VLEN32, 1,
+                         isdb__splat32, ISDB__AVX2_FORM_ROWS)
+ISDB__FORM_KERNEL(isdb__lanes8_sym_form_avx2, isdb__lanes8_form_pass_avx2, ISDB__AVX2, isdb__vec32, ISDB__VLEN32,
+                  ISDB__LANES8 / ISDB__VLEN32, isdb__splat32, ISDB__AVX2_FORM_ROWS)
+#if ISDB_REAL_IS_FLOAT
 /* Sixteen arms a pass: two blocks of eight lanes (W for arms 0 .. 7,
    W + 8 n for arms 8 .. 15, each laid out as isdb__lanes8_fwd_solve's W),
    four rows a pass, so eight vector sums as in the eight-row kernel, but
@@ -4749,7 +4609,8 @@ ISDB__AVX2 ISDB__PRIVATE __attribute__((always_inline)) inline void isdb__gather
    r - 1's scaled value) are independent and interleave, where the
    eight-row pass ends in one 8 x 8 chain. Each lane's operations and
    their order are still isdb__tri_solve's, and its two dots isdb__dot's
-   (the same bits). */
+   (the same bits). Written out, not a template instance: the template's
+   took 1.08-1.2x its time at d = 50 and 100 with gcc 12. */
 #define ISDB__DOTS16(s, t, row)                       \
     do {                                              \
         const isdb__vec32 zr = isdb__splat32(z[row]); \
@@ -4847,114 +4708,16 @@ ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_fwd_solve_dots_avx2(int n, const isd
     }
 }
 #undef ISDB__DOTS16
+/* D-LinUCB's back solve and V-tilde form of the two blocks of eight lanes
+   that isdb__lanes16_fwd_solve_dots_avx2 writes (W and W + 8 n: NB = 2),
+   interleaved: each block's operations those of the eight-lane kernels,
+   in their order (the same bits), with two independent chains where each
+   had one. */
+ISDB__BACK_PASS_TEMPLATE(isdb__lanes16_back_pass_avx2, ISDB__AVX2, isdb__vec32, 8, 1, 2, isdb__splat32, 2)
+ISDB__BACK_KERNEL(isdb__lanes16_back_solve_avx2, isdb__lanes16_back_pass_avx2, ISDB__AVX2, 2)
+ISDB__FORM_PASS_TEMPLATE(isdb__lanes16_form_pass_avx2, ISDB__AVX2, isdb__vec32, 8, 1, 2, isdb__splat32, 2)
+ISDB__FORM_KERNEL(isdb__lanes16_sym_form_avx2, isdb__lanes16_form_pass_avx2, ISDB__AVX2, isdb__vec32, 8, 2, isdb__splat32, 2)
 #define ISDB__LANES16_AVX2 1
-#else
-ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__splat32(isdb_real x) {
-    isdb__vec32 v = {x, x, x, x};
-    return v;
-}
-ISDB__AVX2 ISDB__PRIVATE isdb__vec32 isdb__gather32(const isdb_real *const *rows, int a0, int i) {
-    isdb__vec32 v = {rows[a0][i], rows[a0 + 1][i], rows[a0 + 2][i], rows[a0 + 3][i]};
-    return v;
-}
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_fwd_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
-                                                          const isdb_real *ISDB__RESTRICT inv_diag, const isdb_real *const *rows,
-                                                          isdb_real *ISDB__RESTRICT W) {
-    int i = 0, k;
-    for (; i + 4 <= n; i += 4) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n, *L2 = L1 + n, *L3 = L2 + n;
-        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i), s0_1 = isdb__gather32(rows, 4, i);
-        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1), s1_1 = isdb__gather32(rows, 4, i + 1);
-        isdb__vec32 s2_0 = isdb__gather32(rows, 0, i + 2), s2_1 = isdb__gather32(rows, 4, i + 2);
-        isdb__vec32 s3_0 = isdb__gather32(rows, 0, i + 3), s3_1 = isdb__gather32(rows, 4, i + 3);
-        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0], w1 = w[1];
-            const isdb__vec32 l0 = isdb__splat32(L0[k]);
-            const isdb__vec32 l1 = isdb__splat32(L1[k]);
-            const isdb__vec32 l2 = isdb__splat32(L2[k]);
-            const isdb__vec32 l3 = isdb__splat32(L3[k]);
-            s0_0 -= l0 * w0;
-            s0_1 -= l0 * w1;
-            s1_0 -= l1 * w0;
-            s1_1 -= l1 * w1;
-            s2_0 -= l2 * w0;
-            s2_1 -= l2 * w1;
-            s3_0 -= l3 * w0;
-            s3_1 -= l3 * w1;
-        }
-        /* the pass's triangle, row by row, each in its order */
-        m = isdb__splat32(inv_diag[i]);
-        out[0] = s0_0 *= m;
-        out[1] = s0_1 *= m;
-        m = isdb__splat32(L1[i]);
-        s1_0 -= m * s0_0;
-        s1_1 -= m * s0_1;
-        m = isdb__splat32(inv_diag[i + 1]);
-        out[2] = s1_0 *= m;
-        out[3] = s1_1 *= m;
-        m = isdb__splat32(L2[i]);
-        s2_0 -= m * s0_0;
-        s2_1 -= m * s0_1;
-        m = isdb__splat32(L2[i + 1]);
-        s2_0 -= m * s1_0;
-        s2_1 -= m * s1_1;
-        m = isdb__splat32(inv_diag[i + 2]);
-        out[4] = s2_0 *= m;
-        out[5] = s2_1 *= m;
-        m = isdb__splat32(L3[i]);
-        s3_0 -= m * s0_0;
-        s3_1 -= m * s0_1;
-        m = isdb__splat32(L3[i + 1]);
-        s3_0 -= m * s1_0;
-        s3_1 -= m * s1_1;
-        m = isdb__splat32(L3[i + 2]);
-        s3_0 -= m * s2_0;
-        s3_1 -= m * s2_1;
-        m = isdb__splat32(inv_diag[i + 3]);
-        out[6] = s3_0 *= m;
-        out[7] = s3_1 *= m;
-    }
-    for (; i + 2 <= n; i += 2) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n, *L1 = L0 + n;
-        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i), s0_1 = isdb__gather32(rows, 4, i);
-        isdb__vec32 s1_0 = isdb__gather32(rows, 0, i + 1), s1_1 = isdb__gather32(rows, 4, i + 1);
-        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0], w1 = w[1];
-            const isdb__vec32 l0 = isdb__splat32(L0[k]);
-            const isdb__vec32 l1 = isdb__splat32(L1[k]);
-            s0_0 -= l0 * w0;
-            s0_1 -= l0 * w1;
-            s1_0 -= l1 * w0;
-            s1_1 -= l1 * w1;
-        }
-        /* the pass's triangle, row by row, each in its order */
-        m = isdb__splat32(inv_diag[i]);
-        out[0] = s0_0 *= m;
-        out[1] = s0_1 *= m;
-        m = isdb__splat32(L1[i]);
-        s1_0 -= m * s0_0;
-        s1_1 -= m * s0_1;
-        m = isdb__splat32(inv_diag[i + 1]);
-        out[2] = s1_0 *= m;
-        out[3] = s1_1 *= m;
-    }
-    for (; i + 1 <= n; i += 1) {
-        const isdb_real *L0 = L + (size_t)i * (size_t)n;
-        isdb__vec32 s0_0 = isdb__gather32(rows, 0, i), s0_1 = isdb__gather32(rows, 4, i);
-        isdb__vec32 m, *out = (isdb__vec32 *)(W + i * ISDB__LANES8);
-        for (k = 0; k < i; ++k) {
-            const isdb__vec32 *w = (const isdb__vec32 *)(W + k * ISDB__LANES8), w0 = w[0], w1 = w[1];
-            const isdb__vec32 l0 = isdb__splat32(L0[k]);
-            s0_0 -= l0 * w0;
-            s0_1 -= l0 * w1;
-        }
-        m = isdb__splat32(inv_diag[i]);
-        out[0] = s0_0 *= m;
-        out[1] = s0_1 *= m;
-    }
-}
 #endif
 #endif
 
@@ -4975,7 +4738,10 @@ ISDB__PRIVATE void isdb__lanes8_fwd_solve(int n, const isdb_real *ISDB__RESTRICT
 #endif
 
 
-/* out[a] = w_a . z and norm2[a] = w_a . w_a for the eight lanes. */
+/* out[a] = w_a . z and norm2[a] = w_a . w_a for the eight lanes. Written
+   out, not a template instance: gcc 12 vectorizes these named sums two
+   lanes a vector with no moves in the loop, and the template's (arrays of
+   sums) took 1.1-1.3x its time (its register allocator rotates the sums). */
 ISDB__PRIVATE void isdb__lanes8_dots(int n, const isdb_real *W, const isdb_real *z, isdb_real *out, isdb_real *norm2) {
     isdb_real s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
     isdb_real q0 = 0, q1 = 0, q2 = 0, q3 = 0, q4 = 0, q5 = 0, q6 = 0, q7 = 0;
@@ -5075,506 +4841,6 @@ ISDB__PRIVATE void isdb__lanes16_fwd_solve_dots(int n, const isdb_real *ISDB__RE
     (void)n, (void)L, (void)inv_diag, (void)rows, (void)W, (void)z, (void)mean, (void)norm2;
 #endif
 }
-
-#if defined(ISDB__VEC_LANES) && !ISDB_REAL_IS_FLOAT
-/* W = L^-T W in place for the eight lanes, columns i and i - 1 a pass
-   (each w_k takes column i's term, then column i - 1's: the scalar
-   order), and q[a] = u_a^T Vt u_a, rows i and i + 1 a pass (row i + 1's
-   sum takes its term j = i last), as vectors. */
-ISDB__PRIVATE void isdb__lanes8_back_solve_v(int n, const isdb_real *ISDB__RESTRICT L,
-        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = n - 1; i >= 1; i -= 2) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
-        isdb__vec *wi = (isdb__vec *)(W + i * ISDB__LANES8), *wh = (isdb__vec *)(W + (i - 1) * ISDB__LANES8);
-        isdb__vec m = isdb__splat(inv_diag[i]), l;
-        const isdb__vec x0 = wi[0] *= m, x1 = wi[1] *= m, x2 = wi[2] *= m, x3 = wi[3] *= m;
-        isdb__vec y0, y1, y2, y3;
-        l = isdb__splat(Li[i - 1]);
-        wh[0] -= l * x0;
-        wh[1] -= l * x1;
-        wh[2] -= l * x2;
-        wh[3] -= l * x3;
-        m = isdb__splat(inv_diag[i - 1]);
-        y0 = wh[0] *= m;
-        y1 = wh[1] *= m;
-        y2 = wh[2] *= m;
-        y3 = wh[3] *= m;
-        for (k = 0; k < i - 1; ++k) {
-            isdb__vec *w = (isdb__vec *)(W + k * ISDB__LANES8);
-            const isdb__vec a = isdb__splat(Li[k]), b = isdb__splat(Lh[k]);
-            w[0] = (w[0] - a * x0) - b * y0;
-            w[1] = (w[1] - a * x1) - b * y1;
-            w[2] = (w[2] - a * x2) - b * y2;
-            w[3] = (w[3] - a * x3) - b * y3;
-        }
-    }
-    if (i == 0)
-        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
-}
-
-ISDB__PRIVATE void isdb__lanes8_sym_form_v(int n, const isdb_real *ISDB__RESTRICT Vt,
-        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
-    int i, j;
-    isdb__vec q0, q1, q2, q3, two = isdb__splat(2);
-    memset(&q0, 0, sizeof q0);
-    q1 = q2 = q3 = q0;
-    for (i = 0; i + 2 <= n; i += 2) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
-        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + 4;
-        isdb__vec m;
-        isdb__vec o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1, o2 = q0 - q0, p2 = o2, o3 = q0 - q0, p3 = o3;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec a = isdb__splat(Vi[j]), b = isdb__splat(Vj[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
-            const isdb__vec u0 = u[0], u1 = u[1], u2 = u[2], u3 = u[3];
-            o0 += a * u0;
-            o1 += a * u1;
-            o2 += a * u2;
-            o3 += a * u3;
-            p0 += b * u0;
-            p1 += b * u1;
-            p2 += b * u2;
-            p3 += b * u3;
-        }
-        m = isdb__splat(Vj[i]);
-        p0 += m * ui[0];
-        p1 += m * ui[1];
-        p2 += m * ui[2];
-        p3 += m * ui[3];
-        m = isdb__splat(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-        q1 += ui[1] * (m * ui[1] + two * o1);
-        q2 += ui[2] * (m * ui[2] + two * o2);
-        q3 += ui[3] * (m * ui[3] + two * o3);
-        m = isdb__splat(Vj[i + 1]);
-        q0 += uj[0] * (m * uj[0] + two * p0);
-        q1 += uj[1] * (m * uj[1] + two * p1);
-        q2 += uj[2] * (m * uj[2] + two * p2);
-        q3 += uj[3] * (m * uj[3] + two * p3);
-    }
-    if (i < n) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
-        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8);
-        isdb__vec m;
-        isdb__vec o0 = q0 - q0, o1 = q0 - q0, o2 = q0 - q0, o3 = q0 - q0;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec a = isdb__splat(Vi[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
-            o0 += a * u[0];
-            o1 += a * u[1];
-            o2 += a * u[2];
-            o3 += a * u[3];
-        }
-        m = isdb__splat(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-        q1 += ui[1] * (m * ui[1] + two * o1);
-        q2 += ui[2] * (m * ui[2] + two * o2);
-        q3 += ui[3] * (m * ui[3] + two * o3);
-    }
-    memcpy(q, &q0, sizeof q0);
-    memcpy(q + 1 * (ISDB__LANES8 / 4), &q1, sizeof q1);
-    memcpy(q + 2 * (ISDB__LANES8 / 4), &q2, sizeof q2);
-    memcpy(q + 3 * (ISDB__LANES8 / 4), &q3, sizeof q3);
-}
-#elif defined(ISDB__VEC_LANES)
-/* The same in float (two vectors of four lanes). */
-ISDB__PRIVATE void isdb__lanes8_back_solve_v(int n, const isdb_real *ISDB__RESTRICT L,
-        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = n - 1; i >= 1; i -= 2) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
-        isdb__vec *wi = (isdb__vec *)(W + i * ISDB__LANES8), *wh = (isdb__vec *)(W + (i - 1) * ISDB__LANES8);
-        isdb__vec m = isdb__splat(inv_diag[i]), l;
-        const isdb__vec x0 = wi[0] *= m, x1 = wi[1] *= m;
-        isdb__vec y0, y1;
-        l = isdb__splat(Li[i - 1]);
-        wh[0] -= l * x0;
-        wh[1] -= l * x1;
-        m = isdb__splat(inv_diag[i - 1]);
-        y0 = wh[0] *= m;
-        y1 = wh[1] *= m;
-        for (k = 0; k < i - 1; ++k) {
-            isdb__vec *w = (isdb__vec *)(W + k * ISDB__LANES8);
-            const isdb__vec a = isdb__splat(Li[k]), b = isdb__splat(Lh[k]);
-            w[0] = (w[0] - a * x0) - b * y0;
-            w[1] = (w[1] - a * x1) - b * y1;
-        }
-    }
-    if (i == 0)
-        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
-}
-
-ISDB__PRIVATE void isdb__lanes8_sym_form_v(int n, const isdb_real *ISDB__RESTRICT Vt,
-        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
-    int i, j;
-    isdb__vec q0, q1, two = isdb__splat(2);
-    memset(&q0, 0, sizeof q0);
-    q1 = q0;
-    for (i = 0; i + 2 <= n; i += 2) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
-        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8), *uj = ui + 2;
-        isdb__vec m;
-        isdb__vec o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec a = isdb__splat(Vi[j]), b = isdb__splat(Vj[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
-            const isdb__vec u0 = u[0], u1 = u[1];
-            o0 += a * u0;
-            o1 += a * u1;
-            p0 += b * u0;
-            p1 += b * u1;
-        }
-        m = isdb__splat(Vj[i]);
-        p0 += m * ui[0];
-        p1 += m * ui[1];
-        m = isdb__splat(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-        q1 += ui[1] * (m * ui[1] + two * o1);
-        m = isdb__splat(Vj[i + 1]);
-        q0 += uj[0] * (m * uj[0] + two * p0);
-        q1 += uj[1] * (m * uj[1] + two * p1);
-    }
-    if (i < n) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
-        const isdb__vec *ui = (const isdb__vec *)(U + i * ISDB__LANES8);
-        isdb__vec m;
-        isdb__vec o0 = q0 - q0, o1 = q0 - q0;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec a = isdb__splat(Vi[j]), *u = (const isdb__vec *)(U + j * ISDB__LANES8);
-            o0 += a * u[0];
-            o1 += a * u[1];
-        }
-        m = isdb__splat(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-        q1 += ui[1] * (m * ui[1] + two * o1);
-    }
-    memcpy(q, &q0, sizeof q0);
-    memcpy(q + 1 * (ISDB__LANES8 / 2), &q1, sizeof q1);
-}
-#else
-/* W = L^-T W in place for the eight lanes. */
-ISDB__PRIVATE void isdb__lanes8_back_solve(int n, const isdb_real *ISDB__RESTRICT L, const isdb_real *ISDB__RESTRICT inv_diag,
-                                           isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = n - 1; i >= 0; --i) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n;
-        isdb_real *wi = W + i * ISDB__LANES8, r = inv_diag[i];
-        const isdb_real x0 = wi[0] *= r, x1 = wi[1] *= r, x2 = wi[2] *= r, x3 = wi[3] *= r;
-        const isdb_real x4 = wi[4] *= r, x5 = wi[5] *= r, x6 = wi[6] *= r, x7 = wi[7] *= r;
-        for (k = 0; k < i; ++k) {
-            isdb_real *w = W + k * ISDB__LANES8, l = Li[k];
-            w[0] -= l * x0;
-            w[1] -= l * x1;
-            w[2] -= l * x2;
-            w[3] -= l * x3;
-            w[4] -= l * x4;
-            w[5] -= l * x5;
-            w[6] -= l * x6;
-            w[7] -= l * x7;
-        }
-    }
-}
-
-/* q[a] = u_a^T Vt u_a for the eight lanes of U (Vt symmetric, its lower
-   triangle read), with isdb__discounted_width's operations per lane. */
-ISDB__PRIVATE void isdb__lanes8_sym_form(int n, const isdb_real *ISDB__RESTRICT Vt, const isdb_real *ISDB__RESTRICT U,
-                                         isdb_real *q) {
-    isdb_real q0 = 0, q1 = 0, q2 = 0, q3 = 0, q4 = 0, q5 = 0, q6 = 0, q7 = 0;
-    int i, j;
-    for (i = 0; i < n; ++i) {
-        const isdb_real *Vti = Vt + (size_t)i * (size_t)n, *ui = U + i * ISDB__LANES8, vii = Vti[i];
-        isdb_real o0 = 0, o1 = 0, o2 = 0, o3 = 0, o4 = 0, o5 = 0, o6 = 0, o7 = 0;
-        for (j = 0; j < i; ++j) {
-            const isdb_real v = Vti[j], *uj = U + j * ISDB__LANES8;
-            o0 += v * uj[0];
-            o1 += v * uj[1];
-            o2 += v * uj[2];
-            o3 += v * uj[3];
-            o4 += v * uj[4];
-            o5 += v * uj[5];
-            o6 += v * uj[6];
-            o7 += v * uj[7];
-        }
-        q0 += ui[0] * (vii * ui[0] + 2 * o0);
-        q1 += ui[1] * (vii * ui[1] + 2 * o1);
-        q2 += ui[2] * (vii * ui[2] + 2 * o2);
-        q3 += ui[3] * (vii * ui[3] + 2 * o3);
-        q4 += ui[4] * (vii * ui[4] + 2 * o4);
-        q5 += ui[5] * (vii * ui[5] + 2 * o5);
-        q6 += ui[6] * (vii * ui[6] + 2 * o6);
-        q7 += ui[7] * (vii * ui[7] + 2 * o7);
-    }
-    q[0] = q0;
-    q[1] = q1;
-    q[2] = q2;
-    q[3] = q3;
-    q[4] = q4;
-    q[5] = q5;
-    q[6] = q6;
-    q[7] = q7;
-}
-#endif
-
-#ifdef ISDB__AVX2
-/* The same as 32-byte vectors, for AVX2 at run time (isdb__lanes8_fwd_solve). */
-#if ISDB_REAL_IS_FLOAT
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
-        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = n - 1; i >= 1; i -= 2) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
-        isdb__vec32 *wi = (isdb__vec32 *)(W + i * ISDB__LANES8), *wh = (isdb__vec32 *)(W + (i - 1) * ISDB__LANES8);
-        isdb__vec32 m = isdb__splat32(inv_diag[i]), l;
-        const isdb__vec32 x0 = wi[0] *= m;
-        isdb__vec32 y0;
-        l = isdb__splat32(Li[i - 1]);
-        wh[0] -= l * x0;
-        m = isdb__splat32(inv_diag[i - 1]);
-        y0 = wh[0] *= m;
-        for (k = 0; k < i - 1; ++k) {
-            isdb__vec32 *w = (isdb__vec32 *)(W + k * ISDB__LANES8);
-            const isdb__vec32 a = isdb__splat32(Li[k]), b = isdb__splat32(Lh[k]);
-            w[0] = (w[0] - a * x0) - b * y0;
-        }
-    }
-    if (i == 0)
-        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
-}
-
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
-        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
-    int i, j;
-    isdb__vec32 q0, two = isdb__splat32(2);
-    memset(&q0, 0, sizeof q0);
-    for (i = 0; i + 2 <= n; i += 2) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
-        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj = ui + 1;
-        isdb__vec32 m;
-        isdb__vec32 o0 = q0 - q0, p0 = o0;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec32 a = isdb__splat32(Vi[j]), b = isdb__splat32(Vj[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
-            const isdb__vec32 u0 = u[0];
-            o0 += a * u0;
-            p0 += b * u0;
-        }
-        m = isdb__splat32(Vj[i]);
-        p0 += m * ui[0];
-        m = isdb__splat32(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-        m = isdb__splat32(Vj[i + 1]);
-        q0 += uj[0] * (m * uj[0] + two * p0);
-    }
-    if (i < n) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
-        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8);
-        isdb__vec32 m;
-        isdb__vec32 o0 = q0 - q0;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec32 a = isdb__splat32(Vi[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
-            o0 += a * u[0];
-        }
-        m = isdb__splat32(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-    }
-    memcpy(q, &q0, sizeof q0);
-}
-/* D-LinUCB's back solve and V-tilde form for the two blocks of eight
-   lanes that isdb__lanes16_fwd_solve_dots_avx2 writes (W and W + 8 n),
-   interleaved: each block's operations those of
-   isdb__lanes8_back_solve_avx2 and isdb__lanes8_sym_form_avx2, in their
-   order (the same bits), with two independent chains where each had one
-   (the back solve's columns i and i - 1 wait on the previous pass; the
-   form's sums on their additions). */
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
-                                                            const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
-    isdb_real *ISDB__RESTRICT W1 = W + (size_t)n * ISDB__LANES8;
-    int i, k;
-    for (i = n - 1; i >= 1; i -= 2) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
-        isdb__vec32 *wi0 = (isdb__vec32 *)(W + i * ISDB__LANES8), *wh0 = (isdb__vec32 *)(W + (i - 1) * ISDB__LANES8);
-        isdb__vec32 *wi1 = (isdb__vec32 *)(W1 + i * ISDB__LANES8), *wh1 = (isdb__vec32 *)(W1 + (i - 1) * ISDB__LANES8);
-        isdb__vec32 m = isdb__splat32(inv_diag[i]), l;
-        const isdb__vec32 x0 = wi0[0] *= m, x1 = wi1[0] *= m;
-        isdb__vec32 y0, y1;
-        l = isdb__splat32(Li[i - 1]);
-        wh0[0] -= l * x0;
-        wh1[0] -= l * x1;
-        m = isdb__splat32(inv_diag[i - 1]);
-        y0 = wh0[0] *= m;
-        y1 = wh1[0] *= m;
-        for (k = 0; k < i - 1; ++k) {
-            isdb__vec32 *w0 = (isdb__vec32 *)(W + k * ISDB__LANES8), *w1 = (isdb__vec32 *)(W1 + k * ISDB__LANES8);
-            const isdb__vec32 a = isdb__splat32(Li[k]), b = isdb__splat32(Lh[k]);
-            w0[0] = (w0[0] - a * x0) - b * y0;
-            w1[0] = (w1[0] - a * x1) - b * y1;
-        }
-    }
-    if (i == 0)
-        for (k = 0; k < ISDB__LANES8; ++k) {
-            W[k] *= inv_diag[0];
-            W1[k] *= inv_diag[0];
-        }
-}
-
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes16_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
-                                                          const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
-    const isdb_real *ISDB__RESTRICT U1 = U + (size_t)n * ISDB__LANES8;
-    int i, j;
-    isdb__vec32 q0, q1, two = isdb__splat32(2);
-    memset(&q0, 0, sizeof q0);
-    q1 = q0;
-    for (i = 0; i + 2 <= n; i += 2) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
-        const isdb__vec32 *ui0 = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj0 = ui0 + 1;
-        const isdb__vec32 *ui1 = (const isdb__vec32 *)(U1 + i * ISDB__LANES8), *uj1 = ui1 + 1;
-        isdb__vec32 m;
-        isdb__vec32 o0 = q0 - q0, p0 = o0, o1 = o0, p1 = o0;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec32 a = isdb__splat32(Vi[j]), b = isdb__splat32(Vj[j]);
-            const isdb__vec32 u0 = *(const isdb__vec32 *)(U + j * ISDB__LANES8), u1 = *(const isdb__vec32 *)(U1 + j * ISDB__LANES8);
-            o0 += a * u0;
-            p0 += b * u0;
-            o1 += a * u1;
-            p1 += b * u1;
-        }
-        m = isdb__splat32(Vj[i]);
-        p0 += m * ui0[0];
-        p1 += m * ui1[0];
-        m = isdb__splat32(Vi[i]);
-        q0 += ui0[0] * (m * ui0[0] + two * o0);
-        q1 += ui1[0] * (m * ui1[0] + two * o1);
-        m = isdb__splat32(Vj[i + 1]);
-        q0 += uj0[0] * (m * uj0[0] + two * p0);
-        q1 += uj1[0] * (m * uj1[0] + two * p1);
-    }
-    if (i < n) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
-        const isdb__vec32 *ui0 = (const isdb__vec32 *)(U + i * ISDB__LANES8), *ui1 = (const isdb__vec32 *)(U1 + i * ISDB__LANES8);
-        isdb__vec32 m;
-        isdb__vec32 o0 = q0 - q0, o1 = o0;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec32 a = isdb__splat32(Vi[j]);
-            o0 += a * *(const isdb__vec32 *)(U + j * ISDB__LANES8);
-            o1 += a * *(const isdb__vec32 *)(U1 + j * ISDB__LANES8);
-        }
-        m = isdb__splat32(Vi[i]);
-        q0 += ui0[0] * (m * ui0[0] + two * o0);
-        q1 += ui1[0] * (m * ui1[0] + two * o1);
-    }
-    memcpy(q, &q0, sizeof q0);
-    memcpy(q + ISDB__LANES8, &q1, sizeof q1);
-}
-#else
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_back_solve_avx2(int n, const isdb_real *ISDB__RESTRICT L,
-        const isdb_real *ISDB__RESTRICT inv_diag, isdb_real *ISDB__RESTRICT W) {
-    int i, k;
-    for (i = n - 1; i >= 1; i -= 2) {
-        const isdb_real *Li = L + (size_t)i * (size_t)n, *Lh = Li - n;
-        isdb__vec32 *wi = (isdb__vec32 *)(W + i * ISDB__LANES8), *wh = (isdb__vec32 *)(W + (i - 1) * ISDB__LANES8);
-        isdb__vec32 m = isdb__splat32(inv_diag[i]), l;
-        const isdb__vec32 x0 = wi[0] *= m, x1 = wi[1] *= m;
-        isdb__vec32 y0, y1;
-        l = isdb__splat32(Li[i - 1]);
-        wh[0] -= l * x0;
-        wh[1] -= l * x1;
-        m = isdb__splat32(inv_diag[i - 1]);
-        y0 = wh[0] *= m;
-        y1 = wh[1] *= m;
-        for (k = 0; k < i - 1; ++k) {
-            isdb__vec32 *w = (isdb__vec32 *)(W + k * ISDB__LANES8);
-            const isdb__vec32 a = isdb__splat32(Li[k]), b = isdb__splat32(Lh[k]);
-            w[0] = (w[0] - a * x0) - b * y0;
-            w[1] = (w[1] - a * x1) - b * y1;
-        }
-    }
-    if (i == 0)
-        for (k = 0; k < ISDB__LANES8; ++k) W[k] *= inv_diag[0];
-}
-
-ISDB__AVX2 ISDB__PRIVATE void isdb__lanes8_sym_form_avx2(int n, const isdb_real *ISDB__RESTRICT Vt,
-        const isdb_real *ISDB__RESTRICT U, isdb_real *q) {
-    int i, j, r;
-    isdb__vec32 q0, q1, two = isdb__splat32(2);
-    memset(&q0, 0, sizeof q0);
-    q1 = q0;
-    /* four rows a pass: four independent chains of sums, each row's in
-       its own order; the rows enter q in order */
-    for (i = 0; i + 4 <= n; i += 4) {
-        const isdb_real *V0 = Vt + (size_t)i * (size_t)n, *V1 = V0 + n, *V2 = V1 + n, *V3 = V2 + n;
-        const isdb_real *Vr[4];
-        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8);
-        isdb__vec32 o[4][2];
-        o[0][0] = q0 - q0;
-        o[0][1] = o[1][0] = o[1][1] = o[2][0] = o[2][1] = o[3][0] = o[3][1] = o[0][0];
-        for (j = 0; j < i; ++j) {
-            const isdb__vec32 *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
-            const isdb__vec32 u0 = u[0], u1 = u[1], a0 = isdb__splat32(V0[j]), a1 = isdb__splat32(V1[j]),
-                              a2 = isdb__splat32(V2[j]), a3 = isdb__splat32(V3[j]);
-            o[0][0] += a0 * u0;
-            o[0][1] += a0 * u1;
-            o[1][0] += a1 * u0;
-            o[1][1] += a1 * u1;
-            o[2][0] += a2 * u0;
-            o[2][1] += a2 * u1;
-            o[3][0] += a3 * u0;
-            o[3][1] += a3 * u1;
-        }
-        Vr[0] = V0;
-        Vr[1] = V1;
-        Vr[2] = V2;
-        Vr[3] = V3;
-        for (r = 1; r < 4; ++r) /* the block's own triangle, in order */
-            for (j = 0; j < r; ++j) {
-                const isdb__vec32 m = isdb__splat32(Vr[r][i + j]);
-                o[r][0] += m * ui[2 * j];
-                o[r][1] += m * ui[2 * j + 1];
-            }
-        for (r = 0; r < 4; ++r) {
-            const isdb__vec32 m = isdb__splat32(Vr[r][i + r]);
-            q0 += ui[2 * r] * (m * ui[2 * r] + two * o[r][0]);
-            q1 += ui[2 * r + 1] * (m * ui[2 * r + 1] + two * o[r][1]);
-        }
-    }
-    for (; i + 2 <= n; i += 2) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n, *Vj = Vi + n;
-        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8), *uj = ui + 2;
-        isdb__vec32 m;
-        isdb__vec32 o0 = q0 - q0, p0 = o0, o1 = q0 - q0, p1 = o1;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec32 a = isdb__splat32(Vi[j]), b = isdb__splat32(Vj[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
-            const isdb__vec32 u0 = u[0], u1 = u[1];
-            o0 += a * u0;
-            o1 += a * u1;
-            p0 += b * u0;
-            p1 += b * u1;
-        }
-        m = isdb__splat32(Vj[i]);
-        p0 += m * ui[0];
-        p1 += m * ui[1];
-        m = isdb__splat32(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-        q1 += ui[1] * (m * ui[1] + two * o1);
-        m = isdb__splat32(Vj[i + 1]);
-        q0 += uj[0] * (m * uj[0] + two * p0);
-        q1 += uj[1] * (m * uj[1] + two * p1);
-    }
-    if (i < n) {
-        const isdb_real *Vi = Vt + (size_t)i * (size_t)n;
-        const isdb__vec32 *ui = (const isdb__vec32 *)(U + i * ISDB__LANES8);
-        isdb__vec32 m;
-        isdb__vec32 o0 = q0 - q0, o1 = q0 - q0;
-        for (j = 0; j < i; ++j) {
-            const isdb__vec32 a = isdb__splat32(Vi[j]), *u = (const isdb__vec32 *)(U + j * ISDB__LANES8);
-            o0 += a * u[0];
-            o1 += a * u[1];
-        }
-        m = isdb__splat32(Vi[i]);
-        q0 += ui[0] * (m * ui[0] + two * o0);
-        q1 += ui[1] * (m * ui[1] + two * o1);
-    }
-    memcpy(q, &q0, sizeof q0);
-    memcpy(q + 1 * (ISDB__LANES8 / 2), &q1, sizeof q1);
-}
-#endif
-#endif
 
 #ifdef ISDB__VEC_LANES
 /* The dispatch, as isdb__lanes8_fwd_solve's. */
@@ -8524,7 +7790,7 @@ ISDB__PRIVATE int isdb__discounted_ucb_all(int d, const isdb_real *L, const isdb
         } else {
             m = isdb__lanes_rows(X, d, n_arms, k, rows);
             isdb__lanes_fwd_solve(d, L, inv_diag, rows, block);
-            isdb__lanes_dots(d, block, z, mean, NULL);
+            isdb__lanes_dots(d, block, z, mean, norm2);
             isdb__lanes_back_solve(d, L, inv_diag, block); /* u = V^-1 x */
             for (i = 0; i < d; ++i) {
                 const isdb_real *Vti = Vt + (size_t)i * (size_t)d, *ui = block + i * ISDB__LANES;

@@ -18,8 +18,10 @@ check() { if eval "$2"; then ok; else fail "$1"; fi; }
 
 # 1. No identifier begins with an underscore and a capital letter (C
 # reserves them; newlib's <ctype.h> defines _U _L _N _S _P _C _X _B).
-# _MSC_VER is the compiler's own, only tested.
-grep -nE '(^|[^A-Za-z0-9_])_[A-Z]' $h | grep -v '_MSC_VER' > "$out/reserved.txt"
+# _MSC_VER is the compiler's own, only tested; _Pragma is C99's operator
+# (the one way to put a pragma in a macro: the kernel templates' unroll),
+# taken out before the search so that the rest of its line is searched.
+sed 's/_Pragma(/(/g' $h | grep -nE '(^|[^A-Za-z0-9_])_[A-Z]' | grep -v '_MSC_VER' > "$out/reserved.txt"
 check "reserved identifiers in $h: $(head -c 300 "$out/reserved.txt")" '[ ! -s "$out/reserved.txt" ]'
 
 # ... and the header builds after newlib's macros, in both precisions (the
