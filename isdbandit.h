@@ -16431,6 +16431,18 @@ ISDB__ONCE isdb_result isdb_snapshot_read_array(const void *buf, size_t size, co
    [ENV] Environments and the regret harness
    ------------------------------------------------------------------------ */
 
+/* The end of every environment's init_preallocated: the base's fields,
+   then the first round drawn (isdb_env_reset). */
+ISDB__ONCE_PRIVATE void isdb__env_base_init(isdb_env *e, const isdb_env_vtable *vt, int d, int n_arms, uint64_t seed,
+                                            void *heap) {
+    e->vt = vt;
+    e->d = d;
+    e->n_arms = n_arms;
+    e->seed = seed;
+    e->_heap = heap;
+    isdb_env_reset(e);
+}
+
 isdb_result isdb_env_next(isdb_env *e) {
     isdb_result r;
     if (!e) return ISDB_ERR_INVALID_ARG;
@@ -16672,12 +16684,7 @@ ISDB__COLD isdb_result isdb_linear_env_init_preallocated(const isdb_linear_env_c
     if (cfg->arms == ISDB_ARMS_FIXED) isdb__copy(cfg->n_arms * d, cfg->fixed_arms, env->base.X);
     env->cfg.fixed_arms = cfg->arms == ISDB_ARMS_FIXED ? env->base.X : NULL;
     env->cfg.cov = NULL;
-    env->base.vt = &isdb__linear_env_vt;
-    env->base.d = d;
-    env->base.n_arms = cfg->n_arms;
-    env->base.seed = cfg->seed;
-    env->base._heap = heap;
-    isdb_env_reset(&env->base);
+    isdb__env_base_init(&env->base, &isdb__linear_env_vt, d, cfg->n_arms, cfg->seed, heap);
     return ISDB_OK;
 }
 
@@ -16930,12 +16937,7 @@ ISDB__COLD isdb_result isdb_isd_env_init_preallocated(const isdb_isd_env_config 
         if (!cfg->residual[b])
             for (i = off; i < off + cfg->block_sizes[b]; ++i) env->_g[i] = env->gamma0[i];
     for (i = 0; i < d; ++i) env->beta_inv[i] = isdb__dot(d, env->basis + i * d, env->_g);
-    env->base.vt = &isdb__isd_env_vt;
-    env->base.d = d;
-    env->base.n_arms = cfg->n_arms;
-    env->base.seed = cfg->seed;
-    env->base._heap = heap;
-    isdb_env_reset(&env->base);
+    isdb__env_base_init(&env->base, &isdb__isd_env_vt, d, cfg->n_arms, cfg->seed, heap);
     return ISDB_OK;
 }
 
@@ -17224,12 +17226,7 @@ ISDB__COLD isdb_result isdb_kernel_env_init_preallocated(const isdb_kernel_env_c
         isdb__sphere_point(&rng, d, env->theta);
         for (i = 0; i < N; ++i) env->f[i] = isdb__dot(d, env->base.X + i * d, env->theta);
     }
-    env->base.vt = &isdb__kernel_env_vt;
-    env->base.d = d;
-    env->base.n_arms = N;
-    env->base.seed = cfg->seed;
-    env->base._heap = heap;
-    isdb_env_reset(&env->base);
+    isdb__env_base_init(&env->base, &isdb__kernel_env_vt, d, N, cfg->seed, heap);
     return ISDB_OK;
 }
 
@@ -17358,12 +17355,7 @@ ISDB__COLD isdb_result isdb_context_env_init_preallocated(const isdb_context_env
         /* The last context of positive probability closes the interval. */
         env->_cdf[m] = m >= last ? 1.0 : acc / sum;
     }
-    env->base.vt = &isdb__context_env_vt;
-    env->base.d = d;
-    env->base.n_arms = K;
-    env->base.seed = cfg->seed;
-    env->base._heap = heap;
-    isdb_env_reset(&env->base);
+    isdb__env_base_init(&env->base, &isdb__context_env_vt, d, K, cfg->seed, heap);
     return ISDB_OK;
 }
 
@@ -17489,12 +17481,7 @@ ISDB__COLD isdb_result isdb_active_env_init_preallocated(const isdb_active_env_c
     env->cfg.noise_var = NULL;
     if (cfg->beta) isdb__copy(m * d, cfg->beta, env->beta);
     env->cfg.beta = cfg->beta ? env->beta : NULL;
-    env->base.vt = &isdb__active_env_vt;
-    env->base.d = d;
-    env->base.n_arms = m;
-    env->base.seed = cfg->seed;
-    env->base._heap = heap;
-    isdb_env_reset(&env->base);
+    isdb__env_base_init(&env->base, &isdb__active_env_vt, d, m, cfg->seed, heap);
     return ISDB_OK;
 }
 

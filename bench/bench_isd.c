@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 199309L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
+#include "repro_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,13 +28,6 @@
 #define ROUNDS 2000
 #define REF_ROUNDS 200
 
-/* a.b, summed in index order */
-static double dot(int n, const double *a, const double *b) {
-    double s = 0.0;
-    int i;
-    for (i = 0; i < n; ++i) s += a[i] * b[i];
-    return s;
-}
 
 static double now(void) {
     struct timespec ts;
@@ -71,7 +65,7 @@ static void time_policy(isdb_policy *p, double *ns_sel, double *ns_upd) {
             if (r >= WARM)
                 t_sel += now() - t0;
             t0 = now();
-            isdb_policy_update(p, arm, X + arm * P, dot(P, X + arm * P, beta) + 0.1 * X[0]);
+            isdb_policy_update(p, arm, X + arm * P, repro_dot(P, X + arm * P, beta) + 0.1 * X[0]);
             if (r >= WARM)
                 t_upd += now() - t0;
         }
@@ -93,7 +87,7 @@ static int ref_round(int pi, int n, const double *X) {
     for (j = 0; j < q; ++j) V[j * q + j] = 1.0;
     memset(b, 0, sizeof b);
     for (r = 0; r < n; ++r) {
-        double res = hist_y[r] - dot(P, hist_x + r * P, beta);
+        double res = hist_y[r] - repro_dot(P, hist_x + r * P, beta);
         for (j = 0; j < q; ++j) {
             z[j] = 0;
             for (i = 0; i < P; ++i)
@@ -110,7 +104,7 @@ static int ref_round(int pi, int n, const double *X) {
     isdb_chol_solve(q, L, b, d);
     for (k = 0; k < K; ++k) {
         const double *x = X + k * P;
-        double m = dot(P, x, beta), w;
+        double m = repro_dot(P, x, beta), w;
         for (j = 0; j < q; ++j) {
             z[j] = 0;
             for (i = 0; i < P; ++i)
@@ -118,7 +112,7 @@ static int ref_round(int pi, int n, const double *X) {
             m += z[j] * d[j];
         }
         isdb_chol_solve(q, L, z, u);
-        w = m + sqrt(dot(q, z, u));
+        w = m + sqrt(repro_dot(q, z, u));
         if (w > best_v) {
             best_v = w;
             best = k;
@@ -142,7 +136,7 @@ int main(int argc, char **argv) {
     for (i = 0; i < P; ++i)
         beta[i] = isdb_rng_normal(&rng) / sqrt((double)P);
     for (i = 0; i < 4000; ++i)
-        R0[i] = dot(P, X0 + i * P, beta) + isdb_rng_normal(&rng);
+        R0[i] = repro_dot(P, X0 + i * P, beta) + isdb_rng_normal(&rng);
     {
         isdb_linucb lin;
         isdb_linucb_config lc = isdb_linucb_config_init(P, K);
@@ -182,7 +176,7 @@ int main(int argc, char **argv) {
         /* The slow reference on REF_ROUNDS rounds after WARM stored rows. */
         for (r = 0; r < WARM; ++r) {
             memcpy(hist_x + r * P, Xr + r * K * P, sizeof(double) * P);
-            hist_y[r] = dot(P, hist_x + r * P, beta);
+            hist_y[r] = repro_dot(P, hist_x + r * P, beta);
         }
         ref = 1e300;
         for (mode = 0; mode < 3; ++mode) {
@@ -191,7 +185,7 @@ int main(int argc, char **argv) {
                 const double *X = Xr + (WARM + r) * K * P;
                 arm = ref_round(pi, WARM + r, X);
                 memcpy(hist_x + (WARM + r) * P, X + arm * P, sizeof(double) * P);
-                hist_y[WARM + r] = dot(P, X + arm * P, beta);
+                hist_y[WARM + r] = repro_dot(P, X + arm * P, beta);
             }
             t0 = 1e9 * (now() - t0) / REF_ROUNDS;
             if (t0 < ref)

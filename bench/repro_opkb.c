@@ -36,26 +36,19 @@
    step; not reproduced).
 
    Prints the tables, writes CSV and SVG into --out DIR, and ends with the
-   claim lines. --quick: 5 seeds. The CSV/SVG/argument helpers are local
-   (bench/repro_common.h did not exist on this branch). */
+   claim lines. --quick: 5 seeds. The CSV/SVG/argument helpers are its
+   own; pi and the dot product are bench/repro_common.h's. */
 #define _POSIX_C_SOURCE 199309L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
+#include "repro_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define PI 3.14159265358979323846
 
-/* a.b, summed in index order */
-static double dot(int n, const double *a, const double *b) {
-    double s = 0.0;
-    int i;
-    for (i = 0; i < n; ++i) s += a[i] * b[i];
-    return s;
-}
 
 #define T_ROUNDS 10000
 #define N_ARMS 100
@@ -144,7 +137,7 @@ static void swgp_rebuild(swgp *s, int t) {
     /* M = (L^-1 Phi^T)^T (L^-1 Phi^T). */
     for (i = 0; i < n; ++i) isdb_tri_solve(n, G, 0, s->Phi + i * n, s->tmp + i * n);
     for (i = 0; i < n; ++i)
-        for (j = 0; j <= i; ++j) s->M[i * n + j] = s->M[j * n + i] = dot(n, s->tmp + i * n, s->tmp + j * n);
+        for (j = 0; j <= i; ++j) s->M[i * n + j] = s->M[j * n + i] = repro_dot(n, s->tmp + i * n, s->tmp + j * n);
 }
 
 static void swgp_init(swgp *s, const double *Phi, int n, double lam, double v, int window, double delta, double *x,
@@ -186,7 +179,7 @@ static int swgp_select(swgp *s, int t) {
     beta = s->v * (1.0 + sqrt(2.0 * (info_gain_get(&s->gain, tt) / 2.0 + 1.0 + log(1.0 / s->delta))));
     for (i = 0; i < n; ++i) {
         double sd = sqrt(fmax(s->lam * s->M[i * n + i], 0.0));
-        double score = dot(n, s->M + i * n, s->z) + beta * sd;
+        double score = repro_dot(n, s->M + i * n, s->z) + beta * sd;
         if (score > bv) {
             bv = score;
             best = i;
@@ -345,7 +338,7 @@ static run_rec results[N_ENVS][N_ALG][MAX_SEEDS];
 
 static void make_env(const env_spec *sp, int seed, isdb_kernel_env *env) {
     static const uint64_t knots[5] = {999, 999, 2999, 3999, 5999};
-    static const double phases[5] = {0.0, 0.0, PI, PI, 2.0 * PI};
+    static const double phases[5] = {0.0, 0.0, REPRO_PI, REPRO_PI, 2.0 * REPRO_PI};
     isdb_kernel_env_config c = isdb_kernel_env_config_init(DIM, N_ARMS);
     /* The GP environments of one seed share arms and reward vector. */
     c.seed = (uint64_t)(1 + seed) + (sp->kind == ISDB_KENV_COSINE ? 5000u : 0u);
