@@ -20,7 +20,8 @@
 #                    the machine (bench_select) in both precisions; then
 #                    bench-compile
 #   make bench-compile  the header's compile time (plain include, the
-#                    implementation file, each ISDB_ONLY_<POLICY>) and
+#                    implementation file, each ISDB_ONLY_<POLICY>, the
+#                    README's first program) beside stb_image's, and
 #                    make test's from a clean tree (bench/compile_time.c)
 #   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
@@ -372,11 +373,14 @@ bench: $(BENCH_BINS) $(BUILD)/bench/bench_policies-float $(BUILD)/bench/bench_se
 	./$(BUILD)/bench/bench_policies --precision ./$(BUILD)/bench/bench_policies-float
 	@$(MAKE) --no-print-directory bench-compile
 
-# The header compiled plainly, as the implementation file and one policy
-# at a time ($(CC) -O2, interleaved), then make test in an empty folder
-# (bench/compile_time.c; COMPILE_ARGS=--no-make-test leaves it out).
+# The header compiled plainly, as the implementation file, one policy at
+# a time and as the README's first program, beside stb_image's
+# implementation file where stb_image.h is found (STB=path, else the
+# system's: Debian libstb-dev) ($(CC) -O2, interleaved), then make test in
+# an empty folder (bench/compile_time.c; COMPILE_ARGS=--no-make-test
+# leaves it out).
 bench-compile: $(BUILD)/bench/compile_time
-	./$(BUILD)/bench/compile_time --cc "$(CC)" --make "$(MAKE)" --tmp $(BUILD)/bench/compile $(COMPILE_ARGS)
+	./$(BUILD)/bench/compile_time --cc "$(CC)" --make "$(MAKE)" --tmp $(BUILD)/bench/compile $(if $(STB),--stb "$(STB)") $(COMPILE_ARGS)
 
 # The double soak, then the same runs in single precision (ISD left out),
 # 2 10^6 rounds, also compared every 997 rounds.

@@ -163,13 +163,14 @@
                   features. Too large a value explores too much; too small
                   one voids the confidence level.
       Aliasing    each linear-algebra routine says which arguments may alias.
+      Code        written out, save the select kernels: macro templates, so
+                  no width's copy can drift (why: [LINALG.CHOLESKY]).
       Memory      all memory of an object is one block taken at init, of
                   isdb_X_heap_size bytes; isdb_X_init_preallocated(&cfg,
                   buf, buf_bytes, &obj) takes a caller buffer instead
                   (below heap_size it is refused, never written). select,
                   update, scores and probs never allocate. Objects must not
-                  be copied or moved after init (they point into their
-                  block).
+                  be copied or moved after init (they point into their block).
       Threads     no global mutable state: distinct objects may be used from
                   distinct threads; one object needs external locking.
       Randomness  every randomized object owns an isdb_rng (xoshiro256**

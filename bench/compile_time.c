@@ -5,7 +5,13 @@
    a user writes; no project flags): a plain #include of the header (the
    stb-style reference: what every file that uses the library pays), the
    implementation file (ISDB_IMPLEMENTATION), the same with ISDB_NO_SIM,
-   and one file per policy with ISDB_ONLY_<POLICY>. The contenders run
+   one file per policy with ISDB_ONLY_<POLICY>, the README's first
+   program (its first C block: ISDB_ONLY_ADAPTIVE, the cheap path), and
+   stb_image's implementation file (STB_IMAGE_IMPLEMENTATION) where its
+   header is found (--stb PATH, else /usr/include/stb/stb_image.h and
+   the usual places; Debian's libstb-dev), the yardstick of issue 37:
+   the implementation file within 1.6x of it, fastest of the rounds
+   each (min), as the issue measures. The contenders run
    interleaved, --reps rounds; a figure is the CPU time (user + system,
    getrusage of the child) of one compile, min and median over the
    rounds; claims use the median. The machine is named from
@@ -17,7 +23,7 @@
    load average before it starts (the target is for idle cores).
 
    Usage: compile_time [--cc CC] [--make MAKE] [--reps N] [--tmp DIR]
-                       [--no-make-test] */
+                       [--stb PATH] [--no-make-test] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,11 +147,44 @@ static const char *policies[] = {"LINUCB", "SWUCB", "DLINUCB", "LINTS", "BOB",
                                  "ADAPTIVE", "ISD", "OPKB", "OAM", "TRACEUCB"};
 #define N_POL 10
 
+/* The first ```c block after README.md's "## A first program" into f;
+   0 when there is none. */
+static int readme_first_program(FILE *f) {
+    char line[1024];
+    int section = 0, inside = 0, lines = 0;
+    FILE *r = fopen("README.md", "r");
+    if (!r) return 0;
+    while (fgets(line, sizeof line, r)) {
+        if (!section) {
+            section = strncmp(line, "## A first program", 18) == 0;
+        } else if (!inside) {
+            inside = strcmp(line, "```c\n") == 0;
+        } else if (strcmp(line, "```\n") == 0) {
+            break;
+        } else {
+            fputs(line, f);
+            ++lines;
+        }
+    }
+    fclose(r);
+    return lines > 0;
+}
+
+static const char *find_stb(const char *given) {
+    static const char *places[] = {"/usr/include/stb/stb_image.h", "/usr/local/include/stb/stb_image.h",
+                                   "/usr/include/stb_image.h", "/usr/local/include/stb_image.h"};
+    size_t i;
+    if (given) return access(given, R_OK) == 0 ? given : NULL;
+    for (i = 0; i < sizeof places / sizeof *places; ++i)
+        if (access(places[i], R_OK) == 0) return places[i];
+    return NULL;
+}
+
 int main(int argc, char **argv) {
-    const char *cc = "cc", *make = "make", *tmp = "build/bench/compile";
-    int reps = 3, make_test = 1, i, r, k, n = 0, failed = 0;
+    const char *cc = "cc", *make = "make", *tmp = "build/bench/compile", *stb_given = NULL, *stb;
+    int reps = 3, make_test = 1, i, r, k, n = 0, failed = 0, first_k = -1, stb_k = -1;
     double load0;
-    contender c[3 + N_POL];
+    contender c[5 + N_POL];
     char only_text[N_POL][96], cwd[1024], mach[512], path[1200], obj[1200];
     for (i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--cc") && i + 1 < argc)
@@ -156,10 +195,12 @@ int main(int argc, char **argv) {
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--tmp") && i + 1 < argc)
             tmp = argv[++i];
+        else if (!strcmp(argv[i], "--stb") && i + 1 < argc)
+            stb_given = argv[++i];
         else if (!strcmp(argv[i], "--no-make-test"))
             make_test = 0;
         else {
-            fprintf(stderr, "usage: %s [--cc CC] [--make MAKE] [--reps N] [--tmp DIR] [--no-make-test]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--cc CC] [--make MAKE] [--reps N] [--tmp DIR] [--stb PATH] [--no-make-test]\n", argv[0]);
             return 2;
         }
     }
@@ -182,13 +223,34 @@ int main(int argc, char **argv) {
         c[n].name = policies[k];
         c[n++].text = only_text[k];
     }
+    stb = find_stb(stb_given);
+    first_k = n;
+    c[n].name = "README's first program";
+    c[n++].text = NULL;
+    if (stb) {
+        stb_k = n;
+        c[n].name = "stb_image implementation file";
+        c[n++].text = "#define STB_IMAGE_IMPLEMENTATION\n";
+    } else {
+        printf("compile_time: no stb_image.h (--stb PATH; Debian: libstb-dev), so the ratio to it is not measured\n");
+    }
     snprintf(path, sizeof path, "mkdir -p '%s'", tmp);
     if (system(path) != 0) return 1;
     for (k = 0; k < n; ++k) {
         FILE *f;
         snprintf(path, sizeof path, "%s/c%d.c", tmp, k);
         if (!(f = fopen(path, "w"))) return 1;
-        fprintf(f, "%s#include \"%s/isdbandit.h\"\n", c[k].text, cwd);
+        if (k == first_k) {
+            /* #include "isdbandit.h" beside the copy, as the README says */
+            if (!readme_first_program(f)) {
+                printf("compile_time: README.md has no first program\n");
+                return 1;
+            }
+        } else if (k == stb_k) {
+            fprintf(f, "%s#include \"%s\"\n", c[k].text, stb);
+        } else {
+            fprintf(f, "%s#include \"%s/isdbandit.h\"\n", c[k].text, cwd);
+        }
         if (k == 0) fprintf(f, "int main(void) { return isdb_version() == 0; }\n");
         fclose(f);
     }
@@ -196,9 +258,11 @@ int main(int argc, char **argv) {
     for (r = 0; r < reps; ++r)
         for (k = 0; k < n; ++k) {
             double wall;
-            char *args[8];
+            char *args[9];
             snprintf(path, sizeof path, "%s/c%d.c", tmp, k);
             snprintf(obj, sizeof obj, "%s/c%d.o", tmp, k);
+            char include[1100];
+            snprintf(include, sizeof include, "-I%s", cwd);
             args[0] = (char *)cc;
             args[1] = (char *)"-std=c99";
             args[2] = (char *)"-O2";
@@ -206,7 +270,8 @@ int main(int argc, char **argv) {
             args[4] = path;
             args[5] = (char *)"-o";
             args[6] = obj;
-            args[7] = NULL;
+            args[7] = k == first_k ? include : NULL;
+            args[8] = NULL;
             if (run(args, 1, &c[k].cpu[r], &wall) != 0) {
                 printf("compile_time: %s failed to compile\n", c[k].name);
                 return 1;
@@ -215,14 +280,15 @@ int main(int argc, char **argv) {
     printf("%-40s %8s %8s\n", "file", "min s", "median s");
     for (k = 0; k < n; ++k) {
         char name[64];
-        snprintf(name, sizeof name, "ISDB_ONLY_%s", k < 3 ? "" : policies[k - 3]);
-        printf("%-40s %8.2f %8.2f\n", k < 3 ? c[k].name : name, minimum(c[k].cpu, reps), median(c[k].cpu, reps));
+        snprintf(name, sizeof name, "ISDB_ONLY_%s", k < 3 || k >= first_k ? "" : policies[k - 3]);
+        printf("%-40s %8.2f %8.2f\n", k < 3 || k >= first_k ? c[k].name : name, minimum(c[k].cpu, reps),
+               median(c[k].cpu, reps));
     }
     {
         double impl = median(c[1].cpu, reps), plain = median(c[0].cpu, reps), lin = median(c[3].cpu, reps),
                worst = 0;
         int worst_k = 3;
-        for (k = 3; k < n; ++k)
+        for (k = 3; k < first_k; ++k)
             if (median(c[k].cpu, reps) > worst) {
                 worst = median(c[k].cpu, reps);
                 worst_k = k;
@@ -233,6 +299,17 @@ int main(int argc, char **argv) {
         printf("claim: compile: one-policy build (ISDB_ONLY_LINUCB) %.1f s CPU at %s -O2 (target <= 2) %s; the "
                "largest, ISDB_ONLY_%s (with what it needs), %.1f s; load average %.2f before (%s)\n",
                lin, cc, lin <= 2 ? "holds" : "fails", policies[worst_k - 3], worst, load0, mach);
+        if (stb_k >= 0) {
+            double ratio = minimum(c[1].cpu, reps) / minimum(c[stb_k].cpu, reps), adaptive = 0;
+            for (k = 0; k < N_POL; ++k)
+                if (!strcmp(policies[k], "ADAPTIVE")) adaptive = minimum(c[3 + k].cpu, reps);
+            printf("claim: compile: implementation file %.2f s CPU, stb_image's %.2f s, %.2fx (target <= 1.6x, "
+                   "fastest of %d interleaved rounds each) %s; ISDB_ONLY_ADAPTIVE %.2f s (%.2fx), the README's "
+                   "first program %.2f s (%.2fx) (%s)\n",
+                   minimum(c[1].cpu, reps), minimum(c[stb_k].cpu, reps), ratio, reps, ratio <= 1.6 ? "holds" : "fails",
+                   adaptive, adaptive / minimum(c[stb_k].cpu, reps),
+                   minimum(c[first_k].cpu, reps), minimum(c[first_k].cpu, reps) / minimum(c[stb_k].cpu, reps), mach);
+        }
         if (load0 > 1.5)
             printf("compile_time: the cores were busy (load average %.2f on %ld): CPU seconds run above an idle "
                    "machine's\n",

@@ -304,5 +304,20 @@ else
     echo "compile_checks: no nm, so the README's list of linked functions is not checked"
 fi
 
+# 10. The README's first program (its first C block) builds warning-free
+# as the README says (ISDB_ONLY_ADAPTIVE, the cheap path) and prints the
+# two lines the README shows after it.
+awk '/^## A first program/ { f = 1 } f && /^```c$/ { p = 1; next } p && /^```$/ { exit } p' README.md > "$out/first.c"
+awk '/^\$ cc .*first\.c/ { p = 1; next } p && /^```$/ { exit } p' README.md > "$out/first_expected.txt"
+check "README.md's first program does not say ISDB_ONLY_ADAPTIVE" 'grep -qx "#define ISDB_ONLY_ADAPTIVE.*" "$out/first.c"'
+if $CC -std=c99 -O2 -ffp-contract=off -Wall -Wextra -pedantic -Werror -I. "$out/first.c" -o "$out/first" -lm 2> "$out/first.log"; then
+    ok
+    "$out/first" > "$out/first_output.txt" 2>&1
+    check "README.md's first program prints other lines than the README shows: $(head -c 300 "$out/first_output.txt")" \
+        '[ -s "$out/first_expected.txt" ] && cmp -s "$out/first_output.txt" "$out/first_expected.txt"'
+else
+    fail "README.md's first program does not build warning-free: $(head -c 300 "$out/first.log")"
+fi
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
