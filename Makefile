@@ -28,7 +28,7 @@
 #   make realstream  Elec2, NOAA weather and issue 38's drifts beside VW (bench/realstream.c)
 #   make smooth-drift  which single mechanism (estimator family, width,
 #                    sampling) closes the gap to VW on rotation, Elec2 and
-#                    NOAA (bench/smooth_drift.c; about 5 minutes on 2 cores)
+#                    NOAA (bench/smooth_drift.c; about 4 minutes on 2 cores)
 #   make defaults    every config_init default beside its one-field
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
