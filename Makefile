@@ -27,6 +27,9 @@
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 24 problems, and Besson et al.'s (bench/agnostic.c)
 #   make realstream  Elec2, NOAA weather and issue 38's drifts beside VW (bench/realstream.c)
+#   make smooth-drift  which single mechanism (estimator family, width,
+#                    sampling) closes the gap to VW on rotation, Elec2 and
+#                    NOAA (bench/smooth_drift.c; about 4 minutes on 2 cores)
 #   make defaults    every config_init default beside its one-field
 #                    alternatives on a problem family (bench/defaults.c;
 #                    one process, about 7 minutes; POLICY=swucb runs one)
@@ -177,7 +180,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench bench-compile soak agnostic realstream isd-practice defaults reproduce opkb-calibration fuzz examples embedded install clean
+.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench bench-compile soak agnostic realstream smooth-drift isd-practice defaults reproduce opkb-calibration fuzz examples embedded install clean
 .SECONDARY:
 
 all: test
@@ -399,6 +402,12 @@ agnostic: $(BUILD)/bench/agnostic
 realstream: $(BUILD)/bench/realstream
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/realstream --out $(OUT) --data bench/data
+
+# Issue 38 item 2: one mechanism at a time on rotation, Elec2 and NOAA;
+# one process per (problem, cell).
+smooth-drift: $(BUILD)/bench/smooth_drift
+	@mkdir -p $(OUT)
+	./$(BUILD)/bench/smooth_drift --out $(OUT) --data bench/data
 
 # One process per problem instance, as many at a time as there are processors.
 isd-practice: $(BUILD)/bench/isd_practice
