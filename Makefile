@@ -27,6 +27,8 @@
 #   make agnostic    the untuned policies beside the best tuned window or
 #                    discount on 24 problems, and Besson et al.'s (bench/agnostic.c)
 #   make realstream  Elec2, NOAA weather and issue 38's drifts beside VW (bench/realstream.c)
+#   make rescale     adaptive beside LinUCB when only theta's length moves
+#                    (issue 38 item 3; bench/rescale_family.c, about 10 s)
 #   make smooth-drift  which single mechanism (estimator family, width,
 #                    sampling) closes the gap to VW on rotation, Elec2 and
 #                    NOAA (bench/smooth_drift.c; about 4 minutes on 2 cores)
@@ -180,7 +182,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_DEPS = $(HEADER) tests/fuzz.h tests/cases.h
 REPLAY_BINS = $(addprefix $(BUILD)/asan/replay_,$(FUZZ_TARGETS))
 
-.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench bench-compile soak agnostic realstream smooth-drift isd-practice defaults reproduce opkb-calibration fuzz examples embedded install clean
+.PHONY: all help demo test test-full test-run sanitize sanitize-build valgrind determinism bench bench-compile soak agnostic realstream smooth-drift rescale isd-practice defaults reproduce opkb-calibration fuzz examples embedded install clean
 .SECONDARY:
 
 all: test
@@ -405,6 +407,10 @@ realstream: $(BUILD)/bench/realstream
 
 # Issue 38 item 2: one mechanism at a time on rotation, Elec2 and NOAA;
 # one process per (problem, cell).
+# Rewards rescaled (theta = s(t) theta0) on a family of periods and shapes.
+rescale: $(BUILD)/bench/rescale_family
+	./$(BUILD)/bench/rescale_family
+
 smooth-drift: $(BUILD)/bench/smooth_drift
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/smooth_drift --out $(OUT) --data bench/data
