@@ -163,8 +163,7 @@
                   features. Too large a value explores too much; too small
                   one voids the confidence level.
       Aliasing    each linear-algebra routine says which arguments may alias.
-      Code        written out, save the select kernels: macro templates, so
-                  no width's copy can drift (why: [LINALG.CHOLESKY]).
+      Code        written out; the select kernels are macro templates ([LINALG.CHOLESKY]).
       Memory      all memory of an object is one block taken at init, of
                   isdb_X_heap_size bytes; isdb_X_init_preallocated(&cfg,
                   buf, buf_bytes, &obj) takes a caller buffer instead
