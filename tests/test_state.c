@@ -503,11 +503,89 @@ static void check_corpus(void) {
     }
 }
 
+/* A config field added after 1.0.0 (adaptive's memory_ratio, 1.1.0):
+   1.0.0's adaptive snapshot of the corpus holds none and reads as 1.0.0's
+   doubling memories (memory_ratio 2): config_from_snapshot gives 2 whatever
+   the default; an object of another ratio refuses it naming the field and
+   is left unchanged; one of ratio 2 loads it, plays the corpus's choices,
+   and its own snapshot (this release's version, the field in it: 8 bytes
+   more) continues with the same choices in a third object. A 1.1.0
+   snapshot relabelled 1.0.0 is refused (the field is then read as the
+   next one). A snapshot of another ratio loads only into that ratio. */
+static void test_since_conversion(void) {
+    isdb_adaptive *pa = (isdb_adaptive *)&mem_a, *pb = (isdb_adaptive *)&mem_b;
+    isdb_snapshot_info info;
+    isdb_adaptive_config cfg, other;
+    char path[256], first[sizeof choices];
+    size_t n, m, n11;
+    int k;
+    corpus_path(path, "adaptive default", "snap");
+    n = read_file(path, snap, CAP);
+    corpus_path(path, "adaptive default", "choices");
+    m = read_file(path, bad, CAP - 1);
+    CHECK_MSG(n > 0 && m > 0, "%s: the corpus is missing", path);
+    if (!n || !m) return;
+    bad[m] = 0;
+    CHECK_OK(isdb_snapshot_read_info(snap, n, &info));
+    CHECK_MSG(info.library_version == 0x10000u, "the corpus's adaptive snapshot is 1.0.0's (0x%x)",
+              (unsigned)info.library_version);
+    CHECK_OK(isdb_adaptive_config_from_snapshot(snap, n, &cfg));
+    CHECK_MSG(cfg.memory_ratio == 2, "a 1.0.0 snapshot reads as memory_ratio 2, not %g", (double)cfg.memory_ratio);
+    /* another ratio: refused, naming the field */
+    other = cfg;
+    other.memory_ratio = 3;
+    CHECK_OK(isdb_adaptive_init(&other, NULL, pb));
+    expect_check(&pb->base, snap, n, ISDB_ERR_SNAPSHOT_CONFIG, "memory_ratio", "1.0.0 adaptive into ratio 3");
+    isdb_policy_uninit(&pb->base);
+    /* ratio 2: converts, continues as recorded, and saves as this release */
+    CHECK_OK(isdb_adaptive_init(&cfg, NULL, pa));
+    CHECK(pa->n_est == 10);
+    for (k = 0; k + 2 < pa->n_est; ++k) CHECK(pa->_est[k].memory == 16 << k);
+    CHECK_OK(isdb_policy_load(&pa->base, snap, n));
+    n11 = save(&pa->base, snap_b);
+    CHECK_MSG(n11 == n + 8, "the converted snapshot is %u bytes, the 1.0.0 one %u", (unsigned)n11, (unsigned)n);
+    CHECK_OK(isdb_snapshot_read_info(snap_b, n11, &info));
+    CHECK(info.library_version == ((ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH));
+    CHECK_OK(isdb_adaptive_config_from_snapshot(snap_b, n11, &other));
+    CHECK(other.memory_ratio == 2);
+    CHECK_MSG(corpus_play(&pa->base, case_named("adaptive default")), "a score was not finite after the conversion");
+    CHECK_MSG(strcmp(choices, (const char *)bad) == 0, "the converted 1.0.0 snapshot made other choices");
+    memcpy(first, choices, sizeof choices);
+    isdb_policy_uninit(&pa->base);
+    CHECK_OK(isdb_adaptive_init(&other, NULL, pb));
+    CHECK_OK(isdb_policy_load(&pb->base, snap_b, n11));
+    corpus_play(&pb->base, case_named("adaptive default"));
+    CHECK_MSG(strcmp(choices, first) == 0, "the converted snapshot's own save continued otherwise");
+    /* relabelled 1.0.0: the field is not skipped over */
+    memcpy(bad, snap_b, n11);
+    t_put_le(bad + 12, 0x10000u, 4);
+    fix_checksum(bad, n11);
+    CHECK_MSG(isdb_policy_check_load(&pb->base, bad, n11, NULL) < 0, "a 1.1.0 snapshot read as 1.0.0's loaded");
+    isdb_policy_uninit(&pb->base);
+    /* a snapshot of ratio 3 loads into ratio 3 only */
+    other = cfg;
+    other.memory_ratio = 3;
+    CHECK_OK(isdb_adaptive_init(&other, NULL, pa));
+    corpus_play(&pa->base, case_named("adaptive default"));
+    n11 = save(&pa->base, snap_b);
+    CHECK_OK(isdb_adaptive_config_from_snapshot(snap_b, n11, &cfg));
+    CHECK(cfg.memory_ratio == 3);
+    CHECK_OK(isdb_adaptive_init(&cfg, NULL, pb));
+    expect_check(&pb->base, snap_b, n11, ISDB_OK, NULL, "ratio 3 into ratio 3");
+    isdb_policy_uninit(&pb->base);
+    cfg.memory_ratio = 2;
+    CHECK_OK(isdb_adaptive_init(&cfg, NULL, pb));
+    expect_check(&pb->base, snap_b, n11, ISDB_ERR_SNAPSHOT_CONFIG, "memory_ratio", "ratio 3 into ratio 2");
+    isdb_policy_uninit(&pb->base);
+    isdb_policy_uninit(&pa->base);
+}
+
 int main(int argc, char **argv) {
     int i;
     isdb_refusal why;
     if (argc == 3 && !strcmp(argv[1], "--write-corpus")) return write_corpus(argv[2]);
     check_corpus();
+    test_since_conversion();
     for (i = 0; i < N_CASES; ++i) test_case(&cases[i]);
     /* check_load on no policy */
     CHECK_RESULT(isdb_policy_check_load(NULL, snap, 100, &why), ISDB_ERR_INVALID_ARG);
