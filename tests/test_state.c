@@ -20,18 +20,17 @@
      1.0.0) or of format 2 is refused with ISDB_ERR_SNAPSHOT_VERSION; one
      written by a later 1.x of format 1 loads;
    - config_from_snapshot of another kind: ISDB_ERR_SNAPSHOT_POLICY.
-   The 1.x compatibility corpus, tests/corpus/snapshots/: for each row of
-   CORPUS below (a tests/cases.h row of each policy), <row>-<precision>.snap
-   is the snapshot written by 1.0.0 after WARMUP rounds of tests/cases.h's
-   rounds (the context generator seeded 11, rewards 0.5 x_0 + 0.1), and
-   <row>-<precision>.choices the arms of the next CORPUS_ROUNDS rounds
-   (generator seeded 12), 100 a line. Every release loads each snapshot
-   (config and input arrays from the snapshot, init, load),
-   plays those rounds with finite scores and, while the policy's algorithm
-   is unchanged, the same choices. A release that changes a policy's
-   algorithm records its choices again and says so in HISTORY; one that
-   changes its state converts the older snapshots on load and adds its
-   own. `test_state --write-corpus DIR` writes this build's precision.
+   The 1.x compatibility corpus, tests/corpus/snapshots/<release>/: for
+   each row of CORPUS below (a tests/cases.h row of each policy),
+   <row>-<precision>.snap is the snapshot written by that release after
+   WARMUP rounds of tests/cases.h's rounds (the context generator seeded
+   11, rewards 0.5 x_0 + 0.1), and <row>-<precision>.choices the arms of
+   the next CORPUS_ROUNDS rounds (generator seeded 12), 100 a line. Every
+   release loads each snapshot of every release (config and input arrays
+   from the snapshot, init, load), plays those rounds with finite scores
+   and the same choices: a config field a later release added reads as
+   what the earlier one did. Each release adds its folder (`test_state
+   --write-corpus DIR` writes this build's precision into DIR).
    Builds in both precisions (double-only policies left out of float). */
 #include "../isdbandit.h"
 #include "test.h"
@@ -391,7 +390,10 @@ static void test_case(const policy_case *pc) {
 
 /* ---- The compatibility corpus ---- */
 
-#define CORPUS_DIR "tests/corpus/snapshots"
+/* One folder per release, each with every row's snapshot in both
+   precisions; the first is also the oldest state a release converts. */
+static const char *const corpus_releases[] = {"tests/corpus/snapshots/1.0.0"};
+#define N_RELEASES ((int)(sizeof corpus_releases / sizeof corpus_releases[0]))
 #define CORPUS_ROUNDS 1000
 static const char *const corpus_rows[] = {"linucb", "swucb", "dlinucb", "lints plain", "bob", "adaptive default",
 #if !ISDB_REAL_IS_FLOAT
@@ -408,10 +410,10 @@ static const policy_case *case_named(const char *label) {
     return NULL;
 }
 
-static void corpus_path(char *path, const char *label, const char *ext) {
+static void corpus_path(char *path, const char *dir, const char *label, const char *ext) {
     char *c;
-    sprintf(path, "%s/%s-%s.%s", CORPUS_DIR, label, ISDB_REAL_IS_FLOAT ? "float" : "double", ext);
-    for (c = path + strlen(CORPUS_DIR); *c; ++c)
+    sprintf(path, "%s/%s-%s.%s", dir, label, ISDB_REAL_IS_FLOAT ? "float" : "double", ext);
+    for (c = path + strlen(dir); *c; ++c)
         if (*c == ' ') *c = '_';
 }
 
@@ -452,9 +454,7 @@ static int write_corpus(const char *dir) {
         n = save(a, snap);
         corpus_play(a, pc);
         isdb_policy_uninit(a);
-        corpus_path(path, corpus_rows[i], "snap");
-        memmove(path + strlen(dir), path + strlen(CORPUS_DIR), strlen(path + strlen(CORPUS_DIR)) + 1);
-        memcpy(path, dir, strlen(dir));
+        corpus_path(path, dir, corpus_rows[i], "snap");
         if (!(f = fopen(path, "wb")) || fwrite(snap, 1, n, f) != n || fclose(f)) return 1;
         c = path + strlen(path) - 4;
         strcpy(c, "choices");
@@ -474,8 +474,9 @@ static size_t read_file(const char *path, unsigned char *buf, size_t cap) {
 }
 
 static void check_corpus(void) {
-    int i;
-    for (i = 0; i < N_CORPUS; ++i) {
+    int k;
+    for (k = 0; k < N_RELEASES * N_CORPUS; ++k) {
+        const int v = k / N_CORPUS, i = k % N_CORPUS;
         const policy_case *pc = case_named(corpus_rows[i]);
         isdb_policy *b = (isdb_policy *)&mem_b;
         isdb_snapshot_info info;
@@ -484,10 +485,10 @@ static void check_corpus(void) {
         size_t n, m;
         CHECK_MSG(pc != NULL, "corpus row %s is not in cases.h", corpus_rows[i]);
         if (!pc) continue;
-        corpus_path(path, corpus_rows[i], "snap");
+        corpus_path(path, corpus_releases[v], corpus_rows[i], "snap");
         n = read_file(path, snap, CAP);
         CHECK_MSG(n > 0, "%s: missing or empty", path);
-        corpus_path(path, corpus_rows[i], "choices");
+        corpus_path(path, corpus_releases[v], corpus_rows[i], "choices");
         m = read_file(path, bad, CAP - 1);
         CHECK_MSG(m > 0, "%s: missing or empty", path);
         if (!n || !m) continue;
@@ -497,8 +498,8 @@ static void check_corpus(void) {
         give_arrays(info.kind, snap, n, &cfg);
         CHECK_OK(init_from(info.kind, &cfg, &mem_b));
         CHECK_OK(isdb_policy_load(b, snap, n));
-        CHECK_MSG(corpus_play(b, pc), "%s: a score was not finite after the corpus snapshot", pc->label);
-        CHECK_MSG(strcmp(choices, (const char *)bad) == 0, "%s: other choices than the corpus records", pc->label);
+        CHECK_MSG(corpus_play(b, pc), "%s: a score was not finite after the corpus snapshot", path);
+        CHECK_MSG(strcmp(choices, (const char *)bad) == 0, "%s: other choices than the corpus records", path);
         isdb_policy_uninit(b);
     }
 }
@@ -519,9 +520,9 @@ static void test_since_conversion(void) {
     char path[256], first[sizeof choices];
     size_t n, m, n11;
     int k;
-    corpus_path(path, "adaptive default", "snap");
+    corpus_path(path, corpus_releases[0], "adaptive default", "snap");
     n = read_file(path, snap, CAP);
-    corpus_path(path, "adaptive default", "choices");
+    corpus_path(path, corpus_releases[0], "adaptive default", "choices");
     m = read_file(path, bad, CAP - 1);
     CHECK_MSG(n > 0 && m > 0, "%s: the corpus is missing", path);
     if (!n || !m) return;
