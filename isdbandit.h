@@ -811,16 +811,13 @@
       snapshot is all a product stores; an ISD snapshot holds its
       offline log (n_offline (d + 1) reals).
       Compatibility: every 1.x release loads every snapshot of format 1
-      written by 1.0.0 or later, converting what a later release changed
-      (each such change is in its policy's block and in HISTORY), and
-      continues it; tests/corpus/snapshots holds one snapshot of every
-      policy in both precisions from each release, loaded and continued
-      by make test. A snapshot from before 1.0.0 (library version below
-      1.0.0) or of a later format is refused with
-      ISDB_ERR_SNAPSHOT_VERSION. A config field added by a later release
-      (HISTORY) is read from a snapshot of an earlier one as the value
-      that release behaved as, so the snapshot continues as it would
-      have; an older release refuses a newer snapshot that holds one.
+      written by 1.0.0 or later and continues it as its writer would: a
+      config field a later release added (HISTORY) reads as the value
+      the writer behaved as. tests/corpus/snapshots holds one snapshot
+      of every policy in both precisions from each release, loaded and
+      continued by make test. Refused with ISDB_ERR_SNAPSHOT_VERSION: a
+      snapshot from before 1.0.0 or of a later format. An older release
+      refuses a newer snapshot that holds a field it does not know.
       isdb_policy_check_load says what load would return, and for
       ISDB_ERR_SNAPSHOT_CONFIG names the first config field that differs.
       load leaves the object unchanged on any refusal and returns the
@@ -5910,7 +5907,8 @@ struct isdb_ser {
     const char *differs; /* the failure was this config field, unlike the object's */
     uint32_t version; /* the library version word of the stream: this release's when measuring or
                          writing, the snapshot's (header offset 12) when checking, reading or taking;
-                         a field added later is absent from an older stream (ISDB__CFG_WALK_*_SINCE) */
+                         a field added later is absent from an older stream (the SINCE kinds of
+                         ISDB__CFG_WALK) */
     uint64_t t; /* updates of the policy being walked (the stream's when checking) */
     int head_d, head_arms; /* TAKE: the snapshot's d and arm count */
     uint64_t head_seed;
