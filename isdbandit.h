@@ -1,4 +1,4 @@
-/* isdbandit.h - v1.0.0 - non-stationary linear bandits in one C99 header -
+/* isdbandit.h - v1.1.0 - non-stationary linear bandits in one C99 header -
    MIT or public domain (Unlicense), see the end of the file.
 
    Do this in *one* C or C++ file to create the implementation:
@@ -436,8 +436,9 @@
          horizon, window, discount or variation budget. It keeps n
          estimators that all learn from every observation: discounted
          ridge regressions (D-LinUCB's estimate and index) with memories
-         1/(1 - gamma) = min_memory, 2 min_memory, ..., max_memory, and
-         one undiscounted (LinUCB's). Before learning (x, y) each predicts
+         1/(1 - gamma) = min_memory, r min_memory, r^2 min_memory, ...
+         (rounded), max_memory, r = memory_ratio, and one undiscounted
+         (LinUCB's). Before learning (x, y) each predicts
          y; a shorter memory whose predictions beat a longer one's by
          `threshold` standard deviations over its recent rounds is a
          change, and the longer ones are cut (`cut`). select plays the
@@ -485,7 +486,7 @@
          CONVENTIONS); S and L as LinUCB's; the rest may be left.
       Defaults: lambda 1   R 1   delta 0.01   S 1   L 1   alpha 1
                 min_memory 0 = max(16, 2 d)
-                max_memory 0 = max(4096, min_memory)
+                max_memory 0 = max(4096, min_memory)   memory_ratio 2
                 threshold 3.5   play_threshold 1.5   play_horizon 0 = 4
                 refresh 0 = max(4 d, 256)   hold 1
                 noise_estimate ISDB_ADAPTIVE_NOISE_LOCAL
@@ -810,13 +811,13 @@
       snapshot is all a product stores; an ISD snapshot holds its
       offline log (n_offline (d + 1) reals).
       Compatibility: every 1.x release loads every snapshot of format 1
-      written by 1.0.0 or later, converting what a later release changed
-      (each such change is in its policy's block and in HISTORY), and
-      continues it; tests/corpus/snapshots holds one snapshot of every
-      policy in both precisions from each release, loaded and continued
-      by make test. A snapshot from before 1.0.0 (library version below
-      1.0.0) or of a later format is refused with
-      ISDB_ERR_SNAPSHOT_VERSION; one from a later 1.x of format 1 loads.
+      written by 1.0.0 or later and continues it as its writer would: a
+      config field a later release added (HISTORY) reads as the value
+      the writer behaved as. tests/corpus/snapshots holds one snapshot
+      of every policy in both precisions from each release, loaded and
+      continued by make test. Refused with ISDB_ERR_SNAPSHOT_VERSION: a
+      snapshot from before 1.0.0 or of a later format. An older release
+      refuses a newer snapshot that holds a field it does not know.
       isdb_policy_check_load says what load would return, and for
       ISDB_ERR_SNAPSHOT_CONFIG names the first config field that differs.
       load leaves the object unchanged on any refusal and returns the
@@ -855,46 +856,10 @@
              -O1 (ISDB_NO_COLD_O1).
       0.7.0  adaptive's hold, play_threshold 1.5.  0.8.0  play_horizon 4.
       0.8.1  a faster adaptive step.  0.8.2  faster save and load.
-      1.0.0  The public contract a product can keep. What a 0.8 user
-             must change:
-             - isdb_<name>_init_preallocated(cfg, heap, heap_bytes, pol)
-               takes the buffer's size (below heap_size:
-               ISDB_ERR_BUFFER_TOO_SMALL); isdb_init_check(heap,
-               heap_bytes, needed, pol, why) names "heap_bytes";
-             - a refused init zeroes the object (uninit is a no-op):
-               uninit a live object before initialising it again; every
-               call on an uninitialised object returns ISDB_ERR_BAD_STATE
-               (was ISDB_ERR_INVALID_ARG; a NULL pointer still is);
-             - isdb_policy_save refuses a buffer that overlaps the
-               policy's heap or object (ISDB_ERR_INVALID_ARG);
-             - ISD's and OAM's config_check refuse a heap or scratch that
-               does not fit, where heap_size wrapped;
-             - getters are named isdb_<name>_get_<what>: isdb_X_Y becomes
-               isdb_X_get_Y (the list: bench/README.md's section);
-             - isdb_policy_check_select(p, X, n_arms, arm, why) takes
-               select's arm pointer and refuses NULL naming "arm";
-             - adaptive's cut and noise_estimate and ISD's est.rule and
-               est.one_se have their enum types (C++ assigning an int
-               needs a cast);
-             - ranges narrowed where a value in range made the state
-               non-finite or init refused what the check accepted:
-               D-LinUCB's gamma^ceil(d / 4) >= 1e-50 (1e-6 in float),
-               ISD's DISCOUNT gamma >= 1e-100, OPKB's sigma / horizon
-               within [1e-10, 1e30] of the arms' largest k(x, x) and
-               gamma_factor >= 1e-30, and OPKB's CHOLESKY features refused
-               with the linear kernel when n_arms > d;
-             - snapshots of 0.x are refused (ISDB_ERR_SNAPSHOT_VERSION);
-               from 1.0.0 on every 1.x release loads every 1.x snapshot;
-             - isdb_policy_vtable has walk_config, cfg_offset and
-               arms_field (only a policy written outside the library
-               sees it).
-             - ISD's and OPKB's snapshots hold their input arrays (were
-               a hash of them).
-             New: explain for LinTS and BOB; the environments'
-             init_preallocated; isdb_snapshot_read_info,
-             config_from_snapshot, isdb_snapshot_read_array,
-             isdb_policy_check_load, isdb_isd_block_test,
-             isdb_opkb_get_features. The demo's CSVs are 0.8.2's.
+      1.0.0  the public contract a product can keep; what a 0.8 user
+             must change: bench/README.md, "1.0.0: what a 0.8 user must
+             change".
+      1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2).
 */
 
 #ifndef ISDBANDIT_H
@@ -904,9 +869,9 @@
 #include <stdint.h>
 
 #define ISDB_VERSION_MAJOR 1
-#define ISDB_VERSION_MINOR 0
+#define ISDB_VERSION_MINOR 1
 #define ISDB_VERSION_PATCH 0
-#define ISDB_VERSION_STRING "1.0.0"
+#define ISDB_VERSION_STRING "1.1.0"
 
 #ifndef ISDB_API
 #ifdef ISDB_STATIC
@@ -2106,8 +2071,8 @@ ISDB_API isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_re
    [ADAPTIVE] Adaptive (the drift-agnostic default: windows learned from the data)
    ------------------------------------------------------------------------ */
 
-/* Most estimators an adaptive policy keeps: the doubling memories from
-   min_memory to max_memory and the unbounded one. */
+/* Most estimators an adaptive policy keeps: the memories from min_memory
+   to max_memory (memory_ratio apart) and the unbounded one. */
 #define ISDB_ADAPTIVE_MAX_ESTIMATORS 32
 /* How many distinct played features the policy remembers to tell a fixed
    arm set from fresh contexts (ISDB_ADAPTIVE_CUT_AUTO). */
@@ -2145,6 +2110,8 @@ typedef struct isdb_adaptive_config {
     isdb_real alpha;          /* multiplier of the width; default 1 */
     int min_memory;        /* shortest memory 1 / (1 - gamma), >= 2; 0 means max(16, 2 d) */
     int max_memory;        /* longest finite memory, >= min_memory; 0 means max(4096, min_memory) */
+    isdb_real memory_ratio;   /* ratio between consecutive memories, in (1, 1e6]; default 2 (1.1.0;
+                              a 1.0.0 snapshot reads as 2) */
     isdb_real threshold;      /* z at which the change test cuts the memory, > 0, finite; default 3.5 */
     isdb_real play_threshold; /* z at which a shorter memory is played, >= 0, finite; default 1.5 */
     int refresh;           /* refactorise every this many updates, >= 0; 0 means max(4 d, 256) */
@@ -2242,7 +2209,7 @@ typedef struct isdb_adaptive_estimator_info {
                         observations), or count for the undiscounted one (it
                         weighs every observation it holds alike) */
 } isdb_adaptive_estimator_info;
-/* How many estimators the policy keeps (the resolved config's doubling
+/* How many estimators the policy keeps (the resolved config's finite
    memories, then the undiscounted one): indices 0 .. n - 1, shortest
    memory first, the undiscounted one last. */
 ISDB_API int isdb_adaptive_get_n_estimators(const isdb_adaptive *pol);
@@ -5938,6 +5905,10 @@ struct isdb_ser {
     size_t pos, end;
     int failed;
     const char *differs; /* the failure was this config field, unlike the object's */
+    uint32_t version; /* the library version word of the stream: this release's when measuring or
+                         writing, the snapshot's (header offset 12) when checking, reading or taking;
+                         a field added later is absent from an older stream (the SINCE kinds of
+                         ISDB__CFG_WALK) */
     uint64_t t; /* updates of the policy being walked (the stream's when checking) */
     int head_d, head_arms; /* TAKE: the snapshot's d and arm count */
     uint64_t head_seed;
@@ -6142,6 +6113,34 @@ ISDB__CALL_PRIVATE isdb_real isdb__ser_cfg_real(isdb_ser *s, const char *name, i
     return isdb__bits_real(x);
 }
 
+/* A config value added to a list after 1.0.0, in release `since` (its
+   version word): a stream from an earlier release does not hold it and
+   reads as if it held `earlier`, the value that reproduces those releases.
+   Checking such a stream requires the object's value to be `earlier` (else
+   the field is named as differing); taking one gives `earlier`. A stream
+   of `since` or later holds it as any other config value. */
+ISDB__CALL_PRIVATE int isdb__ser_absent(isdb_ser *s, const char *name, uint32_t since, int same) {
+    if (s->version >= since) return 0;
+    if (s->mode >= ISDB__SER_CHECK && s->mode != ISDB__SER_TAKE && !same && !s->failed) {
+        s->failed = 1;
+        s->differs = name;
+    }
+    return 1;
+}
+
+ISDB__CALL_PRIVATE int isdb__ser_cfg_int_since(isdb_ser *s, const char *name, int v, uint32_t since, int earlier) {
+    if (!isdb__ser_absent(s, name, since, v == earlier)) return isdb__ser_cfg_int(s, name, v);
+    return s->mode == ISDB__SER_TAKE ? earlier : v;
+}
+
+ISDB__CALL_PRIVATE isdb_real isdb__ser_cfg_real_since(isdb_ser *s, const char *name, isdb_real v, uint32_t since,
+                                                      isdb_real earlier) {
+    /* the same value bit for bit, as isdb__ser_cfg_u64 compares */
+    if (!isdb__ser_absent(s, name, since, isdb__real_bits(v) == isdb__real_bits(earlier)))
+        return isdb__ser_cfg_real(s, name, v);
+    return s->mode == ISDB__SER_TAKE ? earlier : v;
+}
+
 /* An array of n config reals (a presence flag, then its values when
    present), compared value by value on checking; on taking, copied to
    s->find_out when it is the field s->find_name asks for. Returns the
@@ -6174,7 +6173,12 @@ ISDB__ONCE_PRIVATE const isdb_real *isdb__ser_cfg_array(isdb_ser *s, const char 
           DIM, ARMS, SEED, written by every policy's head (d, the arm
           count, the generator's seed) before the list's other fields;
           OPTS, a struct with a list of its own; ARRAY, an input array
-          (ISDB__CFG_WALK_ARRAY)
+          (ISDB__CFG_WALK_ARRAY); INT_SINCE, REAL_SINCE, a field added
+          after 1.0.0, anywhere in the list: ISDB__SINCE_<name> gives the
+          version word of the release that added it and the value that
+          snapshots of earlier releases read as (the earlier behaviour),
+          so they still load (isdb__ser_cfg_real_since). A name given a
+          SINCE kind means one field in every list it is in.
    type   its C type
    default  what config_init sets (may name config_init's arguments)
    check  true when the value is valid: an isdb__want_* chain on c->name
@@ -6189,6 +6193,10 @@ ISDB__ONCE_PRIVATE const isdb_real *isdb__ser_cfg_array(isdb_ser *s, const char 
 #define ISDB__CFG_WALK_INT(type, name, text) c->name = (type)isdb__ser_cfg_int(s, text, (int)c->name);
 #define ISDB__CFG_WALK_REAL(type, name, text) c->name = isdb__ser_cfg_real(s, text, c->name);
 #define ISDB__CFG_WALK_U64(type, name, text) c->name = isdb__ser_cfg_u64(s, text, c->name);
+#define ISDB__CFG_WALK_INT_SINCE(type, name, text) \
+    c->name = (type)isdb__ser_cfg_int_since(s, text, (int)c->name, ISDB__SINCE_##name);
+#define ISDB__CFG_WALK_REAL_SINCE(type, name, text) \
+    c->name = isdb__ser_cfg_real_since(s, text, c->name, ISDB__SINCE_##name);
 #define ISDB__CFG_WALK_DIM(type, name, text) \
     if (s->mode == ISDB__SER_TAKE) c->name = s->head_d;
 #define ISDB__CFG_WALK_ARMS(type, name, text) \
@@ -6708,6 +6716,7 @@ ISDB__ONCE_PRIVATE void isdb__serialize_policy(isdb_policy *p, isdb_ser *s) {
 /* The library version as snapshots hold it; the first a 1.x reader takes. */
 #define ISDB__VERSION_WORD ((ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH)
 #define ISDB__VERSION_WORD_1_0 0x10000u
+#define ISDB__VERSION_WORD_1_1 0x10100u
 
 ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t cap, size_t *size) {
     isdb_policy *p = (isdb_policy *)isdb__unconst(cp);
@@ -6719,6 +6728,7 @@ ISDB__ONCE isdb_result isdb_policy_save(const isdb_policy *cp, void *buf, size_t
     if (!size) return ISDB_ERR_INVALID_ARG;
     memset(&s, 0, sizeof s);
     s.mode = ISDB__SER_SIZE;
+    s.version = ISDB__VERSION_WORD;
     s.pos = ISDB__SNAPSHOT_HEADER;
     isdb__serialize_policy(p, &s);
     total = s.pos + 8;
@@ -6809,6 +6819,7 @@ ISDB__ONCE_PRIVATE isdb_result isdb__load_check(isdb_policy *p, const unsigned c
     if (!in) return ISDB_ERR_INVALID_ARG;
     if ((r = isdb__snapshot_check(in, size, p->vt->kind)) != ISDB_OK) return r;
     s->mode = ISDB__SER_CHECK;
+    s->version = (uint32_t)isdb__get_le(in + 12, 4);
     s->in = in;
     s->pos = ISDB__SNAPSHOT_HEADER;
     s->end = size - 8;
@@ -6857,6 +6868,7 @@ ISDB__ONCE_PRIVATE isdb_result isdb__config_from_snapshot(const void *buf, size_
     if (info.kind != kind) return ISDB_ERR_SNAPSHOT_POLICY;
     memset(&s, 0, sizeof s);
     s.mode = ISDB__SER_TAKE;
+    s.version = info.library_version;
     s.in = (const unsigned char *)buf;
     s.end = size - 8;
     s.head_d = info.d;
@@ -8638,6 +8650,8 @@ ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_
     X(REAL, isdb_real, alpha, 1, isdb__want_scale(why, c->alpha, "alpha"))                          \
     X(INT, int, min_memory, 0, isdb__want_count(why, c->min_memory, "min_memory"))                  \
     X(INT, int, max_memory, 0, isdb__want_count(why, c->max_memory, "max_memory"))                  \
+    X(REAL_SINCE, isdb_real, memory_ratio, ISDB__ADAPTIVE_MEMORY_RATIO,                              \
+      isdb__want_real(why, c->memory_ratio, "memory_ratio", 1, ISDB__R(1e6), 1, "(1, 1e6]"))           \
     X(REAL, isdb_real, threshold, ISDB__R(3.5), isdb__want_pos(why, c->threshold, "threshold"))     \
     X(REAL, isdb_real, play_threshold, ISDB__R(1.5), isdb__want_nonneg(why, c->play_threshold, "play_threshold")) \
     X(INT, int, refresh, 0, isdb__want_count(why, c->refresh, "refresh"))                           \
@@ -8648,6 +8662,12 @@ ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_
       isdb__want_int(why, (int)c->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL, "an isdb_adaptive_cut")) \
     X(INT, int, hold, 1, isdb__want_flag(why, c->hold, "hold"))                                     \
     X(INT, int, play_horizon, 0, isdb__want_int(why, c->play_horizon, "play_horizon", 0, 1024, "[0, 1024]"))
+
+/* memory_ratio: added in 1.1.0; 1.0.0's memories doubled. */
+#define ISDB__SINCE_memory_ratio ISDB__VERSION_WORD_1_1, 2
+/* memory_ratio's default (bench/README.md, "The adaptive step's cost
+   against the claims"). */
+#define ISDB__ADAPTIVE_MEMORY_RATIO 2
 
 ISDB__ONCE isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms) {
     isdb_adaptive_config c;
@@ -8679,14 +8699,18 @@ ISDB__PRIVATE isdb_adaptive_config isdb__adaptive_resolve(const isdb_adaptive_co
     return c;
 }
 
-/* The finite memories min_memory, 2 min_memory, ... below max_memory,
-   then max_memory, then 0 (unbounded); returns how many, or 0 if more
-   than ISDB_ADAPTIVE_MAX_ESTIMATORS. */
+/* The finite memories m_0 = min_memory, m_k+1 = max(m_k + 1, m_k r
+   rounded) (r = memory_ratio) below max_memory, then max_memory, then 0
+   (unbounded); returns how many, or 0 if more than
+   ISDB_ADAPTIVE_MAX_ESTIMATORS. r = 2 gives 1.0.0's doubling memories
+   exactly (m_k r is exact below 2^24 in float, and doubling keeps a
+   min_memory's 24 bits). */
 ISDB__PRIVATE int isdb__adaptive_memories(const isdb_adaptive_config *c, int *memories) {
     int n = 0, m = c->min_memory;
     while (m < c->max_memory && n + 2 <= ISDB_ADAPTIVE_MAX_ESTIMATORS) {
+        const isdb_real next = isdb__floor((isdb_real)m * c->memory_ratio + ISDB__R(0.5));
         memories[n++] = m;
-        m = m > INT_MAX / 2 ? c->max_memory : 2 * m;
+        m = next >= (isdb_real)c->max_memory ? c->max_memory : isdb__max_int(m + 1, (int)next);
     }
     if (m < c->max_memory) return 0;
     memories[n++] = c->max_memory;
@@ -8703,7 +8727,7 @@ ISDB__ONCE isdb_result isdb_adaptive_config_check(const isdb_adaptive_config *c,
     return isdb__checked(isdb__want_int(why, r.min_memory, "min_memory", 2, INT_MAX, "0 or >= 2") &&
                          isdb__want_int(why, r.max_memory, "max_memory", r.min_memory, INT_MAX, "0 or >= min_memory") &&
                          isdb__want(why, isdb__adaptive_memories(&r, memories) > 0, "max_memory",
-                                    "within 30 doublings of min_memory"));
+                                    "within 30 steps of memory_ratio from min_memory"));
 }
 
 ISDB__DEFINE_CONFIG_WALK(adaptive, ISDB__ADAPTIVE_FIELDS)
@@ -11005,6 +11029,9 @@ ISDB__ONCE_PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_conf
     a.L = c->L;
     a.alpha = c->alpha;
     a.refresh = c->refresh;
+    /* 1.0.0's doubling memories: ISD's config (and so its snapshot) has
+       no memory_ratio, and its figures were measured with these */
+    a.memory_ratio = 2;
     /* the residual learner runs in a dimension that changes with the
        basis, which hold's long-run ridge would not follow */
     a.hold = 0;
@@ -16409,6 +16436,7 @@ ISDB__ONCE isdb_result isdb_snapshot_read_array(const void *buf, size_t size, co
     memset(cfg, 0, sizeof cfg);
     memset(&s, 0, sizeof s);
     s.mode = ISDB__SER_TAKE;
+    s.version = info.library_version;
     s.in = (const unsigned char *)buf;
     s.end = size - 8;
     s.head_d = info.d;

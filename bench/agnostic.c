@@ -112,6 +112,7 @@ static isdb_result make_policy(const problem *pr, int k, uint64_t seed, any_poli
     }
     if (k == P_ADAPTIVE) {
         isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+        repro_adaptive_overrides(&c);
         c.lambda = pr->lambda;
         c.R = pr->noise;
         return isdb_adaptive_init(&c, NULL, &p->adaptive);

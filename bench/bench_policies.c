@@ -31,6 +31,7 @@
 #define _POSIX_C_SOURCE 199309L
 #define ISDB_IMPLEMENTATION
 #include "../isdbandit.h"
+#include "repro_common.h"
 
 #include <float.h>
 #include <math.h>
@@ -349,6 +350,7 @@ static void adaptive_table(int quick) {
                     isdb_policy *p;
                     if (w == 0) {
                         isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+                        repro_adaptive_overrides(&c);
                         if (isdb_adaptive_init(&c, NULL, &mem.adaptive) != ISDB_OK) exit(1);
                         n_est = mem.adaptive.n_est;
                         p = &mem.adaptive.base;
@@ -427,6 +429,7 @@ static double step_time(int which, int d, int K, int quick) {
         isdb_policy *p;
         if (which == 4) {
             isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+            repro_adaptive_overrides(&c);
             if (isdb_adaptive_init(&c, NULL, &mem.adaptive) != ISDB_OK) exit(1);
             p = &mem.adaptive.base;
             time_policy(p, d, K, 5000, STEP);

@@ -106,6 +106,7 @@ static isdb_result make_policy(int k, int d, int K, uint64_t T, uint64_t seed, a
     const double R = 0.5, lambda = 1.0;
     if (k == P_ADAPTIVE) {
         isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+        repro_adaptive_overrides(&c);
         c.lambda = lambda;
         c.R = R;
         return isdb_adaptive_init(&c, NULL, &p->adaptive);

@@ -80,6 +80,15 @@ REPRO_FN int repro_dlinucb_refresh(void) {
     return v && *v ? atoi(v) : 1;
 }
 
+/* Adaptive's defaults in every bench, but for the fields the environment
+   sets, to measure a default against its alternatives on every claim
+   with the same programs (bench/README.md, "The adaptive step's cost
+   against the claims"): ISDB_BENCH_ADAPTIVE_MEMORY_RATIO. */
+REPRO_FN void repro_adaptive_overrides(isdb_adaptive_config *c) {
+    const char *v = getenv("ISDB_BENCH_ADAPTIVE_MEMORY_RATIO");
+    if (v && *v) c->memory_ratio = (isdb_real)atof(v);
+}
+
 /* Mean and standard error of the mean (sample standard deviation / sqrt n;
    0 when n < 2). */
 REPRO_FN void repro_mean_se(const double *x, int n, double *mean, double *se) {

@@ -17,6 +17,7 @@
 #define ISDB_ONLY_LINUCB
 #define ISDB_ONLY_ADAPTIVE
 #include "../isdbandit.h"
+#include "repro_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,6 +83,7 @@ static double run(int which, uint64_t seed, int d, double noise, scale_path *pat
         r = isdb_linucb_init(&c, NULL, &pol.linucb);
     } else {
         isdb_adaptive_config c = isdb_adaptive_config_init(d, K);
+        repro_adaptive_overrides(&c);
         c.R = noise;
         r = isdb_adaptive_init(&c, NULL, &pol.adaptive);
     }

@@ -500,6 +500,10 @@ static void test_config(void) {
     REFUSED(hold, 2);
     REFUSED(play_horizon, -1);
     REFUSED(play_horizon, 1025);
+    REFUSED(memory_ratio, 1.0);
+    REFUSED(memory_ratio, 0.5);
+    REFUSED(memory_ratio, 1e7);
+    REFUSED(memory_ratio, T_NAN);
     REFUSED(d, 0);
     REFUSED(max_arms, 0);
 #undef REFUSED
@@ -512,6 +516,31 @@ static void test_config(void) {
     CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
     CHECK(p.n_est == 2);
     isdb_policy_uninit(&p.base);
+    /* memory_ratio: each memory the last times the ratio, rounded, at
+       least one more; max_memory and the unbounded one end the ladder. */
+    {
+        static const isdb_real ratios[3] = {3, 1.5, 1000};
+        static const int want[3][16] = {{16, 48, 144, 432, 1296, 3888, 4096, 0},
+                                        {16, 24, 36, 54, 81, 122, 183, 275, 413, 620, 930, 1395, 2093, 3140, 4096, 0},
+                                        {16, 4096, 0}};
+        static const int want_n[3] = {8, 16, 3};
+        int i, k;
+        for (i = 0; i < 3; ++i) {
+            c = isdb_adaptive_config_init(3, 4);
+            c.memory_ratio = ratios[i];
+            CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+            CHECK_MSG(p.n_est == want_n[i], "memory_ratio %g: %d estimators", (double)ratios[i], p.n_est);
+            for (k = 0; k < want_n[i] && k < p.n_est; ++k)
+                CHECK_MSG(p._est[k].memory == want[i][k], "memory_ratio %g: memory %d is %d", (double)ratios[i], k,
+                          p._est[k].memory);
+            isdb_policy_uninit(&p.base);
+        }
+        /* a ratio that needs more than ISDB_ADAPTIVE_MAX_ESTIMATORS */
+        c = isdb_adaptive_config_init(3, 4);
+        c.memory_ratio = 1.01;
+        CHECK_RESULT(isdb_adaptive_init(&c, NULL, &p), ISDB_ERR_INVALID_ARG);
+    }
+    c = isdb_adaptive_config_init(3, 4);
     /* The longest grid there is still fits. */
     c.min_memory = 2;
     c.max_memory = INT_MAX;

@@ -20,18 +20,17 @@
      1.0.0) or of format 2 is refused with ISDB_ERR_SNAPSHOT_VERSION; one
      written by a later 1.x of format 1 loads;
    - config_from_snapshot of another kind: ISDB_ERR_SNAPSHOT_POLICY.
-   The 1.x compatibility corpus, tests/corpus/snapshots/: for each row of
-   CORPUS below (a tests/cases.h row of each policy), <row>-<precision>.snap
-   is the snapshot written by 1.0.0 after WARMUP rounds of tests/cases.h's
-   rounds (the context generator seeded 11, rewards 0.5 x_0 + 0.1), and
-   <row>-<precision>.choices the arms of the next CORPUS_ROUNDS rounds
-   (generator seeded 12), 100 a line. Every release loads each snapshot
-   (config and input arrays from the snapshot, init, load),
-   plays those rounds with finite scores and, while the policy's algorithm
-   is unchanged, the same choices. A release that changes a policy's
-   algorithm records its choices again and says so in HISTORY; one that
-   changes its state converts the older snapshots on load and adds its
-   own. `test_state --write-corpus DIR` writes this build's precision.
+   The 1.x compatibility corpus, tests/corpus/snapshots/<release>/: for
+   each row of CORPUS below (a tests/cases.h row of each policy),
+   <row>-<precision>.snap is the snapshot written by that release after
+   WARMUP rounds of tests/cases.h's rounds (the context generator seeded
+   11, rewards 0.5 x_0 + 0.1), and <row>-<precision>.choices the arms of
+   the next CORPUS_ROUNDS rounds (generator seeded 12), 100 a line. Every
+   release loads each snapshot of every release (config and input arrays
+   from the snapshot, init, load), plays those rounds with finite scores
+   and the same choices: a config field a later release added reads as
+   what the earlier one did. Each release adds its folder (`test_state
+   --write-corpus DIR` writes this build's precision into DIR).
    Builds in both precisions (double-only policies left out of float). */
 #include "../isdbandit.h"
 #include "test.h"
@@ -391,7 +390,10 @@ static void test_case(const policy_case *pc) {
 
 /* ---- The compatibility corpus ---- */
 
-#define CORPUS_DIR "tests/corpus/snapshots"
+/* One folder per release, each with every row's snapshot in both
+   precisions; the first is also the oldest state a release converts. */
+static const char *const corpus_releases[] = {"tests/corpus/snapshots/1.0.0"};
+#define N_RELEASES ((int)(sizeof corpus_releases / sizeof corpus_releases[0]))
 #define CORPUS_ROUNDS 1000
 static const char *const corpus_rows[] = {"linucb", "swucb", "dlinucb", "lints plain", "bob", "adaptive default",
 #if !ISDB_REAL_IS_FLOAT
@@ -408,10 +410,10 @@ static const policy_case *case_named(const char *label) {
     return NULL;
 }
 
-static void corpus_path(char *path, const char *label, const char *ext) {
+static void corpus_path(char *path, const char *dir, const char *label, const char *ext) {
     char *c;
-    sprintf(path, "%s/%s-%s.%s", CORPUS_DIR, label, ISDB_REAL_IS_FLOAT ? "float" : "double", ext);
-    for (c = path + strlen(CORPUS_DIR); *c; ++c)
+    sprintf(path, "%s/%s-%s.%s", dir, label, ISDB_REAL_IS_FLOAT ? "float" : "double", ext);
+    for (c = path + strlen(dir); *c; ++c)
         if (*c == ' ') *c = '_';
 }
 
@@ -452,9 +454,7 @@ static int write_corpus(const char *dir) {
         n = save(a, snap);
         corpus_play(a, pc);
         isdb_policy_uninit(a);
-        corpus_path(path, corpus_rows[i], "snap");
-        memmove(path + strlen(dir), path + strlen(CORPUS_DIR), strlen(path + strlen(CORPUS_DIR)) + 1);
-        memcpy(path, dir, strlen(dir));
+        corpus_path(path, dir, corpus_rows[i], "snap");
         if (!(f = fopen(path, "wb")) || fwrite(snap, 1, n, f) != n || fclose(f)) return 1;
         c = path + strlen(path) - 4;
         strcpy(c, "choices");
@@ -474,8 +474,9 @@ static size_t read_file(const char *path, unsigned char *buf, size_t cap) {
 }
 
 static void check_corpus(void) {
-    int i;
-    for (i = 0; i < N_CORPUS; ++i) {
+    int k;
+    for (k = 0; k < N_RELEASES * N_CORPUS; ++k) {
+        const int v = k / N_CORPUS, i = k % N_CORPUS;
         const policy_case *pc = case_named(corpus_rows[i]);
         isdb_policy *b = (isdb_policy *)&mem_b;
         isdb_snapshot_info info;
@@ -484,10 +485,10 @@ static void check_corpus(void) {
         size_t n, m;
         CHECK_MSG(pc != NULL, "corpus row %s is not in cases.h", corpus_rows[i]);
         if (!pc) continue;
-        corpus_path(path, corpus_rows[i], "snap");
+        corpus_path(path, corpus_releases[v], corpus_rows[i], "snap");
         n = read_file(path, snap, CAP);
         CHECK_MSG(n > 0, "%s: missing or empty", path);
-        corpus_path(path, corpus_rows[i], "choices");
+        corpus_path(path, corpus_releases[v], corpus_rows[i], "choices");
         m = read_file(path, bad, CAP - 1);
         CHECK_MSG(m > 0, "%s: missing or empty", path);
         if (!n || !m) continue;
@@ -497,10 +498,87 @@ static void check_corpus(void) {
         give_arrays(info.kind, snap, n, &cfg);
         CHECK_OK(init_from(info.kind, &cfg, &mem_b));
         CHECK_OK(isdb_policy_load(b, snap, n));
-        CHECK_MSG(corpus_play(b, pc), "%s: a score was not finite after the corpus snapshot", pc->label);
-        CHECK_MSG(strcmp(choices, (const char *)bad) == 0, "%s: other choices than the corpus records", pc->label);
+        CHECK_MSG(corpus_play(b, pc), "%s: a score was not finite after the corpus snapshot", path);
+        CHECK_MSG(strcmp(choices, (const char *)bad) == 0, "%s: other choices than the corpus records", path);
         isdb_policy_uninit(b);
     }
+}
+
+/* A config field added after 1.0.0 (adaptive's memory_ratio, 1.1.0):
+   1.0.0's adaptive snapshot of the corpus holds none and reads as 1.0.0's
+   doubling memories (memory_ratio 2): config_from_snapshot gives 2 whatever
+   the default; an object of another ratio refuses it naming the field and
+   is left unchanged; one of ratio 2 loads it, plays the corpus's choices,
+   and its own snapshot (this release's version, the field in it: 8 bytes
+   more) continues with the same choices in a third object. A 1.1.0
+   snapshot relabelled 1.0.0 is refused (the field is then read as the
+   next one). A snapshot of another ratio loads only into that ratio. */
+static void test_since_conversion(void) {
+    isdb_adaptive *pa = (isdb_adaptive *)&mem_a, *pb = (isdb_adaptive *)&mem_b;
+    isdb_snapshot_info info;
+    isdb_adaptive_config cfg, other;
+    char path[256], first[sizeof choices];
+    size_t n, m, n11;
+    int k;
+    corpus_path(path, corpus_releases[0], "adaptive default", "snap");
+    n = read_file(path, snap, CAP);
+    corpus_path(path, corpus_releases[0], "adaptive default", "choices");
+    m = read_file(path, bad, CAP - 1);
+    CHECK_MSG(n > 0 && m > 0, "%s: the corpus is missing", path);
+    if (!n || !m) return;
+    bad[m] = 0;
+    CHECK_OK(isdb_snapshot_read_info(snap, n, &info));
+    CHECK_MSG(info.library_version == 0x10000u, "the corpus's adaptive snapshot is 1.0.0's (0x%x)",
+              (unsigned)info.library_version);
+    CHECK_OK(isdb_adaptive_config_from_snapshot(snap, n, &cfg));
+    CHECK_MSG(cfg.memory_ratio == 2, "a 1.0.0 snapshot reads as memory_ratio 2, not %g", (double)cfg.memory_ratio);
+    /* another ratio: refused, naming the field */
+    other = cfg;
+    other.memory_ratio = 3;
+    CHECK_OK(isdb_adaptive_init(&other, NULL, pb));
+    expect_check(&pb->base, snap, n, ISDB_ERR_SNAPSHOT_CONFIG, "memory_ratio", "1.0.0 adaptive into ratio 3");
+    isdb_policy_uninit(&pb->base);
+    /* ratio 2: converts, continues as recorded, and saves as this release */
+    CHECK_OK(isdb_adaptive_init(&cfg, NULL, pa));
+    CHECK(pa->n_est == 10);
+    for (k = 0; k + 2 < pa->n_est; ++k) CHECK(pa->_est[k].memory == 16 << k);
+    CHECK_OK(isdb_policy_load(&pa->base, snap, n));
+    n11 = save(&pa->base, snap_b);
+    CHECK_MSG(n11 == n + 8, "the converted snapshot is %u bytes, the 1.0.0 one %u", (unsigned)n11, (unsigned)n);
+    CHECK_OK(isdb_snapshot_read_info(snap_b, n11, &info));
+    CHECK(info.library_version == ((ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH));
+    CHECK_OK(isdb_adaptive_config_from_snapshot(snap_b, n11, &other));
+    CHECK(other.memory_ratio == 2);
+    CHECK_MSG(corpus_play(&pa->base, case_named("adaptive default")), "a score was not finite after the conversion");
+    CHECK_MSG(strcmp(choices, (const char *)bad) == 0, "the converted 1.0.0 snapshot made other choices");
+    memcpy(first, choices, sizeof choices);
+    isdb_policy_uninit(&pa->base);
+    CHECK_OK(isdb_adaptive_init(&other, NULL, pb));
+    CHECK_OK(isdb_policy_load(&pb->base, snap_b, n11));
+    corpus_play(&pb->base, case_named("adaptive default"));
+    CHECK_MSG(strcmp(choices, first) == 0, "the converted snapshot's own save continued otherwise");
+    /* relabelled 1.0.0: the field is not skipped over */
+    memcpy(bad, snap_b, n11);
+    t_put_le(bad + 12, 0x10000u, 4);
+    fix_checksum(bad, n11);
+    CHECK_MSG(isdb_policy_check_load(&pb->base, bad, n11, NULL) < 0, "a 1.1.0 snapshot read as 1.0.0's loaded");
+    isdb_policy_uninit(&pb->base);
+    /* a snapshot of ratio 3 loads into ratio 3 only */
+    other = cfg;
+    other.memory_ratio = 3;
+    CHECK_OK(isdb_adaptive_init(&other, NULL, pa));
+    corpus_play(&pa->base, case_named("adaptive default"));
+    n11 = save(&pa->base, snap_b);
+    CHECK_OK(isdb_adaptive_config_from_snapshot(snap_b, n11, &cfg));
+    CHECK(cfg.memory_ratio == 3);
+    CHECK_OK(isdb_adaptive_init(&cfg, NULL, pb));
+    expect_check(&pb->base, snap_b, n11, ISDB_OK, NULL, "ratio 3 into ratio 3");
+    isdb_policy_uninit(&pb->base);
+    cfg.memory_ratio = 2;
+    CHECK_OK(isdb_adaptive_init(&cfg, NULL, pb));
+    expect_check(&pb->base, snap_b, n11, ISDB_ERR_SNAPSHOT_CONFIG, "memory_ratio", "ratio 3 into ratio 2");
+    isdb_policy_uninit(&pb->base);
+    isdb_policy_uninit(&pa->base);
 }
 
 int main(int argc, char **argv) {
@@ -508,6 +586,7 @@ int main(int argc, char **argv) {
     isdb_refusal why;
     if (argc == 3 && !strcmp(argv[1], "--write-corpus")) return write_corpus(argv[2]);
     check_corpus();
+    test_since_conversion();
     for (i = 0; i < N_CASES; ++i) test_case(&cases[i]);
     /* check_load on no policy */
     CHECK_RESULT(isdb_policy_check_load(NULL, snap, 100, &why), ISDB_ERR_INVALID_ARG);
