@@ -83,10 +83,13 @@ REPRO_FN int repro_dlinucb_refresh(void) {
 /* Adaptive's defaults in every bench, but for the fields the environment
    sets, to measure a default against its alternatives on every claim
    with the same programs (bench/README.md, "The adaptive step's cost
-   against the claims"): ISDB_BENCH_ADAPTIVE_MEMORY_RATIO. */
+   against the claims"): ISDB_BENCH_ADAPTIVE_MEMORY_RATIO,
+   ISDB_BENCH_ADAPTIVE_CUT (the enum's value). */
 REPRO_FN void repro_adaptive_overrides(isdb_adaptive_config *c) {
     const char *v = getenv("ISDB_BENCH_ADAPTIVE_MEMORY_RATIO");
     if (v && *v) c->memory_ratio = (isdb_real)atof(v);
+    v = getenv("ISDB_BENCH_ADAPTIVE_CUT");
+    if (v && *v) c->cut = (isdb_adaptive_cut)atoi(v);
 }
 
 /* Mean and standard error of the mean (sample standard deviation / sqrt n;
