@@ -25,8 +25,10 @@
 #                    make test's from a clean tree (bench/compile_time.c)
 #   make soak        long runs checked against exact refits (double, float)
 #   make agnostic    the untuned policies beside the best tuned window or
-#                    discount on 24 problems, and Besson et al.'s (bench/agnostic.c)
-#   make realstream  Elec2, NOAA weather and issue 38's drifts beside VW (bench/realstream.c)
+#                    discount on 26 problems (issue 38's jumps and rotation
+#                    beside VW's cited regrets among them), and Besson
+#                    et al.'s (bench/agnostic.c)
+#   make realstream  Elec2 and NOAA weather beside VW (bench/realstream.c)
 #   make rescale     adaptive beside LinUCB when only theta's length moves
 #                    (issue 38 item 3; bench/rescale_family.c, about 10 s)
 #   make smooth-drift  which single mechanism (estimator family, width,
@@ -398,9 +400,10 @@ agnostic: $(BUILD)/bench/agnostic
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/agnostic --out $(OUT)
 
-# The policies on the real streams of bench/data/ (accuracy) and on issue
-# 38's jumps and rotation (regret), beside Vowpal Wabbit's figures as issue
-# 38 reports them; one process per (problem, policy).
+# The policies on the real streams of bench/data/ (accuracy), beside Vowpal
+# Wabbit's figures as issue 38 reports them; one process per (stream,
+# policy). Issue 38's jumps and rotation are agnostic's jumps38 and
+# rotation38.
 realstream: $(BUILD)/bench/realstream
 	@mkdir -p $(OUT)
 	./$(BUILD)/bench/realstream --out $(OUT) --data bench/data

@@ -3,11 +3,12 @@
    -l 1, issue 38's figures) beats adaptive and every discounted ridge on
    smooth drift, measured one mechanism at a time.
 
-   Problems (the protocol of bench/realstream.c, whose comment says more):
+   Problems (issue 38's; rotation and jumps are scenarios rotation38 and
+   jumps38 of bench/agnostic.c, the streams bench/realstream.c's):
    rotation (d = 5, K = 20 fresh uniform unit arms a round, theta_t =
    normalise(cos(2 pi t / 10^4), sin(2 pi t / 10^4), 0.3, 0.3, 0.3),
    reward x.theta_t + 0.5 N(0, 1), T = 20,000, seeds 1-20: the seed draws
-   the arms and the noise exactly as in realstream), Elec2 and NOAA
+   the arms and the noise exactly as in agnostic's rotation38), Elec2 and NOAA
    weather (bench/data; each feature standardised over the stream and
    divided by sqrt(p); K = 2, arm a's features e_a (x) [1, z]; reward 1
    when the arm is the row's label; accuracy). After the grid, the best
@@ -64,8 +65,8 @@
    Each table row is the best setting of a (family, rule, width) cell
    chosen with hindsight on the problem; --out DIR writes every cell to
    DIR/smooth_drift.csv. VW's and adaptive's issue-38 figures are quoted,
-   not run (realstream's measured adaptive is the reference: the same
-   protocol). Costs: microseconds per round of this file's learners (d^3
+   not run (adaptive as measured by realstream and agnostic is the
+   reference: the same protocol). Costs: microseconds per round of this file's learners (d^3
    Cholesky refactorisations every round for disc, window and dirf: study
    code, not tuned), CPU time, the cores shared. Jobs run in parallel, one
    process per (problem, cell) (POSIX fork). --quick: 5 rotation seeds,
@@ -581,7 +582,8 @@ static void unit_vector(isdb_rng *rng, int d, double *v) {
     for (i = 0; i < d; ++i) v[i] /= sqrt(n);
 }
 
-/* One run of a synthetic problem, realstream's environment for `seed`. */
+/* One run of a synthetic problem, agnostic's jumps38 / rotation38
+   environment for `seed`. */
 static int play_synth(int jumps, const cell *c, uint64_t seed, double *regret, double *secs) {
     static const uint64_t switches[3] = {5000, 10000, 15000};
     double pieces[4 * SYNTH_D];
@@ -732,7 +734,7 @@ static void setting(const cell *c, char *buf, size_t cap) {
         snprintf(buf, cap, "%s %g, %s", what, c->par, w);
 }
 
-/* VW's tuned figure and realstream's adaptive on 2026-12-02 (bench/README.md). */
+/* VW's tuned figure and adaptive's measured figure on 2026-12-02 (bench/README.md). */
 static double vw_figure(int pb) { return pb == PB_ELEC2 ? 0.8808 : pb == PB_NOAA ? 0.7801 : pb == PB_JUMPS ? 519.6 : 310.8; }
 
 static void print_row(const run_ctx *rc, int i, const char *label, int digits, double ref) {
@@ -959,7 +961,7 @@ int main(int argc, char **argv) {
                r1 ? r1->out.mean : NAN, r1 ? r1->out.se : NAN, h->out.mean, h->out.se, jm ? jm->out.mean : NAN,
                jm ? jm->out.se : NAN, h->out.us);
     }
-    printf("\n(VW's tuned figures, issue 38: rotation 310.8, jumps 519.6; adaptive's realstream figures 374.2 and 196.9.)\n");
+    printf("\n(VW's tuned figures, issue 38: rotation 310.8, jumps 519.6; adaptive's figures in make agnostic 374.2 and 196.9.)\n");
 
     if (out_dir) {
         FILE *f = repro_open_in(out_dir, "smooth_drift.csv");
