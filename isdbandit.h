@@ -2128,8 +2128,8 @@ typedef struct isdb_adaptive_config {
     int kalman;            /* random-walk Kalman estimators beside the memories, in [0, 8]; default
                               3 (1.1.0; a 1.0.0 snapshot reads as 0, 1.0.0's policy) */
     isdb_real kalman_q;       /* the first one's process variance a round (V^-1 units), in (0, 1];
-                              default 1e-4; each next one's 10 times the previous */
-    isdb_real kalman_width;   /* factor of the width while one plays, >= 0, finite; default 0.1 */
+                              default 3e-4; each next one's sqrt(10) times the previous */
+    isdb_real kalman_width;   /* factor of the width while one plays, as alpha's range; default 0.1 */
 } isdb_adaptive_config;
 
 /* One discounted ridge estimator (private). */
@@ -2231,7 +2231,7 @@ ISDB_API int isdb_adaptive_get_n_estimators(const isdb_adaptive *pol);
    predicts better: see the manual's ADAPTIVE). */
 ISDB_API int isdb_adaptive_get_played(const isdb_adaptive *pol);
 /* The Kalman estimator select plays from (0 .. kalman - 1: the one of q
-   kalman_q 10^k), or -1 when a memory plays. While one plays, played and
+   kalman_q 10^(k/2)), or -1 when a memory plays. While one plays, played and
    memory stay the memory it beat, get_theta and explain give its
    estimate and index, and get_beta the memory's beta (the width is
    kalman_width beta ||x||_P). */
@@ -8683,23 +8683,23 @@ ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_
     X(INT, int, hold, 1, isdb__want_flag(why, c->hold, "hold"))                                     \
     X(INT, int, play_horizon, 0, isdb__want_int(why, c->play_horizon, "play_horizon", 0, 1024, "[0, 1024]")) \
     X(INT_SINCE, int, kalman, ISDB__ADAPTIVE_KALMAN, isdb__want_int(why, c->kalman, "kalman", 0, 8, "[0, 8]")) \
-    X(REAL_SINCE, isdb_real, kalman_q, ISDB__R(1e-4),                                                \
+    X(REAL_SINCE, isdb_real, kalman_q, ISDB__ADAPTIVE_KALMAN_Q,                                                \
       isdb__want_real(why, c->kalman_q, "kalman_q", 0, 1, 1, "(0, 1]"))                            \
-    X(REAL_SINCE, isdb_real, kalman_width, ISDB__R(0.1), isdb__want_nonneg(why, c->kalman_width, "kalman_width"))
+    X(REAL_SINCE, isdb_real, kalman_width, ISDB__ADAPTIVE_KALMAN_WIDTH, isdb__want_scale(why, c->kalman_width, "kalman_width"))
 
 /* memory_ratio: added in 1.1.0; 1.0.0's memories doubled. */
 #define ISDB__SINCE_memory_ratio ISDB__VERSION_WORD_1_1, 2
 /* kalman, kalman_q, kalman_width: added in 1.1.0; 1.0.0 had no Kalman
    estimators (the other two then mean nothing). */
 #define ISDB__SINCE_kalman ISDB__VERSION_WORD_1_1, 0
-#define ISDB__SINCE_kalman_q ISDB__VERSION_WORD_1_1, ISDB__R(1e-4)
+#define ISDB__SINCE_kalman_q ISDB__VERSION_WORD_1_1, ISDB__R(3e-4)
 #define ISDB__SINCE_kalman_width ISDB__VERSION_WORD_1_1, ISDB__R(0.1)
 /* kalman's default (bench/README.md, "Adaptive's Kalman estimators"). */
-#ifndef ISDB__ADAPTIVE_KALMAN
-#define ISDB__ADAPTIVE_KALMAN 0
-#endif
-/* the ratio between consecutive Kalman estimators' q */
-#define ISDB__ADAPTIVE_KALMAN_RATIO ISDB__R(10)
+#define ISDB__ADAPTIVE_KALMAN 3
+#define ISDB__ADAPTIVE_KALMAN_Q ISDB__R(3e-4)
+#define ISDB__ADAPTIVE_KALMAN_WIDTH ISDB__R(0.1)
+/* the ratio between consecutive Kalman estimators' q: sqrt(10) */
+#define ISDB__ADAPTIVE_KALMAN_RATIO ISDB__R(3.1622776601683795)
 /* the horizon of the Kalman estimators' own discounted errors, which pick
    the one that may play */
 #define ISDB__ADAPTIVE_KALMAN_HORIZON 1000
@@ -9006,7 +9006,7 @@ ISDB__PRIVATE int isdb__adaptive_beats(isdb_real S, isdb_real Q, isdb_real G, is
    P -= u u' / s. P is stored whole and stays exactly symmetric: each
    step writes P_ij and P_ji from one value. */
 
-/* Kalman estimator k's q: kalman_q ISDB__ADAPTIVE_KALMAN_RATIO^k. */
+/* Kalman estimator k's q: kalman_q 10^(k/2). */
 ISDB__PRIVATE isdb_real isdb__adaptive_kalman_q(const isdb_adaptive_config *c, int k) {
     isdb_real q = c->kalman_q;
     int i;
@@ -9096,21 +9096,6 @@ ISDB__PRIVATE void isdb__adaptive_kalman_learn(isdb_adaptive *p, const isdb_real
         }
     }
     if (p->kalman_count < INT_MAX) ++p->kalman_count;
-}
-
-/* The Kalman estimator that plays after the memory `played` is picked:
-   the one of lowest discounted squared error, if it beats that memory at
-   play_threshold on their sums (isdb__adaptive_beats) once more than
-   min_memory updates came; else -1. */
-ISDB__PRIVATE int isdb__adaptive_kalman_choose(const isdb_adaptive *p) {
-    const int n = p->n_est, nk = p->cfg.kalman, j = p->played;
-    const isdb_real zz = p->cfg.play_threshold * p->cfg.play_threshold, floor4 = 4 * isdb__adaptive_noise2(p);
-    int k, best = 0;
-    if (nk == 0 || p->kalman_count <= p->cfg.min_memory) return -1;
-    for (k = 1; k < nk; ++k)
-        if (p->_k_err[k] < p->_k_err[best]) best = k;
-    k = best * n + j;
-    return isdb__adaptive_beats(p->_k_sum[k], p->_k_sq[k], p->_k_gap[k], zz, floor4) ? best : -1;
 }
 
 /* The index of every arm while Kalman estimator k plays: x.theta +
@@ -10075,11 +10060,34 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
     }
 }
 
+/* The Kalman estimator that plays after the memory `played` is picked:
+   the one of lowest discounted squared error, unless that memory beats it
+   at play_threshold on their sums (isdb__adaptive_beats with the sum's
+   sign turned), once more than min_memory updates came; else -1. The
+   burden is on the memory: on a smooth drift a Kalman estimator predicts
+   about as well as the best memory but plays better with its narrow
+   width (rotation 355.7 when it had to beat the memory, 297.0 when the
+   memory has to beat it; bench/README.md), and after a jump the cut
+   memory beats it within a few rounds. Never while hold holds or cut AUTO
+   sees recurring features (the longest memory plays there, with its own
+   width: the narrow one explores too little on a fixed arm set). */
+ISDB__PRIVATE int isdb__adaptive_kalman_choose(const isdb_adaptive *p, int holding) {
+    const int n = p->n_est, nk = p->cfg.kalman, j = p->played;
+    const isdb_real zz = p->cfg.play_threshold * p->cfg.play_threshold, floor4 = 4 * isdb__adaptive_noise2(p);
+    int k, best = 0;
+    if (nk == 0 || p->kalman_count <= p->cfg.min_memory || p->recur >= ISDB__R(0.5) || holding)
+        return -1;
+    for (k = 1; k < nk; ++k)
+        if (p->_k_err[k] < p->_k_err[best]) best = k;
+    k = best * n + j;
+    return isdb__adaptive_beats(-p->_k_sum[k], p->_k_sq[k], p->_k_gap[k], zz, floor4) ? -1 : best;
+}
+
 ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
     int cut, holding;
     (void)arm;
-    if (p->cfg.cut == ISDB_ADAPTIVE_CUT_AUTO) isdb__adaptive_seen(p, x);
+    if (p->cfg.cut == ISDB_ADAPTIVE_CUT_AUTO || p->cfg.kalman) isdb__adaptive_seen(p, x);
     isdb__adaptive_predict(p, x);
     if (p->cfg.hold) isdb__adaptive_hold_learn(p, x, y);
     cut = isdb__adaptive_test(p, y);
@@ -10098,7 +10106,7 @@ ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const 
     p->played = holding          ? p->n_est - 1
                 : p->_play_sum ? isdb__adaptive_choose(p, p->_play_sum, p->_play_sq, p->_play_gap)
                                : p->normal;
-    p->kalman_played = isdb__adaptive_kalman_choose(p);
+    p->kalman_played = isdb__adaptive_kalman_choose(p, holding);
     return ISDB_OK;
 }
 
