@@ -472,6 +472,13 @@
          clearly predicts better than the estimator the play rule picks,
          nothing is cut and the longest estimator plays. A change of
          direction makes it err, and the hold ends.
+      kalman: random-walk Kalman estimators beside the memories, in
+         covariance form (P <- P + q I, the Kalman step at unit noise
+         variance, prior I / lambda), q = kalman_q 10^(k/2); the one of
+         lowest recent error plays x.theta + kalman_width beta ||x||_P
+         unless the memory the play rule picks beats it at play_threshold
+         (a cut one, soon after a jump); never while hold holds or the
+         features recur. Cuts leave them alone. kalman 0: 1.0.0's policy.
       Widths: noise_estimate LOCAL (default) scores arm x as
            x.theta + alpha (R_x B ||x||_w + lambda S |V^-1 x|),
          B the self-normalised radius (D-LinUCB's or LinUCB's, without S)
@@ -490,13 +497,16 @@
                 threshold 3.5   play_threshold 1.5   play_horizon 0 = 4
                 refresh 0 = max(4 d, 256)   hold 1
                 noise_estimate ISDB_ADAPTIVE_NOISE_LOCAL
-                cut ISDB_ADAPTIVE_CUT_AUTO
+                cut ISDB_ADAPTIVE_CUT_AUTO   kalman 3   kalman_q 3e-4
+                kalman_width 0.1
       Getters: isdb_adaptive_get_n_estimators, _played, _estimator (its
-         memory, gamma, observations held), _memory, _changes, _holding.
+         memory, gamma, observations held), _memory, _changes, _holding,
+         _kalman (the Kalman estimator playing, or -1).
       Cost: update O(n d^2) (a prediction, a rank-one update and the
          gamma^2 sum per estimator, three scalar sums per pair; the
          estimators' steps side by side, the same bits as one at a time);
-         NOISE_LOCAL adds O(d^2) per estimator (W), hold O(n + d^2).
+         NOISE_LOCAL adds O(d^2) per estimator (W), hold O(n + d^2),
+         kalman O(d^2 + n) each (select: x'Px per arm while one plays).
          select O(K d^2) (one estimator; D-LinUCB's width when a
          discounted one plays, about twice LinUCB's select; NOISE_LOCAL
          adds a back substitution and one or two quadratic forms per arm).
@@ -505,8 +515,9 @@
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W;
          with hold one more ridge, 3 d^2 + O(d), and 3 (n - 1); with
-         play_horizon > 1 the play rule's 3 n^2), 16 hashes; no ring of
-         past observations.
+         play_horizon > 1 the play rule's 3 n^2; d^2 + d + 1 + 3 n per
+         Kalman estimator, and d), 16 hashes; no ring of past
+         observations.
       Errors: only those every policy returns; isdb_adaptive_get_estimator
          ISDB_ERR_INVALID_ARG for an index out of range.
       Paper: none.
@@ -859,7 +870,9 @@
       1.0.0  the public contract a product can keep; what a 0.8 user
              must change: bench/README.md, "1.0.0: what a 0.8 user must
              change".
-      1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2).
+      1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2);
+             its Kalman estimators (kalman 3; a 1.0.0 snapshot reads as
+             0).
 */
 
 #ifndef ISDBANDIT_H
@@ -2201,14 +2214,18 @@ ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config 
 ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_adaptive_config_from_snapshot(const void *buf, size_t size, isdb_adaptive_config *cfg);
-/* The estimate theta (d) of the memory select plays from. */
+/* The estimate theta (d) select plays from: the played memory's, or the
+   playing Kalman estimator's (isdb_adaptive_get_kalman). */
 ISDB_API void isdb_adaptive_get_theta(const isdb_adaptive *pol, isdb_real *theta);
 /* beta of the next round, alpha included: alpha (sqrt(lambda) S + R' B)
    with R' = min(R, R_pool) (OFF: R). With NOISE_LOCAL each arm's width
    has its own, smaller factor (R_x B and the ridge term lambda S |V^-1
-   x|, header manual), at most this beta times ||x||_w. */
+   x|, header manual), at most this beta times ||x||_w. While a Kalman
+   estimator plays, the played memory's beta: the width is kalman_width
+   times it times ||x||_P. */
 ISDB_API isdb_real isdb_adaptive_get_beta(const isdb_adaptive *pol);
-/* *mean = x.theta, *bonus = beta ||x||_{V^-1}; either may be NULL. */
+/* *mean = x.theta, *bonus = beta ||x||_{V^-1} (a Kalman estimator's
+   while one plays: its x.theta and width); either may be NULL. */
 ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 /* One estimator, as isdb_adaptive_get_estimator describes it. */
 typedef struct isdb_adaptive_estimator_info {
