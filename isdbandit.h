@@ -497,7 +497,7 @@
                 threshold 3.5   play_threshold 1.5   play_horizon 0 = 4
                 refresh 0 = max(4 d, 256)   hold 1
                 noise_estimate ISDB_ADAPTIVE_NOISE_LOCAL
-                cut ISDB_ADAPTIVE_CUT_AUTO   kalman 3   kalman_q 3e-4
+                cut ISDB_ADAPTIVE_CUT_AUTO   kalman 2   kalman_q 3e-4
                 kalman_width 0.1
       Getters: isdb_adaptive_get_n_estimators, _played, _estimator (its
          memory, gamma, observations held), _memory, _changes, _holding,
@@ -871,7 +871,7 @@
              must change: bench/README.md, "1.0.0: what a 0.8 user must
              change".
       1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2);
-             its Kalman estimators (kalman 3; a 1.0.0 snapshot reads as
+             its Kalman estimators (kalman 2; a 1.0.0 snapshot reads as
              0).
 */
 
@@ -2139,7 +2139,7 @@ typedef struct isdb_adaptive_config {
                               shorter memory, in [0, 1024]; 0 means 4; 1: over the shorter memory,
                               the change test's sums (0.7.0's play rule) */
     int kalman;            /* random-walk Kalman estimators beside the memories, in [0, 8]; default
-                              3 (1.1.0; a 1.0.0 snapshot reads as 0, 1.0.0's policy) */
+                              2 (1.1.0; a 1.0.0 snapshot reads as 0, 1.0.0's policy) */
     isdb_real kalman_q;       /* the first one's process variance a round (V^-1 units), in (0, 1];
                               default 3e-4; each next one's sqrt(10) times the previous */
     isdb_real kalman_width;   /* factor of the width while one plays, as alpha's range; default 0.1 */
@@ -8712,7 +8712,7 @@ ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_
 #define ISDB__SINCE_kalman_q ISDB__VERSION_WORD_1_1, ISDB__R(3e-4)
 #define ISDB__SINCE_kalman_width ISDB__VERSION_WORD_1_1, ISDB__R(0.1)
 /* kalman's default (bench/README.md, "Adaptive's Kalman estimators"). */
-#define ISDB__ADAPTIVE_KALMAN 3
+#define ISDB__ADAPTIVE_KALMAN 2
 #define ISDB__ADAPTIVE_KALMAN_Q ISDB__R(3e-4)
 #define ISDB__ADAPTIVE_KALMAN_WIDTH ISDB__R(0.1)
 /* the ratio between consecutive Kalman estimators' q: sqrt(10) */

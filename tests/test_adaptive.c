@@ -1141,8 +1141,9 @@ static void test_kalman_matches_reference(void) {
     isdb_real x[D];
     isdb_rng rng;
     int t, k, i, j;
-    CHECK(c.kalman == 3 && fabs((double)c.kalman_q - 3e-4) < 1e-9 && fabs((double)c.kalman_width - 0.1) < 1e-7);
+    CHECK(c.kalman == 2 && fabs((double)c.kalman_q - 3e-4) < 1e-9 && fabs((double)c.kalman_width - 0.1) < 1e-7);
     c.lambda = 2;
+    c.kalman = 3;
     CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
     for (k = 0; k < 3; ++k) {
         for (i = 0; i < D; ++i) theta[k][i] = 0;
