@@ -522,8 +522,8 @@
          ISDB_ERR_INVALID_ARG for an index out of range.
       Paper: none.
       Measured: regret / the best tuned policy on `make agnostic`,
-         geometric mean 0.80, worst 1.27 (bench/README.md, "The
-         drift-agnostic default").
+         geometric mean 0.80, worst 1.31 (bench/README.md, "Adaptive's
+         Kalman estimators").
       Measured: Besson et al.'s Problems 1-3 told R = 0.5, 0.86 / 0.91 /
          0.82x GLR-klUCB (same section).
       Measured: select + update 6.7x, 6.8x, 6.9x LinUCB's at d = 2, 10, 50
