@@ -475,7 +475,7 @@
       kalman: random-walk Kalman estimators beside the memories, in
          covariance form (P <- P + q I, the Kalman step at unit noise
          variance, prior I / lambda), q = kalman_q 10^(k/2); the one of
-         lowest recent error plays x.theta + kalman_width beta ||x||_P
+         lowest recent error plays x.theta + kalman_width beta sqrt(x'Px)
          unless the memory the play rule picks beats it at play_threshold
          (a cut one, soon after a jump); never while hold holds or the
          features recur. Cuts leave them alone. kalman 0: 1.0.0's policy.
@@ -1047,6 +1047,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_adaptive_get_memory isdb_adaptive_get_memory_f32
 #define isdb_adaptive_get_n_estimators isdb_adaptive_get_n_estimators_f32
 #define isdb_adaptive_get_played isdb_adaptive_get_played_f32
+#define isdb_adaptive_get_kalman isdb_adaptive_get_kalman_f32
 #define isdb_adaptive_get_theta isdb_adaptive_get_theta_f32
 #define isdb_adaptive_heap_size isdb_adaptive_heap_size_f32
 #define isdb_adaptive_init isdb_adaptive_init_f32
@@ -2222,7 +2223,7 @@ ISDB_API void isdb_adaptive_get_theta(const isdb_adaptive *pol, isdb_real *theta
    has its own, smaller factor (R_x B and the ridge term lambda S |V^-1
    x|, header manual), at most this beta times ||x||_w. While a Kalman
    estimator plays, the played memory's beta: the width is kalman_width
-   times it times ||x||_P. */
+   times it times sqrt(x'Px). */
 ISDB_API isdb_real isdb_adaptive_get_beta(const isdb_adaptive *pol);
 /* *mean = x.theta, *bonus = beta ||x||_{V^-1} (a Kalman estimator's
    while one plays: its x.theta and width); either may be NULL. */
@@ -2251,7 +2252,7 @@ ISDB_API int isdb_adaptive_get_played(const isdb_adaptive *pol);
    kalman_q 10^(k/2)), or -1 when a memory plays. While one plays, played and
    memory stay the memory it beat, get_theta and explain give its
    estimate and index, and get_beta the memory's beta (the width is
-   kalman_width beta ||x||_P). */
+   kalman_width beta sqrt(x'Px)). */
 ISDB_API int isdb_adaptive_get_kalman(const isdb_adaptive *pol);
 /* Describes estimator k; ISDB_ERR_INVALID_ARG (and *info untouched) if k
    is out of range or an argument is NULL. */
@@ -9116,7 +9117,7 @@ ISDB__PRIVATE void isdb__adaptive_kalman_learn(isdb_adaptive *p, const isdb_real
 }
 
 /* The index of every arm while Kalman estimator k plays: x.theta +
-   kalman_width beta ||x||_P, beta the played memory's (alpha included).
+   kalman_width beta sqrt(x'Px), beta the played memory's (alpha included).
    O(d^2) an arm. */
 ISDB__PRIVATE int isdb__adaptive_kalman_ucb_all(isdb_adaptive *p, const isdb_real *X, int n_arms, isdb_real *out) {
     const int d = p->cfg.d, k = p->kalman_played;
