@@ -472,6 +472,13 @@
          clearly predicts better than the estimator the play rule picks,
          nothing is cut and the longest estimator plays. A change of
          direction makes it err, and the hold ends.
+      kalman: random-walk Kalman estimators beside the memories, in
+         covariance form (P <- P + q I, the Kalman step at unit noise
+         variance, prior I / lambda), q = kalman_q 10^(k/2); the one of
+         lowest recent error plays x.theta + kalman_width beta sqrt(x'Px)
+         unless the memory the play rule picks beats it at play_threshold
+         (a cut one, soon after a jump); never while hold holds or the
+         features recur. Cuts leave them alone. kalman 0: 1.0.0's policy.
       Widths: noise_estimate LOCAL (default) scores arm x as
            x.theta + alpha (R_x B ||x||_w + lambda S |V^-1 x|),
          B the self-normalised radius (D-LinUCB's or LinUCB's, without S)
@@ -490,13 +497,16 @@
                 threshold 3.5   play_threshold 1.5   play_horizon 0 = 4
                 refresh 0 = max(4 d, 256)   hold 1
                 noise_estimate ISDB_ADAPTIVE_NOISE_LOCAL
-                cut ISDB_ADAPTIVE_CUT_AUTO
+                cut ISDB_ADAPTIVE_CUT_AUTO   kalman 2   kalman_q 3e-4
+                kalman_width 0.1
       Getters: isdb_adaptive_get_n_estimators, _played, _estimator (its
-         memory, gamma, observations held), _memory, _changes, _holding.
+         memory, gamma, observations held), _memory, _changes, _holding,
+         _kalman (the Kalman estimator playing, or -1).
       Cost: update O(n d^2) (a prediction, a rank-one update and the
          gamma^2 sum per estimator, three scalar sums per pair; the
          estimators' steps side by side, the same bits as one at a time);
-         NOISE_LOCAL adds O(d^2) per estimator (W), hold O(n + d^2).
+         NOISE_LOCAL adds O(d^2) per estimator (W), hold O(n + d^2),
+         kalman O(d^2 + n) each (select: x'Px per arm while one plays).
          select O(K d^2) (one estimator; D-LinUCB's width when a
          discounted one plays, about twice LinUCB's select; NOISE_LOCAL
          adds a back substitution and one or two quadratic forms per arm).
@@ -505,14 +515,15 @@
       Memory: n (4 d^2 + O(d)) + 3 n^2 + n reals (d^2 + d more per
          estimator in float; d^2 more per estimator with NOISE_LOCAL, W;
          with hold one more ridge, 3 d^2 + O(d), and 3 (n - 1); with
-         play_horizon > 1 the play rule's 3 n^2), 16 hashes; no ring of
-         past observations.
+         play_horizon > 1 the play rule's 3 n^2; d^2 + d + 1 + 3 n per
+         Kalman estimator, and d), 16 hashes; no ring of past
+         observations.
       Errors: only those every policy returns; isdb_adaptive_get_estimator
          ISDB_ERR_INVALID_ARG for an index out of range.
       Paper: none.
       Measured: regret / the best tuned policy on `make agnostic`,
-         geometric mean 0.80, worst 1.27 (bench/README.md, "The
-         drift-agnostic default").
+         geometric mean 0.80, worst 1.31 (bench/README.md, "Adaptive's
+         Kalman estimators").
       Measured: Besson et al.'s Problems 1-3 told R = 0.5, 0.86 / 0.91 /
          0.82x GLR-klUCB (same section).
       Measured: select + update 6.7x, 6.8x, 6.9x LinUCB's at d = 2, 10, 50
@@ -859,7 +870,9 @@
       1.0.0  the public contract a product can keep; what a 0.8 user
              must change: bench/README.md, "1.0.0: what a 0.8 user must
              change".
-      1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2).
+      1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2);
+             its Kalman estimators (kalman 2; a 1.0.0 snapshot reads as
+             0).
 */
 
 #ifndef ISDBANDIT_H
@@ -1034,6 +1047,7 @@ typedef ISDB_REAL isdb_real;
 #define isdb_adaptive_get_memory isdb_adaptive_get_memory_f32
 #define isdb_adaptive_get_n_estimators isdb_adaptive_get_n_estimators_f32
 #define isdb_adaptive_get_played isdb_adaptive_get_played_f32
+#define isdb_adaptive_get_kalman isdb_adaptive_get_kalman_f32
 #define isdb_adaptive_get_theta isdb_adaptive_get_theta_f32
 #define isdb_adaptive_heap_size isdb_adaptive_heap_size_f32
 #define isdb_adaptive_init isdb_adaptive_init_f32
@@ -2125,6 +2139,11 @@ typedef struct isdb_adaptive_config {
     int play_horizon;      /* the play rule weighs a pair's evidence over this many times the
                               shorter memory, in [0, 1024]; 0 means 4; 1: over the shorter memory,
                               the change test's sums (0.7.0's play rule) */
+    int kalman;            /* random-walk Kalman estimators beside the memories, in [0, 8]; default
+                              2 (1.1.0; a 1.0.0 snapshot reads as 0, 1.0.0's policy) */
+    isdb_real kalman_q;       /* the first one's process variance a round (V^-1 units), in (0, 1];
+                              default 3e-4; each next one's sqrt(10) times the previous */
+    isdb_real kalman_width;   /* factor of the width while one plays, as alpha's range; default 0.1 */
 } isdb_adaptive_config;
 
 /* One discounted ridge estimator (private). */
@@ -2175,6 +2194,15 @@ typedef struct isdb_adaptive {
     int upper_dirty;             /* updates left whose rank-one steps write the factors' upper
                                     triangles' zeros (2 after a reset, a load, a cut or a failed
                                     refactorisation; isdb__adaptive_learn) */
+    /* the Kalman estimators (cfg.kalman of them; none laid out with 0) */
+    int kalman_played;           /* the one select plays, or -1 (a memory plays: `played`) */
+    int kalman_count;            /* updates since the reset (saturates at INT_MAX) */
+    isdb_real *_k_theta;         /* kalman x d estimates */
+    isdb_real *_k_P;             /* kalman x d x d covariances, symmetric, stored whole */
+    isdb_real *_k_err;           /* kalman discounted squared prediction errors */
+    isdb_real *_k_sum, *_k_sq, *_k_gap; /* kalman x n_est: the play rule's S, Q and G of each
+                                           Kalman estimator against each memory */
+    isdb_real *_k_work;          /* d scratch */
 } isdb_adaptive;
 
 ISDB_API isdb_adaptive_config isdb_adaptive_config_init(int d, int max_arms);
@@ -2187,14 +2215,18 @@ ISDB_API isdb_result isdb_adaptive_init_preallocated(const isdb_adaptive_config 
 ISDB_API const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol);
 /* As isdb_linucb_config_from_snapshot. */
 ISDB_API isdb_result isdb_adaptive_config_from_snapshot(const void *buf, size_t size, isdb_adaptive_config *cfg);
-/* The estimate theta (d) of the memory select plays from. */
+/* The estimate theta (d) select plays from: the played memory's, or the
+   playing Kalman estimator's (isdb_adaptive_get_kalman). */
 ISDB_API void isdb_adaptive_get_theta(const isdb_adaptive *pol, isdb_real *theta);
 /* beta of the next round, alpha included: alpha (sqrt(lambda) S + R' B)
    with R' = min(R, R_pool) (OFF: R). With NOISE_LOCAL each arm's width
    has its own, smaller factor (R_x B and the ridge term lambda S |V^-1
-   x|, header manual), at most this beta times ||x||_w. */
+   x|, header manual), at most this beta times ||x||_w. While a Kalman
+   estimator plays, the played memory's beta: the width is kalman_width
+   times it times sqrt(x'Px). */
 ISDB_API isdb_real isdb_adaptive_get_beta(const isdb_adaptive *pol);
-/* *mean = x.theta, *bonus = beta ||x||_{V^-1}; either may be NULL. */
+/* *mean = x.theta, *bonus = beta ||x||_{V^-1} (a Kalman estimator's
+   while one plays: its x.theta and width); either may be NULL. */
 ISDB_API isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_real *mean, isdb_real *bonus);
 /* One estimator, as isdb_adaptive_get_estimator describes it. */
 typedef struct isdb_adaptive_estimator_info {
@@ -2216,6 +2248,12 @@ ISDB_API int isdb_adaptive_get_n_estimators(const isdb_adaptive *pol);
 /* The index of the estimator select plays now (n - 1 until a shorter one
    predicts better: see the manual's ADAPTIVE). */
 ISDB_API int isdb_adaptive_get_played(const isdb_adaptive *pol);
+/* The Kalman estimator select plays from (0 .. kalman - 1: the one of q
+   kalman_q 10^(k/2)), or -1 when a memory plays. While one plays, played and
+   memory stay the memory it beat, get_theta and explain give its
+   estimate and index, and get_beta the memory's beta (the width is
+   kalman_width beta sqrt(x'Px)). */
+ISDB_API int isdb_adaptive_get_kalman(const isdb_adaptive *pol);
 /* Describes estimator k; ISDB_ERR_INVALID_ARG (and *info untouched) if k
    is out of range or an argument is NULL. */
 ISDB_API isdb_result isdb_adaptive_get_estimator(const isdb_adaptive *pol, int k, isdb_adaptive_estimator_info *info);
@@ -8661,10 +8699,28 @@ ISDB__ONCE isdb_result isdb_bob_explain(isdb_bob *pol, const isdb_real *x, isdb_
     X(INT, isdb_adaptive_cut, cut, ISDB_ADAPTIVE_CUT_AUTO,                                           \
       isdb__want_int(why, (int)c->cut, "cut", ISDB_ADAPTIVE_CUT_AUTO, ISDB_ADAPTIVE_CUT_FULL, "an isdb_adaptive_cut")) \
     X(INT, int, hold, 1, isdb__want_flag(why, c->hold, "hold"))                                     \
-    X(INT, int, play_horizon, 0, isdb__want_int(why, c->play_horizon, "play_horizon", 0, 1024, "[0, 1024]"))
+    X(INT, int, play_horizon, 0, isdb__want_int(why, c->play_horizon, "play_horizon", 0, 1024, "[0, 1024]")) \
+    X(INT_SINCE, int, kalman, ISDB__ADAPTIVE_KALMAN, isdb__want_int(why, c->kalman, "kalman", 0, 8, "[0, 8]")) \
+    X(REAL_SINCE, isdb_real, kalman_q, ISDB__ADAPTIVE_KALMAN_Q,                                                \
+      isdb__want_real(why, c->kalman_q, "kalman_q", 0, 1, 1, "(0, 1]"))                            \
+    X(REAL_SINCE, isdb_real, kalman_width, ISDB__ADAPTIVE_KALMAN_WIDTH, isdb__want_scale(why, c->kalman_width, "kalman_width"))
 
 /* memory_ratio: added in 1.1.0; 1.0.0's memories doubled. */
 #define ISDB__SINCE_memory_ratio ISDB__VERSION_WORD_1_1, 2
+/* kalman, kalman_q, kalman_width: added in 1.1.0; 1.0.0 had no Kalman
+   estimators (the other two then mean nothing). */
+#define ISDB__SINCE_kalman ISDB__VERSION_WORD_1_1, 0
+#define ISDB__SINCE_kalman_q ISDB__VERSION_WORD_1_1, ISDB__R(3e-4)
+#define ISDB__SINCE_kalman_width ISDB__VERSION_WORD_1_1, ISDB__R(0.1)
+/* kalman's default (bench/README.md, "Adaptive's Kalman estimators"). */
+#define ISDB__ADAPTIVE_KALMAN 2
+#define ISDB__ADAPTIVE_KALMAN_Q ISDB__R(3e-4)
+#define ISDB__ADAPTIVE_KALMAN_WIDTH ISDB__R(0.1)
+/* the ratio between consecutive Kalman estimators' q: sqrt(10) */
+#define ISDB__ADAPTIVE_KALMAN_RATIO ISDB__R(3.1622776601683795)
+/* the horizon of the Kalman estimators' own discounted errors, which pick
+   the one that may play */
+#define ISDB__ADAPTIVE_KALMAN_HORIZON 1000
 /* memory_ratio's default (bench/README.md, "The adaptive step's cost
    against the claims"). */
 #define ISDB__ADAPTIVE_MEMORY_RATIO 2
@@ -8780,6 +8836,17 @@ ISDB__COLD_PRIVATE size_t isdb__adaptive_layout(const isdb_adaptive_config *c, i
         p->hold_ridge.refresh = c->refresh;
         p->_fit = isdb__take_f64(&a, 3 * (n - 1));
     }
+    p->_k_theta = p->_k_P = p->_k_err = p->_k_sum = p->_k_sq = p->_k_gap = p->_k_work = NULL;
+    if (c->kalman > 0) {
+        const int nk = c->kalman, d = c->d;
+        p->_k_theta = isdb__take_f64(&a, nk * d);
+        p->_k_P = isdb__take_f64(&a, nk * d * d);
+        p->_k_err = isdb__take_f64(&a, nk);
+        p->_k_sum = isdb__take_f64(&a, nk * n);
+        p->_k_sq = isdb__take_f64(&a, nk * n);
+        p->_k_gap = isdb__take_f64(&a, nk * n);
+        p->_k_work = isdb__take_f64(&a, d);
+    }
     return a.overflow ? 0 : a.used;
 }
 
@@ -8834,6 +8901,9 @@ ISDB__PRIVATE isdb_real isdb__adaptive_beta_R(const isdb_adaptive *p, isdb_real 
 isdb_real isdb_adaptive_get_beta(const isdb_adaptive *p) {
     return p->cfg.alpha * isdb__adaptive_beta_R(p, isdb__adaptive_R(p), p->cfg.S);
 }
+
+/* Kalman estimator kalman_played's index of every arm (below). */
+ISDB__PRIVATE int isdb__adaptive_kalman_ucb_all(isdb_adaptive *p, const isdb_real *X, int n_arms, isdb_real *out);
 
 /* NOISE_LOCAL's index of every arm (isdb__discounted_ucb_all's, eight
    arms a pass): x.theta + alpha (S_part + R_x B) ||x||_w, ||x||_w =
@@ -8897,6 +8967,7 @@ ISDB__PRIVATE int isdb__adaptive_ucb_all(isdb_adaptive *p, const isdb_real *X, i
     isdb__adaptive_est *e = isdb__adaptive_played(p);
     isdb__ridge *r = &e->ridge;
     isdb_real beta;
+    if (p->kalman_played >= 0) return isdb__adaptive_kalman_ucb_all(p, X, n_arms, out);
     if (e->W) return isdb__adaptive_local_ucb_all(p, X, n_arms, out);
     beta = isdb_adaptive_get_beta(p);
     if (!e->Vt) return isdb__ridge_ucb_all(r, X, n_arms, beta, out);
@@ -8942,6 +9013,136 @@ ISDB__PRIVATE int isdb__adaptive_beats(isdb_real S, isdb_real Q, isdb_real G, is
     const isdb_real floor = floor4 * G;
     if (floor > Q) Q = floor;
     return S > 0 && S * S > zz * Q;
+}
+
+/* The Kalman estimators: random-walk Kalman filters in covariance form
+   (P is each filter's own state, carried by its rank-one steps; it is
+   not the inverse of a matrix factorised elsewhere, and no system is
+   solved with it), with observation variance 1, so P is in the ridge's
+   V^-1 units and the prior is P = I / lambda. An update is P <- P + q I,
+   then with u = P x and s = 1 + x'u: theta += u (y - x.theta) / s and
+   P -= u u' / s. P is stored whole and stays exactly symmetric: each
+   step writes P_ij and P_ji from one value. */
+
+/* Kalman estimator k's q: kalman_q 10^(k/2). */
+ISDB__PRIVATE isdb_real isdb__adaptive_kalman_q(const isdb_adaptive_config *c, int k) {
+    isdb_real q = c->kalman_q;
+    int i;
+    for (i = 0; i < k; ++i) q *= ISDB__ADAPTIVE_KALMAN_RATIO;
+    return q;
+}
+
+/* Kalman estimator k starts again: theta (0 if NULL), P = I / lambda,
+   and its error sums at 0. */
+ISDB__PRIVATE void isdb__adaptive_kalman_restart(isdb_adaptive *p, int k, const isdb_real *theta) {
+    const int d = p->cfg.d, n = p->n_est;
+    if (theta)
+        isdb__copy(d, theta, p->_k_theta + k * d);
+    else
+        isdb__zero(d, p->_k_theta + k * d);
+    isdb__identity(d, p->_k_P + k * d * d, 1 / p->cfg.lambda);
+    p->_k_err[k] = 0;
+    isdb__zero(n, p->_k_sum + k * n);
+    isdb__zero(n, p->_k_sq + k * n);
+    isdb__zero(n, p->_k_gap + k * n);
+}
+
+/* The Kalman estimators' error sums take the observation (their
+   predictions x.theta made before the step; against memory j discounted
+   by j's play_gamma, the unbounded memory's by the longest finite one's),
+   then each filter takes its step. A step whose s is not finite and > 0,
+   or that leaves a non-finite entry or a diagonal below the smallest
+   normal real, restarts the estimator from the played memory's estimate
+   (no error: the memories go on). O(d^2) each. */
+ISDB__PRIVATE void isdb__adaptive_kalman_learn(isdb_adaptive *p, const isdb_real *x, isdb_real y) {
+    const int d = p->cfg.d, n = p->n_est, nk = p->cfg.kalman;
+    const isdb_real cap = ISDB__REAL_MAX / 2, ge = 1 - 1 / (isdb_real)ISDB__ADAPTIVE_KALMAN_HORIZON;
+    isdb_real err2[ISDB_ADAPTIVE_MAX_ESTIMATORS];
+    int i, j, k;
+    for (j = 0; j < n; ++j) {
+        const isdb_real e = y - p->_pred[j];
+        err2[j] = isdb__adaptive_cap(e * e, ISDB__SQRT_HUGE);
+    }
+    for (k = 0; k < nk; ++k) {
+        isdb_real *ISDB__RESTRICT theta = p->_k_theta + k * d, *ISDB__RESTRICT P = p->_k_P + k * d * d;
+        isdb_real *ISDB__RESTRICT u = p->_k_work, *S = p->_k_sum + k * n, *Q = p->_k_sq + k * n, *G = p->_k_gap + k * n;
+        const isdb_real q = isdb__adaptive_kalman_q(&p->cfg, k);
+        isdb_real pred = 0, sx = 1, e, e2;
+        int ok;
+        for (i = 0; i < d; ++i) P[i * d + i] += q;
+        for (i = 0; i < d; ++i) {
+            const isdb_real *ISDB__RESTRICT Pi = P + i * d;
+            isdb_real t = 0;
+            for (j = 0; j < d; ++j) t += Pi[j] * x[j];
+            u[i] = t;
+            pred += theta[i] * x[i];
+            sx += x[i] * t;
+        }
+        e = y - pred;
+        e2 = isdb__adaptive_cap(e * e, ISDB__SQRT_HUGE);
+        p->_k_err[k] = isdb__adaptive_cap(ge * p->_k_err[k] + e2, cap);
+        for (j = 0; j < n; ++j) {
+            const isdb_real h = p->_est[j].memory ? p->_est[j].play_gamma : p->_est[n - 2].play_gamma, hh = h * h;
+            const isdb_real delta = err2[j] - e2, gap = pred - p->_pred[j];
+            S[j] = h * S[j] + delta;
+            Q[j] = isdb__adaptive_cap(hh * Q[j] + delta * delta, cap);
+            G[j] = isdb__adaptive_cap(hh * G[j] + gap * gap, cap);
+        }
+        ok = isdb__finite(sx) && sx > 0 && isdb__finite(e);
+        if (ok) {
+            const isdb_real inv = 1 / sx, r = e * inv;
+            isdb_real bad = 0;
+            for (i = 0; i < d; ++i) {
+                const isdb_real ui = u[i] * inv;
+                theta[i] += u[i] * r;
+                bad += theta[i] - theta[i];
+                for (j = 0; j < i; ++j) {
+                    const isdb_real v = P[i * d + j] - ui * u[j];
+                    P[i * d + j] = v;
+                    P[j * d + i] = v;
+                    bad += v - v;
+                }
+                P[i * d + i] -= ui * u[i];
+                if (!(P[i * d + i] >= ISDB__REAL_MIN)) ok = 0;
+                bad += P[i * d + i] - P[i * d + i];
+            }
+            if (bad != 0) ok = 0; /* a NaN or an infinity somewhere */
+        }
+        if (!ok) {
+            isdb__ridge_theta(&isdb__adaptive_played(p)->ridge, u);
+            isdb__adaptive_kalman_restart(p, k, u);
+        }
+    }
+    if (p->kalman_count < INT_MAX) ++p->kalman_count;
+}
+
+/* The index of every arm while Kalman estimator k plays: x.theta +
+   kalman_width beta sqrt(x'Px), beta the played memory's (alpha included).
+   O(d^2) an arm. */
+ISDB__PRIVATE int isdb__adaptive_kalman_ucb_all(isdb_adaptive *p, const isdb_real *X, int n_arms, isdb_real *out) {
+    const int d = p->cfg.d, k = p->kalman_played;
+    const isdb_real *ISDB__RESTRICT theta = p->_k_theta + k * d, *ISDB__RESTRICT P = p->_k_P + k * d * d;
+    const isdb_real w = p->cfg.kalman_width * isdb_adaptive_get_beta(p);
+    isdb_real best_value = 0;
+    int a, i, j, best = 0;
+    for (a = 0; a < n_arms; ++a) {
+        const isdb_real *ISDB__RESTRICT x = X + (size_t)a * (size_t)d;
+        isdb_real m = 0, q = 0, v;
+        for (i = 0; i < d; ++i) {
+            const isdb_real *ISDB__RESTRICT Pi = P + i * d;
+            isdb_real t = 0;
+            for (j = 0; j < d; ++j) t += Pi[j] * x[j];
+            q += x[i] * t;
+            m += theta[i] * x[i];
+        }
+        v = m + w * isdb__sqrt(q > 0 ? q : 0);
+        if (out) out[a] = v;
+        if (a == 0 || v > best_value) {
+            best_value = v;
+            best = a;
+        }
+    }
+    return best;
 }
 
 /* Folds the new observation's prediction errors into the test's sums;
@@ -9128,6 +9329,12 @@ ISDB__COLD_PRIVATE void isdb__adaptive_cut(isdb_adaptive *p, int i) {
         for (a = 0; a < k; ++a)
             for (t = 0; t < n_sums; ++t) sums[t][a * n + k] = a < i ? sums[t][a * n + i] : 0;
         p->_err[k] = p->_err[i];
+        /* against the Kalman estimators k now stands where i did */
+        for (a = 0; a < p->cfg.kalman; ++a) {
+            p->_k_sum[a * n + k] = p->_k_sum[a * n + i];
+            p->_k_sq[a * n + k] = p->_k_sq[a * n + i];
+            p->_k_gap[a * n + k] = p->_k_gap[a * n + i];
+        }
     }
     p->upper_dirty = 2; /* a failed refactorisation may have left part of V in L_next */
     ++p->changes;
@@ -9871,17 +10078,41 @@ ISDB__PRIVATE void isdb__adaptive_learn(isdb_adaptive *p, const isdb_real *x, is
     }
 }
 
+/* The Kalman estimator that plays after the memory `played` is picked:
+   the one of lowest discounted squared error, unless that memory beats it
+   at play_threshold on their sums (isdb__adaptive_beats with the sum's
+   sign turned), once more than min_memory updates came; else -1. The
+   burden is on the memory: on a smooth drift a Kalman estimator predicts
+   about as well as the best memory but plays better with its narrow
+   width (rotation 355.7 when it had to beat the memory, 297.0 when the
+   memory has to beat it; bench/README.md), and after a jump the cut
+   memory beats it within a few rounds. Never while hold holds or cut AUTO
+   sees recurring features (the longest memory plays there, with its own
+   width: the narrow one explores too little on a fixed arm set). */
+ISDB__PRIVATE int isdb__adaptive_kalman_choose(const isdb_adaptive *p, int holding) {
+    const int n = p->n_est, nk = p->cfg.kalman, j = p->played;
+    const isdb_real zz = p->cfg.play_threshold * p->cfg.play_threshold, floor4 = 4 * isdb__adaptive_noise2(p);
+    int k, best = 0;
+    if (nk == 0 || p->kalman_count <= p->cfg.min_memory || p->recur >= ISDB__R(0.5) || holding)
+        return -1;
+    for (k = 1; k < nk; ++k)
+        if (p->_k_err[k] < p->_k_err[best]) best = k;
+    k = best * n + j;
+    return isdb__adaptive_beats(-p->_k_sum[k], p->_k_sq[k], p->_k_gap[k], zz, floor4) ? -1 : best;
+}
+
 ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const isdb_real *x, isdb_real y) {
     isdb_adaptive *p = (isdb_adaptive *)bp;
     int cut, holding;
     (void)arm;
-    if (p->cfg.cut == ISDB_ADAPTIVE_CUT_AUTO) isdb__adaptive_seen(p, x);
+    if (p->cfg.cut == ISDB_ADAPTIVE_CUT_AUTO || p->cfg.kalman) isdb__adaptive_seen(p, x);
     isdb__adaptive_predict(p, x);
     if (p->cfg.hold) isdb__adaptive_hold_learn(p, x, y);
     cut = isdb__adaptive_test(p, y);
     holding = isdb__adaptive_holding(p);
     if (holding) cut = -1;
     isdb__adaptive_learn(p, x, y);
+    if (p->cfg.kalman) isdb__adaptive_kalman_learn(p, x, y);
     if (cut >= 0) {
         isdb__adaptive_cut(p, cut);
         holding = isdb__adaptive_holding(p); /* the cut moved the error sums behind s2 */
@@ -9893,6 +10124,7 @@ ISDB__PRIVATE isdb_result isdb__adaptive_update(isdb_policy *bp, int arm, const 
     p->played = holding          ? p->n_est - 1
                 : p->_play_sum ? isdb__adaptive_choose(p, p->_play_sum, p->_play_sq, p->_play_gap)
                                : p->normal;
+    p->kalman_played = isdb__adaptive_kalman_choose(p, holding);
     return ISDB_OK;
 }
 
@@ -9905,6 +10137,31 @@ ISDB__COLD_PRIVATE void isdb__adaptive_hold_serialize(isdb_adaptive *p, isdb_ser
     isdb__ser_real_range(s, p->_fit, m, 0, ISDB__REAL_MAX / 2);
     isdb__ser_real_range(s, p->_fit + m, m, -ISDB__REAL_MAX / 2, ISDB__REAL_MAX / 2);
     isdb__ser_real_range(s, p->_fit + 2 * m, m, 0, ISDB__REAL_MAX / 2);
+}
+
+/* The Kalman estimators' state (only with kalman > 0, so a config
+   without them keeps 1.0.0's layout): P symmetric, finite, its diagonal
+   at least the smallest normal real (what isdb__adaptive_kalman_learn
+   keeps). */
+ISDB__COLD_PRIVATE void isdb__adaptive_kalman_serialize(isdb_adaptive *p, isdb_ser *s) {
+    const int d = p->cfg.d, n = p->n_est, nk = p->cfg.kalman;
+    isdb__ser_view P;
+    int k, i, j;
+    isdb__ser_int(s, &p->kalman_played, -1, nk - 1);
+    isdb__ser_require(s, (uint64_t)isdb__ser_int(s, &p->kalman_count, 0, INT_MAX) <= s->t);
+    isdb__ser_real(s, p->_k_theta, nk * d);
+    P = isdb__ser_view_real(s, p->_k_P, nk * d * d);
+    if (isdb__ser_checking(s, P, P))
+        for (k = 0; k < nk; ++k)
+            for (i = 0; i < d; ++i) {
+                isdb__ser_require(s, isdb__sv(P, k * d * d + i * d + i) >= ISDB__REAL_MIN);
+                for (j = 0; j < i; ++j)
+                    isdb__ser_require(s, isdb__sv(P, k * d * d + i * d + j) == isdb__sv(P, k * d * d + j * d + i));
+            }
+    isdb__ser_real_range(s, p->_k_err, nk, 0, ISDB__REAL_MAX);
+    isdb__ser_real(s, p->_k_sum, nk * n);
+    isdb__ser_real_range(s, p->_k_sq, nk * n, 0, ISDB__REAL_MAX);
+    isdb__ser_real_range(s, p->_k_gap, nk * n, 0, ISDB__REAL_MAX);
 }
 
 /* A set of pair sums (the test's or the play rule's): S, Q and G, n x n
@@ -9954,6 +10211,7 @@ ISDB__COLD_PRIVATE void isdb__adaptive_serialize(isdb_policy *bp, isdb_ser *s) {
     isdb__adaptive_pairs_serialize(s, n, p->_sum, p->_sq, p->_gap);
     if (p->_fit) isdb__adaptive_hold_serialize(p, s);
     if (p->_play_sum) isdb__adaptive_pairs_serialize(s, n, p->_play_sum, p->_play_sq, p->_play_gap);
+    if (c->kalman > 0) isdb__adaptive_kalman_serialize(p, s);
     /* a loaded factor's upper zeros may be -0, and L_next is not in the
        snapshot (under ISD it may be laid out for another dimension) */
     if (isdb__ser_storing(s)) p->upper_dirty = 2;
@@ -9990,6 +10248,9 @@ ISDB__PRIVATE void isdb__adaptive_reset(isdb_policy *bp) {
         isdb__ridge_reset(&p->hold_ridge);
         isdb__zero(3 * (n - 1), p->_fit);
     }
+    p->kalman_played = -1;
+    p->kalman_count = 0;
+    for (k = 0; k < p->cfg.kalman; ++k) isdb__adaptive_kalman_restart(p, k, NULL);
 }
 
 static const isdb_policy_vtable isdb__adaptive_vt = {
@@ -10035,7 +10296,10 @@ ISDB__ONCE isdb_result isdb_adaptive_init(const isdb_adaptive_config *cfg, const
 ISDB__ONCE const isdb_adaptive_config *isdb_adaptive_get_config(const isdb_adaptive *pol) { return &pol->cfg; }
 
 void isdb_adaptive_get_theta(const isdb_adaptive *pol, isdb_real *theta) {
-    isdb__ridge_theta(&isdb__adaptive_played(pol)->ridge, theta);
+    if (pol->kalman_played >= 0)
+        isdb__copy(pol->cfg.d, pol->_k_theta + pol->kalman_played * pol->cfg.d, theta);
+    else
+        isdb__ridge_theta(&isdb__adaptive_played(pol)->ridge, theta);
 }
 
 /* x.theta of the played estimator, and x's score into *score: what
@@ -10045,6 +10309,7 @@ ISDB__PRIVATE isdb_real isdb__adaptive_mean_score(isdb_adaptive *p, const isdb_r
     isdb__ridge *r = &isdb__adaptive_played(p)->ridge;
     *score = 0;
     isdb__adaptive_ucb_all(p, x, 1, score);
+    if (p->kalman_played >= 0) return isdb__dot(p->cfg.d, p->_k_theta + p->kalman_played * p->cfg.d, x);
     isdb__ridge_norm2(r, x);
     return isdb__dot(p->cfg.d, r->work, r->z);
 }
@@ -10063,6 +10328,8 @@ isdb_result isdb_adaptive_explain(isdb_adaptive *pol, const isdb_real *x, isdb_r
 int isdb_adaptive_get_n_estimators(const isdb_adaptive *pol) { return pol->n_est; }
 
 int isdb_adaptive_get_played(const isdb_adaptive *pol) { return pol->played; }
+
+int isdb_adaptive_get_kalman(const isdb_adaptive *pol) { return pol->kalman_played; }
 
 /* The effective memory of estimator e (isdb_adaptive_estimator_info). */
 ISDB__PRIVATE int isdb__adaptive_effective(const isdb__adaptive_est *e) {
@@ -11035,6 +11302,8 @@ ISDB__ONCE_PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_conf
     /* the residual learner runs in a dimension that changes with the
        basis, which hold's long-run ridge would not follow */
     a.hold = 0;
+    /* nor would the Kalman estimators; ISD's figures are without them */
+    a.kalman = 0;
     return a;
 }
 

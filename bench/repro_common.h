@@ -84,12 +84,19 @@ REPRO_FN int repro_dlinucb_refresh(void) {
    sets, to measure a default against its alternatives on every claim
    with the same programs (bench/README.md, "The adaptive step's cost
    against the claims"): ISDB_BENCH_ADAPTIVE_MEMORY_RATIO,
-   ISDB_BENCH_ADAPTIVE_CUT (the enum's value). */
+   ISDB_BENCH_ADAPTIVE_CUT (the enum's value), ISDB_BENCH_ADAPTIVE_KALMAN,
+   ISDB_BENCH_ADAPTIVE_KALMAN_Q, ISDB_BENCH_ADAPTIVE_KALMAN_WIDTH. */
 REPRO_FN void repro_adaptive_overrides(isdb_adaptive_config *c) {
     const char *v = getenv("ISDB_BENCH_ADAPTIVE_MEMORY_RATIO");
     if (v && *v) c->memory_ratio = (isdb_real)atof(v);
     v = getenv("ISDB_BENCH_ADAPTIVE_CUT");
     if (v && *v) c->cut = (isdb_adaptive_cut)atoi(v);
+    v = getenv("ISDB_BENCH_ADAPTIVE_KALMAN");
+    if (v && *v) c->kalman = atoi(v);
+    v = getenv("ISDB_BENCH_ADAPTIVE_KALMAN_Q");
+    if (v && *v) c->kalman_q = (isdb_real)atof(v);
+    v = getenv("ISDB_BENCH_ADAPTIVE_KALMAN_WIDTH");
+    if (v && *v) c->kalman_width = (isdb_real)atof(v);
 }
 
 /* Mean and standard error of the mean (sample standard deviation / sqrt n;

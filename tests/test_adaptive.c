@@ -13,7 +13,9 @@
    - play_horizon: on a slow turn the play rule's longer evidence plays
      shorter memories and loses less than 0.7.0's rule;
    - the factors' upper zeros stay +0 through cuts and after loading a
-     snapshot whose zeros are -0. */
+     snapshot whose zeros are -0;
+   - the Kalman estimators are a plain random-walk Kalman filter's, one
+     plays on a smooth drift, and degenerate inputs leave them finite. */
 #include "../isdbandit.h"
 #include "test.h"
 
@@ -504,6 +506,14 @@ static void test_config(void) {
     REFUSED(memory_ratio, 0.5);
     REFUSED(memory_ratio, 1e7);
     REFUSED(memory_ratio, T_NAN);
+    REFUSED(kalman, -1);
+    REFUSED(kalman, 9);
+    REFUSED(kalman_q, 0.0);
+    REFUSED(kalman_q, 2.0);
+    REFUSED(kalman_q, T_NAN);
+    REFUSED(kalman_width, -1.0);
+    REFUSED(kalman_width, T_INF);
+    REFUSED(kalman_width, 1e31);
     REFUSED(d, 0);
     REFUSED(max_arms, 0);
 #undef REFUSED
@@ -1086,7 +1096,10 @@ static void test_explain(void) {
             y *= x[0];
             CHECK_OK(isdb_policy_update(&p.base, 0, x, y));
         }
-        estimator_theta(&p, isdb_adaptive_get_played(&p), theta);
+        if (isdb_adaptive_get_kalman(&p) >= 0)
+            isdb_adaptive_get_theta(&p, theta); /* a Kalman estimator's own theta */
+        else
+            estimator_theta(&p, isdb_adaptive_get_played(&p), theta);
         for (k = 0; k < 20; ++k) {
             isdb_real mean, bonus, score, ref = 0;
             for (i = 0; i < d; ++i) x[i] = isdb_rng_normal(&rng);
@@ -1101,6 +1114,159 @@ static void test_explain(void) {
         CHECK_MSG(worst <= T_TOL(1e-12) * scale, "d = %d: explain's mean off x.theta by %g", d, (double)worst);
         isdb_policy_uninit(&p.base);
     }
+}
+
+/* A plain random-walk Kalman filter (P <- P + q I; k = P x / (1 + x'Px);
+   theta += k (y - x.theta); P -= k k' (1 + x'Px)), in double. */
+static void ref_kalman(int d, double q, double *theta, double *P, const isdb_real *x, double y) {
+    double Px[8], s = 1, pred = 0;
+    int i, j;
+    for (i = 0; i < d; ++i) P[i * d + i] += q;
+    for (i = 0; i < d; ++i) {
+        Px[i] = 0;
+        for (j = 0; j < d; ++j) Px[i] += P[i * d + j] * (double)x[j];
+        s += (double)x[i] * Px[i];
+        pred += theta[i] * (double)x[i];
+    }
+    for (i = 0; i < d; ++i) theta[i] += Px[i] / s * (y - pred);
+    for (i = 0; i < d; ++i)
+        for (j = 0; j < d; ++j) P[i * d + j] -= (Px[i] / s) * (Px[j] / s) * s;
+}
+
+static void test_kalman_matches_reference(void) {
+    enum { D = 3, N = 400 };
+    isdb_adaptive p;
+    isdb_adaptive_config c = isdb_adaptive_config_init(D, 2);
+    double theta[3][D], P[3][D * D], q = 3e-4;
+    isdb_real x[D];
+    isdb_rng rng;
+    int t, k, i, j;
+    CHECK(c.kalman == 2 && fabs((double)c.kalman_q - 3e-4) < 1e-9 && fabs((double)c.kalman_width - 0.1) < 1e-7);
+    c.lambda = 2;
+    c.kalman = 3;
+    CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+    for (k = 0; k < 3; ++k) {
+        for (i = 0; i < D; ++i) theta[k][i] = 0;
+        for (i = 0; i < D * D; ++i) P[k][i] = i % (D + 1) == 0 ? 1 / c.lambda : 0;
+    }
+    isdb_rng_seed(&rng, 77);
+    for (t = 0; t < N; ++t) {
+        double y;
+        for (i = 0; i < D; ++i) x[i] = (isdb_real)isdb_rng_normal(&rng);
+        y = sin(t / 50.0) * (double)x[0] + 0.5 * (double)x[1] + 0.1 * isdb_rng_normal(&rng);
+        CHECK_OK(isdb_policy_update(&p.base, 0, x, (isdb_real)y));
+        for (k = 0; k < 3; ++k) ref_kalman(D, q * pow(10.0, k / 2.0), theta[k], P[k], x, y);
+    }
+    for (k = 0; k < 3; ++k) {
+        double worst = 0, worst_p = 0, sym = 0;
+        for (i = 0; i < D; ++i) {
+            worst = fmax(worst, fabs((double)p._k_theta[k * D + i] - theta[k][i]));
+            for (j = 0; j < D; ++j) {
+                worst_p = fmax(worst_p, fabs((double)p._k_P[k * D * D + i * D + j] - P[k][i * D + j]));
+                sym = fmax(sym, fabs((double)(p._k_P[k * D * D + i * D + j] - p._k_P[k * D * D + j * D + i])));
+            }
+        }
+        CHECK_MSG(worst <= T_TOL(1e-9) && worst_p <= T_TOL(1e-9), "Kalman %d: theta off by %g, P by %g", k, worst,
+                  worst_p);
+        CHECK_MSG(sym == 0, "Kalman %d: P not exactly symmetric (%g)", k, sym);
+    }
+    /* while one plays, get_theta is its estimate */
+    if (isdb_adaptive_get_kalman(&p) >= 0) {
+        isdb_real th[D];
+        isdb_adaptive_get_theta(&p, th);
+        for (i = 0; i < D; ++i) CHECK(th[i] == p._k_theta[isdb_adaptive_get_kalman(&p) * D + i]);
+    }
+    isdb_policy_uninit(&p.base);
+}
+
+/* On a smooth drift (realstream's rotation, fresh arms) a Kalman estimator
+   plays most rounds; with kalman 0 none does and the policy is 1.0.0's. */
+static void rotation_path(uint64_t t, isdb_real *theta, void *user) {
+    double a = 2.0 * 3.14159265358979323846 * (double)t / 10000.0, v[5], n = 0;
+    int i;
+    (void)user;
+    v[0] = cos(a);
+    v[1] = sin(a);
+    v[2] = v[3] = v[4] = 0.3;
+    for (i = 0; i < 5; ++i) n += v[i] * v[i];
+    for (i = 0; i < 5; ++i) theta[i] = (isdb_real)(v[i] / sqrt(n));
+}
+
+static void test_kalman_plays_on_drift(void) {
+    int off;
+    for (off = 0; off < 2; ++off) {
+        isdb_linear_env_config e = isdb_linear_env_config_init(5, 20);
+        isdb_adaptive_config c = isdb_adaptive_config_init(5, 20);
+        isdb_linear_env env;
+        isdb_adaptive p;
+        isdb_real y;
+        int t, arm, plays = 0;
+        e.seed = 3;
+        e.noise_sd = 0.5;
+        e.arms = ISDB_ARMS_SPHERE;
+        e.path = ISDB_PATH_CALLBACK;
+        e.theta_fn = rotation_path;
+        c.R = 0.5;
+        if (off) c.kalman = 0;
+        CHECK_OK(isdb_linear_env_init(&e, NULL, &env));
+        CHECK_OK(isdb_adaptive_init(&c, NULL, &p));
+        for (t = 0; t < 6000; ++t) {
+            CHECK_OK(isdb_env_next(&env.base));
+            CHECK_OK(isdb_policy_select(&p.base, env.base.X, 20, &arm));
+            CHECK_OK(isdb_env_reward(&env.base, arm, &y));
+            CHECK_OK(isdb_policy_update(&p.base, arm, env.base.X + arm * 5, y));
+            plays += isdb_adaptive_get_kalman(&p) >= 0;
+        }
+        if (off)
+            CHECK_MSG(plays == 0, "kalman 0: a Kalman estimator played %d rounds", plays);
+        else
+            CHECK_MSG(plays > 3000, "a Kalman estimator played %d of 6000 rounds of a rotation", plays);
+        isdb_policy_uninit(&p.base);
+        isdb_env_uninit(&env.base);
+    }
+}
+
+/* d = 1, one arm, huge and tiny rewards: every score stays finite, the
+   Kalman estimators' P stays symmetric with a positive diagonal, and a
+   saved run continues bit for bit. */
+static void test_kalman_degenerate(void) {
+    static unsigned char snap[1 << 16], again[1 << 16];
+    int d, mode;
+    for (d = 1; d <= 2; ++d)
+        for (mode = 0; mode < 3; ++mode) {
+            isdb_adaptive_config c = isdb_adaptive_config_init(d, 1);
+            isdb_adaptive a, b;
+            isdb_real x[2] = {1, 0.5}, score, sb;
+            isdb_rng rng;
+            size_t n, n_b;
+            int t, k, i;
+            CHECK_OK(isdb_adaptive_init(&c, NULL, &a));
+            CHECK_OK(isdb_adaptive_init(&c, NULL, &b));
+            isdb_rng_seed(&rng, 9 + (uint64_t)mode);
+            for (t = 0; t < 700; ++t) {
+                const isdb_real scale = mode == 0 ? T_HUGE : mode == 1 ? (isdb_real)1e-30 : 1;
+                isdb_real y = scale * (isdb_real)(t % 200 < 100 ? 1 : -1) * (isdb_real)(1 + 0.1 * isdb_rng_normal(&rng));
+                if (t == 350) {
+                    CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+                    CHECK_OK(isdb_policy_load(&b.base, snap, n));
+                }
+                CHECK_OK(isdb_policy_scores(&a.base, x, 1, &score));
+                CHECK_MSG(isfinite((double)score), "d %d mode %d: score %g at %d", d, mode, (double)score, t);
+                CHECK_OK(isdb_policy_update(&a.base, 0, x, y));
+                if (t >= 350) {
+                    CHECK_OK(isdb_policy_scores(&b.base, x, 1, &sb));
+                    CHECK(sb == score || (sb != sb && score != score));
+                    CHECK_OK(isdb_policy_update(&b.base, 0, x, y));
+                }
+            }
+            for (k = 0; k < c.kalman; ++k)
+                for (i = 0; i < d; ++i) CHECK(a._k_P[k * d * d + i * d + i] > 0);
+            CHECK_OK(isdb_policy_save(&a.base, snap, sizeof snap, &n));
+            CHECK_OK(isdb_policy_save(&b.base, again, sizeof again, &n_b));
+            CHECK(n == n_b && memcmp(snap, again, n) == 0);
+            isdb_policy_uninit(&a.base);
+            isdb_policy_uninit(&b.base);
+        }
 }
 
 int main(void) {
@@ -1122,5 +1288,8 @@ int main(void) {
     test_hold_level_scale();
     test_play_horizon();
     test_getters();
+    test_kalman_matches_reference();
+    test_kalman_plays_on_drift();
+    test_kalman_degenerate();
     return test_report();
 }

@@ -214,7 +214,10 @@ static const field f_adaptive[] = {FI(isdb_adaptive_config, d, 0),
                                    FI(isdb_adaptive_config, noise_estimate, 3),
                                    FI(isdb_adaptive_config, cut, 3),
                                    FI(isdb_adaptive_config, hold, 2),
-                                   FI(isdb_adaptive_config, play_horizon, -1)};
+                                   FI(isdb_adaptive_config, play_horizon, -1),
+                                   FI(isdb_adaptive_config, kalman, 9),
+                                   FR(isdb_adaptive_config, kalman_q, 0),
+                                   FR(isdb_adaptive_config, kalman_width, -1)};
 
 /* The linear environment: one piece (sphere arms), a box of arms on a
    sinusoid, Gaussian arms on a rotation. */

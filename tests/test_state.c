@@ -532,6 +532,7 @@ static void test_since_conversion(void) {
               (unsigned)info.library_version);
     CHECK_OK(isdb_adaptive_config_from_snapshot(snap, n, &cfg));
     CHECK_MSG(cfg.memory_ratio == 2, "a 1.0.0 snapshot reads as memory_ratio 2, not %g", (double)cfg.memory_ratio);
+    CHECK_MSG(cfg.kalman == 0, "a 1.0.0 snapshot reads as kalman 0, not %d", cfg.kalman);
     /* another ratio: refused, naming the field */
     other = cfg;
     other.memory_ratio = 3;
@@ -544,7 +545,8 @@ static void test_since_conversion(void) {
     for (k = 0; k + 2 < pa->n_est; ++k) CHECK(pa->_est[k].memory == 16 << k);
     CHECK_OK(isdb_policy_load(&pa->base, snap, n));
     n11 = save(&pa->base, snap_b);
-    CHECK_MSG(n11 == n + 8, "the converted snapshot is %u bytes, the 1.0.0 one %u", (unsigned)n11, (unsigned)n);
+    /* 8 bytes a config field: memory_ratio, kalman, kalman_q, kalman_width */
+    CHECK_MSG(n11 == n + 32, "the converted snapshot is %u bytes, the 1.0.0 one %u", (unsigned)n11, (unsigned)n);
     CHECK_OK(isdb_snapshot_read_info(snap_b, n11, &info));
     CHECK(info.library_version == ((ISDB_VERSION_MAJOR << 16) | (ISDB_VERSION_MINOR << 8) | ISDB_VERSION_PATCH));
     CHECK_OK(isdb_adaptive_config_from_snapshot(snap_b, n11, &other));
