@@ -522,12 +522,13 @@
          ISDB_ERR_INVALID_ARG for an index out of range.
       Paper: none.
       Measured: regret / the best tuned policy on `make agnostic`,
-         geometric mean 0.80, worst 1.31 (bench/README.md, "Adaptive's
-         Kalman estimators").
+         geometric mean 0.77, worst 1.31 over 26 problems (bench/README.md,
+         "Adaptive's Kalman estimators").
       Measured: Besson et al.'s Problems 1-3 told R = 0.5, 0.86 / 0.91 /
          0.82x GLR-klUCB (same section).
-      Measured: select + update 6.7x, 6.8x, 6.9x LinUCB's at d = 2, 10, 50
-         (bench/README.md, "Moved from the header's manual").
+      Measured: select + update 7.5x and 7.3x LinUCB's at d = 10 and 50,
+         K = 10 (bench/README.md, "The adaptive step's cost against the
+         claims").
 
    [ISD] ISD-LINUCB
       Does: Lazzaretto, Peters, Pfister, "Invariance-based dynamic regret
@@ -554,7 +555,7 @@
                   enter it.
       learner (the residual learner): ADAPTIVE (default: the adaptive
          policy in p_res dimensions with ISD's R, S, lambda, L, delta,
-         alpha and refresh, and hold 0; with warm_start it first learns
+         alpha, refresh and kalman, and hold 0; with warm_start it learns
          the log's residual parts), LINUCB (the paper), WINDOW (a sliding
          window of `window` rows) or DISCOUNT (by `gamma`, D-LinUCB's
          width). p_res = 0: no online learning (est.force_residual keeps
@@ -603,7 +604,7 @@
                    monitor_window / 4 for LINUCB and ADAPTIVE), at least
                    2 p_res + 2
                 monitor_level 1e-4   monitor_confirm 1
-                guard 1, warm_start 1 (ADAPTIVE learner only)
+                guard 1, warm_start 1, kalman 2 (ADAPTIVE learner only)
          est = isdb_isd_options_init(): rule ISDB_ISD_RULE_TEST, level
                 0.01, splits 0 = min(8, n / (3 d)) (at least 2),
                 n_windows 25, window_length 0 = n / 8, center 1,
@@ -872,7 +873,7 @@
              change".
       1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2);
              its Kalman estimators (kalman 2; a 1.0.0 snapshot reads as
-             0).
+             0), in ISD's ADAPTIVE learner too (isdb_isd_config.kalman).
 */
 
 #ifndef ISDBANDIT_H
@@ -2541,6 +2542,9 @@ typedef struct isdb_isd_config {
                                  better; 0: off (the paper) */
     int warm_start;           /* 1 (default): the residual learner (and the guard's) learn the
                                  log's rows first, in time order; 0: they start empty (the paper) */
+    int kalman;               /* the ADAPTIVE residual learner's (and the guard's) Kalman filters
+                                 (isdb_adaptive_config.kalman), in [0, 8]; default 2 (1.1.0; a 1.0.0
+                                 snapshot reads as 0) */
 } isdb_isd_config;
 
 /* A decomposition and what the widths need from it (private). */
@@ -11302,8 +11306,9 @@ ISDB__ONCE_PRIVATE isdb_adaptive_config isdb__isd_ada_config(const isdb_isd_conf
     /* the residual learner runs in a dimension that changes with the
        basis, which hold's long-run ridge would not follow */
     a.hold = 0;
-    /* nor would the Kalman estimators; ISD's figures are without them */
-    a.kalman = 0;
+    /* the Kalman filters restart with every change of dimension (the
+       learner's reset) */
+    a.kalman = c->kalman;
     return a;
 }
 
@@ -11366,6 +11371,7 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
     X(INT, int, monitor_confirm, 1, isdb__want_flag(why, c->monitor_confirm, "monitor_confirm"))     \
     X(INT, int, guard, 1, isdb__want_flag(why, c->guard, "guard"))                                   \
     X(INT, int, warm_start, 1, isdb__want_flag(why, c->warm_start, "warm_start"))                   \
+    X(INT_SINCE, int, kalman, ISDB__ADAPTIVE_KALMAN, isdb__want_int(why, c->kalman, "kalman", 0, 8, "[0, 8]")) \
     X(ARRAY, const double *, X0, X0, 1)                                                              \
     X(ARRAY, const double *, R0, R0, 1)                                                              \
     X(ARRAY, const double *, U_inv, NULL, 1)                                                         \

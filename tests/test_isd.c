@@ -1501,7 +1501,7 @@ static void test_adaptive_learner(void) {
         ac.alpha = 0.6;
         ac.delta = 0.05;
         ac.hold = 0; /* as ISD's learner */
-        ac.kalman = 0;
+        ac.kalman = c.kalman; /* as ISD's learner (its Kalman filters too) */
         CHECK_OK(isdb_isd_init(&c, NULL, &pol));
         CHECK(isdb_isd_get_p_inv(&pol) == 0);
         CHECK_OK(isdb_adaptive_init(&ac, NULL, &ada));

@@ -392,7 +392,7 @@ static void test_case(const policy_case *pc) {
 
 /* One folder per release, each with every row's snapshot in both
    precisions; the first is also the oldest state a release converts. */
-static const char *const corpus_releases[] = {"tests/corpus/snapshots/1.0.0"};
+static const char *const corpus_releases[] = {"tests/corpus/snapshots/1.0.0", "tests/corpus/snapshots/1.1.0"};
 #define N_RELEASES ((int)(sizeof corpus_releases / sizeof corpus_releases[0]))
 #define CORPUS_ROUNDS 1000
 static const char *const corpus_rows[] = {"linucb", "swucb", "dlinucb", "lints plain", "bob", "adaptive default",
