@@ -473,8 +473,9 @@
          nothing is cut and the longest estimator plays. A change of
          direction makes it err, and the hold ends.
       kalman: random-walk Kalman estimators beside the memories, in
-         covariance form (P <- P + q I, the Kalman step at unit noise
-         variance, prior I / lambda), q = kalman_q 10^(k/2); the one of
+         covariance form (P <- P + q I on the diagonal up to the prior
+         1 / lambda, the Kalman step at unit noise variance, prior I /
+         lambda), q = kalman_q 10^(k/2); the one of
          lowest recent error plays x.theta + kalman_width beta sqrt(x'Px)
          unless the memory the play rule picks beats it at play_threshold
          (a cut one, soon after a jump); never while hold holds or the
@@ -9060,7 +9061,8 @@ ISDB__PRIVATE void isdb__adaptive_kalman_restart(isdb_adaptive *p, int k, const 
    (no error: the memories go on). O(d^2) each. */
 ISDB__PRIVATE void isdb__adaptive_kalman_learn(isdb_adaptive *p, const isdb_real *x, isdb_real y) {
     const int d = p->cfg.d, n = p->n_est, nk = p->cfg.kalman;
-    const isdb_real cap = ISDB__REAL_MAX / 2, ge = 1 - 1 / (isdb_real)ISDB__ADAPTIVE_KALMAN_HORIZON;
+    const isdb_real cap = ISDB__REAL_MAX / 2, ge = 1 - 1 / (isdb_real)ISDB__ADAPTIVE_KALMAN_HORIZON,
+                    top = 1 / p->cfg.lambda;
     isdb_real err2[ISDB_ADAPTIVE_MAX_ESTIMATORS];
     int i, j, k;
     for (j = 0; j < n; ++j) {
@@ -9073,7 +9075,13 @@ ISDB__PRIVATE void isdb__adaptive_kalman_learn(isdb_adaptive *p, const isdb_real
         const isdb_real q = isdb__adaptive_kalman_q(&p->cfg, k);
         isdb_real pred = 0, sx = 1, e, e2;
         int ok;
-        for (i = 0; i < d; ++i) P[i * d + i] += q;
+        /* the walk's variance grows a diagonal entry up to the prior's 1 /
+           lambda, no further (a PSD diagonal added: P stays PSD, and
+           bounded along directions never observed) */
+        for (i = 0; i < d; ++i) {
+            const isdb_real room = top - P[i * d + i];
+            if (room > 0) P[i * d + i] += room < q ? room : q;
+        }
         for (i = 0; i < d; ++i) {
             const isdb_real *ISDB__RESTRICT Pi = P + i * d;
             isdb_real t = 0;

@@ -1116,12 +1116,14 @@ static void test_explain(void) {
     }
 }
 
-/* A plain random-walk Kalman filter (P <- P + q I; k = P x / (1 + x'Px);
-   theta += k (y - x.theta); P -= k k' (1 + x'Px)), in double. */
-static void ref_kalman(int d, double q, double *theta, double *P, const isdb_real *x, double y) {
+/* A plain random-walk Kalman filter (P_ii <- min(P_ii + q, 1 / lambda)
+   where below it; k = P x / (1 + x'Px); theta += k (y - x.theta); P -= k
+   k' (1 + x'Px)), in double. */
+static void ref_kalman(int d, double q, double lambda, double *theta, double *P, const isdb_real *x, double y) {
     double Px[8], s = 1, pred = 0;
     int i, j;
-    for (i = 0; i < d; ++i) P[i * d + i] += q;
+    for (i = 0; i < d; ++i)
+        if (P[i * d + i] < 1 / lambda) P[i * d + i] = fmin(P[i * d + i] + q, 1 / lambda);
     for (i = 0; i < d; ++i) {
         Px[i] = 0;
         for (j = 0; j < d; ++j) Px[i] += P[i * d + j] * (double)x[j];
@@ -1155,7 +1157,7 @@ static void test_kalman_matches_reference(void) {
         for (i = 0; i < D; ++i) x[i] = (isdb_real)isdb_rng_normal(&rng);
         y = sin(t / 50.0) * (double)x[0] + 0.5 * (double)x[1] + 0.1 * isdb_rng_normal(&rng);
         CHECK_OK(isdb_policy_update(&p.base, 0, x, (isdb_real)y));
-        for (k = 0; k < 3; ++k) ref_kalman(D, q * pow(10.0, k / 2.0), theta[k], P[k], x, y);
+        for (k = 0; k < 3; ++k) ref_kalman(D, q * pow(10.0, k / 2.0), (double)c.lambda, theta[k], P[k], x, y);
     }
     for (k = 0; k < 3; ++k) {
         double worst = 0, worst_p = 0, sym = 0;
