@@ -9024,8 +9024,9 @@ ISDB__PRIVATE int isdb__adaptive_beats(isdb_real S, isdb_real Q, isdb_real G, is
    (P is each filter's own state, carried by its rank-one steps; it is
    not the inverse of a matrix factorised elsewhere, and no system is
    solved with it), with observation variance 1, so P is in the ridge's
-   V^-1 units and the prior is P = I / lambda. An update is P <- P + q I,
-   then with u = P x and s = 1 + x'u: theta += u (y - x.theta) / s and
+   V^-1 units and the prior is P = I / lambda. An update adds q to each
+   diagonal entry of P below 1 / lambda (up to it: P stays bounded along
+   directions never observed), then with u = P x and s = 1 + x'u: theta += u (y - x.theta) / s and
    P -= u u' / s. P is stored whole and stays exactly symmetric: each
    step writes P_ij and P_ji from one value. */
 

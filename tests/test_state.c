@@ -509,8 +509,8 @@ static void check_corpus(void) {
    doubling memories (memory_ratio 2): config_from_snapshot gives 2 whatever
    the default; an object of another ratio refuses it naming the field and
    is left unchanged; one of ratio 2 loads it, plays the corpus's choices,
-   and its own snapshot (this release's version, the field in it: 8 bytes
-   more) continues with the same choices in a third object. A 1.1.0
+   and its own snapshot (this release's version, 1.1.0's four fields in
+   it: 32 bytes more) continues with the same choices in a third object. A 1.1.0
    snapshot relabelled 1.0.0 is refused (the field is then read as the
    next one). A snapshot of another ratio loads only into that ratio. */
 static void test_since_conversion(void) {
