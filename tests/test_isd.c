@@ -1632,7 +1632,29 @@ static void test_data_width(void) {
         want = sd * sqrt(pi + 2.0 * sqrt(pi * l) + 2.0 * l);
     }
     isdb_isd_get_radii(&pol, &rinv, &rres);
-    CHECK_NEAR(rinv, want, 1e-9 * want);
+    /* before any round the contexts count as fresh (nothing recurs yet) */
+    CHECK(c.fresh_inv_width == 0.1);
+    CHECK_NEAR(rinv, c.fresh_inv_width * want, 1e-9 * want);
+    /* one context over and over recurs: the radius's own width (the guard
+       and the monitor off, which would take such rows elsewhere) */
+    {
+        isdb_isd_config c2 = c;
+        c2.guard = 0;
+        c2.monitor = ISDB_ISD_MONITOR_OFF;
+        CHECK_OK(isdb_isd_init(&c2, NULL, &pol2));
+        for (i = 0; i < d; ++i)
+            x[i] = 0.3 + 0.1 * i;
+        for (bi0 = 0, i = 0; i < d; ++i) bi0 += x[i] * beta[i];
+        for (t = 0; t < 200; ++t) CHECK_OK(isdb_policy_update(&pol2.base, 0, x, bi0));
+        isdb_isd_get_radii(&pol2, &rinv, &rres);
+        CHECK_NEAR(rinv, want, 1e-9 * want);
+        isdb_policy_uninit(&pol2.base);
+        c2.fresh_inv_width = 1;
+        CHECK_OK(isdb_isd_init(&c2, NULL, &pol2));
+        isdb_isd_get_radii(&pol2, &rinv, &rres);
+        CHECK_NEAR(rinv, want, 1e-9 * want);
+        isdb_policy_uninit(&pol2.base);
+    }
     /* L and M told as the data's: the invariant radius does not move */
     c.L = 4.0;
     c.S = 3.0;

@@ -392,7 +392,8 @@ static void test_case(const policy_case *pc) {
 
 /* One folder per release, each with every row's snapshot in both
    precisions; the first is also the oldest state a release converts. */
-static const char *const corpus_releases[] = {"tests/corpus/snapshots/1.0.0", "tests/corpus/snapshots/1.1.0"};
+static const char *const corpus_releases[] = {"tests/corpus/snapshots/1.0.0", "tests/corpus/snapshots/1.1.0",
+                                              "tests/corpus/snapshots/1.2.0"};
 #define N_RELEASES ((int)(sizeof corpus_releases / sizeof corpus_releases[0]))
 #define CORPUS_ROUNDS 1000
 static const char *const corpus_rows[] = {"linucb", "swucb", "dlinucb", "lints plain", "bob", "adaptive default",
@@ -581,6 +582,22 @@ static void test_since_conversion(void) {
     expect_check(&pb->base, snap_b, n11, ISDB_ERR_SNAPSHOT_CONFIG, "memory_ratio", "ratio 3 into ratio 2");
     isdb_policy_uninit(&pb->base);
     isdb_policy_uninit(&pa->base);
+#if !ISDB_REAL_IS_FLOAT
+    {
+        /* ISD's fresh_inv_width (1.2.0): 1.1.0's snapshot reads as 1, the
+           width it played (check_corpus replays its choices) */
+        isdb_isd_config icfg;
+        corpus_path(path, corpus_releases[1], "isd estimated", "snap");
+        n = read_file(path, snap, CAP);
+        CHECK_MSG(n > 0, "%s: the corpus is missing", path);
+        CHECK_OK(isdb_isd_config_from_snapshot(snap, n, &icfg));
+        CHECK_MSG(icfg.fresh_inv_width == 1, "a 1.1.0 snapshot reads as fresh_inv_width %g", icfg.fresh_inv_width);
+        corpus_path(path, corpus_releases[2], "isd estimated", "snap");
+        n = read_file(path, snap, CAP);
+        CHECK_OK(isdb_isd_config_from_snapshot(snap, n, &icfg));
+        CHECK(icfg.fresh_inv_width == 0.1);
+    }
+#endif
 }
 
 int main(int argc, char **argv) {
