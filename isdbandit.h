@@ -9058,6 +9058,33 @@ ISDB__PRIVATE void isdb__adaptive_kalman_restart(isdb_adaptive *p, int k, const 
     isdb__zero(n, p->_k_gap + k * n);
 }
 
+/* u = P x for a Kalman estimator's P, row i's products summed in order of
+   j from 0 (the scalar loop's bits). P is exactly symmetric, so lanes i ..
+   i + 2 VLEN - 1 read column j as row j's contiguous entries: one vector
+   step per j for each lane group, two groups' chains overlapping. */
+ISDB__PRIVATE void isdb__adaptive_kalman_pu(int d, const isdb_real *ISDB__RESTRICT P, const isdb_real *ISDB__RESTRICT x,
+                                            isdb_real *ISDB__RESTRICT u) {
+    int i = 0, j;
+#if defined(ISDB__VEC_LANES)
+    for (; i + 2 * ISDB__VLEN <= d; i += 2 * ISDB__VLEN) {
+        isdb__vec t0 = isdb__splat(0), t1 = isdb__splat(0);
+        for (j = 0; j < d; ++j) {
+            const isdb__vec xj = isdb__splat(x[j]);
+            t0 = t0 + *(const isdb__vec *)(P + j * d + i) * xj;
+            t1 = t1 + *(const isdb__vec *)(P + j * d + i + ISDB__VLEN) * xj;
+        }
+        *(isdb__vec *)(u + i) = t0;
+        *(isdb__vec *)(u + i + ISDB__VLEN) = t1;
+    }
+#endif
+    for (; i < d; ++i) {
+        const isdb_real *ISDB__RESTRICT Pi = P + i * d;
+        isdb_real t = 0;
+        for (j = 0; j < d; ++j) t += Pi[j] * x[j];
+        u[i] = t;
+    }
+}
+
 /* The Kalman estimators' error sums take the observation (their
    predictions x.theta made before the step; against memory j discounted
    by j's play_gamma, the unbounded memory's by the longest finite one's),
@@ -9088,13 +9115,10 @@ ISDB__PRIVATE void isdb__adaptive_kalman_learn(isdb_adaptive *p, const isdb_real
             const isdb_real room = top - P[i * d + i];
             if (room > 0) P[i * d + i] += room < q ? room : q;
         }
+        isdb__adaptive_kalman_pu(d, P, x, u);
         for (i = 0; i < d; ++i) {
-            const isdb_real *ISDB__RESTRICT Pi = P + i * d;
-            isdb_real t = 0;
-            for (j = 0; j < d; ++j) t += Pi[j] * x[j];
-            u[i] = t;
             pred += theta[i] * x[i];
-            sx += x[i] * t;
+            sx += x[i] * u[i];
         }
         e = y - pred;
         e2 = isdb__adaptive_cap(e * e, ISDB__SQRT_HUGE);
@@ -9114,7 +9138,24 @@ ISDB__PRIVATE void isdb__adaptive_kalman_learn(isdb_adaptive *p, const isdb_real
                 const isdb_real ui = u[i] * inv;
                 theta[i] += u[i] * r;
                 bad += theta[i] - theta[i];
-                for (j = 0; j < i; ++j) {
+                j = 0;
+#if defined(ISDB__VEC_LANES)
+                {
+                    /* v - v is 0 or NaN: bad's sum of them decides the
+                       same in any order */
+                    const isdb__vec uv = isdb__splat(ui);
+                    isdb__vec bv = isdb__splat(0);
+                    int l;
+                    for (; j + ISDB__VLEN <= i; j += ISDB__VLEN) {
+                        const isdb__vec v = *(const isdb__vec *)(P + i * d + j) - uv * *(const isdb__vec *)(u + j);
+                        *(isdb__vec *)(P + i * d + j) = v;
+                        for (l = 0; l < ISDB__VLEN; ++l) P[(j + l) * d + i] = v[l];
+                        bv = bv + (v - v);
+                    }
+                    for (l = 0; l < ISDB__VLEN; ++l) bad += bv[l];
+                }
+#endif
+                for (; j < i; ++j) {
                     const isdb_real v = P[i * d + j] - ui * u[j];
                     P[i * d + j] = v;
                     P[j * d + i] = v;
@@ -9141,16 +9182,14 @@ ISDB__PRIVATE int isdb__adaptive_kalman_ucb_all(isdb_adaptive *p, const isdb_rea
     const int d = p->cfg.d, k = p->kalman_played;
     const isdb_real *ISDB__RESTRICT theta = p->_k_theta + k * d, *ISDB__RESTRICT P = p->_k_P + k * d * d;
     const isdb_real w = p->cfg.kalman_width * isdb_adaptive_get_beta(p);
-    isdb_real best_value = 0;
-    int a, i, j, best = 0;
+    isdb_real best_value = 0, *ISDB__RESTRICT u = p->_k_work;
+    int a, i, best = 0;
     for (a = 0; a < n_arms; ++a) {
         const isdb_real *ISDB__RESTRICT x = X + (size_t)a * (size_t)d;
         isdb_real m = 0, q = 0, v;
+        isdb__adaptive_kalman_pu(d, P, x, u);
         for (i = 0; i < d; ++i) {
-            const isdb_real *ISDB__RESTRICT Pi = P + i * d;
-            isdb_real t = 0;
-            for (j = 0; j < d; ++j) t += Pi[j] * x[j];
-            q += x[i] * t;
+            q += x[i] * u[i];
             m += theta[i] * x[i];
         }
         v = m + w * isdb__sqrt(q > 0 ? q : 0);
