@@ -527,9 +527,10 @@
          "Adaptive's Kalman estimators").
       Measured: Besson et al.'s Problems 1-3 told R = 0.5, 0.86 / 0.91 /
          0.82x GLR-klUCB (same section).
-      Measured: select + update 7.5x and 7.3x LinUCB's at d = 10 and 50,
+      Measured: select + update 7.5x and 6.6x LinUCB's at d = 10 and 50,
          K = 10 (bench/README.md, "The adaptive step's cost against the
-         claims").
+         claims"); a round 2.4-2.8x VW's on Elec2 and NOAA (K = 2), 0.18x
+         on K = 20 fresh arms ("Vowpal Wabbit measured here").
 
    [ISD] ISD-LINUCB
       Does: Lazzaretto, Peters, Pfister, "Invariance-based dynamic regret
