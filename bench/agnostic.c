@@ -617,10 +617,6 @@ static const struct peer {
     {"jumps38", 2549.2, 519.6, "configuration not given in the issue", 0.5, 8.13 / 0.24},
     {"rotation38", 2219.7, 310.8, "SquareCB, gamma_scale 1000, --power_t 0, -l 1", 1.0, 8.23 / 0.24},
 };
-#define VW_ROUND_SOURCE                                                                                \
-    "VW 9.11.2 tuned, examples built through its API (no text parsing), the minimum of 9 passes with " \
-    "LinUCB interleaved in one process, 2026-12-03 (bench/README.md)"
-
 #define N_PEERS ((int)(sizeof peers / sizeof peers[0]))
 
 /* ---- one scenario ------------------------------------------------------- */

@@ -33,10 +33,8 @@
    1-3, its grid chosen with hindsight on the same runs; the issue gives
    no date. The `claim:` lines test adaptive against them and against the
    best tuned window or discount, and its round (CPU time over LinUCB's,
-   the two in turn in one process) against VW's round over LinUCB's as measured here on
-   2026-12-03 (VW built from source beside the project, its driver not in
-   the repository; bench/README.md, "Real drifting streams beside Vowpal
-   Wabbit"). Policies run in parallel, one process
+   the two in turn in one process) against VW's over LinUCB's as measured
+   here on 2026-12-03 (VW_ROUND_SOURCE). Policies run in parallel, one process
    per (stream, policy) (POSIX fork), --jobs at a time (default: the
    online processors). --out DIR writes DIR/realstream.csv; --data DIR
    reads the streams from DIR (default bench/data); a stream whose files
@@ -150,11 +148,6 @@ typedef struct reported {
     const char *dlinucb_gamma;
     double vw_round;
 } reported;
-
-#define VW_ROUND_SOURCE                                                                                \
-    "VW 9.11.2 tuned, examples built through its API (no text parsing), the minimum of 9 passes with " \
-    "LinUCB interleaved in one process, 2026-12-03 (bench/README.md)"
-
 
 typedef struct stream {
     const char *name, *about, *data_file, *label_file;

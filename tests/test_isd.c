@@ -1596,7 +1596,9 @@ static void test_adaptive_learner(void) {
 
 /* The DATA width (the default): r_inv = s sqrt(p + 2 sqrt(p l) + 2 l),
    l = ln(1 / delta), s^2 the fit rows' residual variance about x.beta_inv
-   (n - p_inv degrees of freedom), recomputed here in long double; the
+   (n - p_inv degrees of freedom), recomputed here in long double, times
+   fresh_inv_width (0.1) while the contexts are fresh (before any round)
+   and whole once one context recurs, or with fresh_inv_width 1; the
    bounds L and M do not enter it; the invariant bonus is r_inv ||U_inv^T
    x|| in the fit's Gram^-1, so a refit on the offline and online rows
    narrows it; config_check names the new values' fields. */
