@@ -582,7 +582,7 @@
          confirmed alarm.
       guard (our extension; ADAPTIVE learner): the adaptive policy runs
          beside ISD in all d dimensions; when a one-sided t test (level
-         monitor_level over monitor_window rows) says ISD predicts worse,
+         guard_level over monitor_window rows) says ISD predicts worse,
          it takes over (U = I: ISD is then that isdb_adaptive, bit for
          bit). A refit gives it back.
       Set: d, max_arms, n_offline, X0 (n_offline x d) and R0; R, S, L as
@@ -605,7 +605,7 @@
                    min(ceil(1 / (1 - gamma)), monitor_window) discounting;
                    monitor_window / 4 for LINUCB and ADAPTIVE), at least
                    2 p_res + 2
-                monitor_level 1e-4   monitor_confirm 1
+                monitor_level 1e-4   monitor_confirm 1   guard_level 1e-3
                 guard 1  warm_start 1  kalman 2  fresh_inv_width 0.1 (ADAPTIVE)
          est = isdb_isd_options_init(): rule ISDB_ISD_RULE_TEST, level
                 0.01, splits 0 = min(8, n / (3 d)) (at least 2),
@@ -646,9 +646,9 @@
          ENTRYWISE (paper ISDB_JBD_OFF_MAXCOL); monitor FALLBACK (paper
          ISDB_ISD_MONITOR_OFF). WINDOW, DISCOUNT, monitor, guard and warm
          start are not in the paper.
-      Measured: on practitioners' logs 0.80x adaptive's regret where part
-         is invariant (0.92x with fresh_inv_width 1), 1.06x where nothing
-         is (bench/README.md, "ISD on a practitioner's logs").
+      Measured: on practitioners' logs 0.76x adaptive's regret where part
+         is invariant, 1.01x where nothing is (bench/README.md, "ISD on a
+         practitioner's logs").
       Measured: select at p = 50, K = 20, p_res = 2: 1.12-1.24x LinUCB's
          (bench/README.md, "ISD-linUCB").
 
@@ -876,7 +876,9 @@
       1.1.0  adaptive's memory_ratio (a 1.0.0 snapshot reads as 2);
              its Kalman estimators (kalman 2; a 1.0.0 snapshot reads as
              0), in ISD's ADAPTIVE learner too (isdb_isd_config.kalman).
-      1.2.0  ISD's fresh_inv_width (0.1; a 1.1.0 snapshot reads as 1).
+      1.2.0  ISD's fresh_inv_width (0.1; a 1.1.0 snapshot reads as 1)
+             and guard_level (1e-3; a 1.1.0 snapshot reads as 0, the
+             monitor's level).
 */
 
 #ifndef ISDBANDIT_H
@@ -2548,6 +2550,8 @@ typedef struct isdb_isd_config {
     int kalman;               /* the ADAPTIVE residual learner's (and the guard's) Kalman filters
                                  (isdb_adaptive_config.kalman), in [0, 8]; default 2 (1.1.0; a 1.0.0
                                  snapshot reads as 0) */
+    double guard_level;       /* level of the guard's test, in [0, 1); 0: monitor_level's; default
+                                 1e-3 (1.2.0; an earlier snapshot reads as 0) */
     double fresh_inv_width;   /* factor of the invariant width while the ADAPTIVE learner's
                                  contexts are fresh (they do not recur), as alpha's range;
                                  default 0.1 (1.2.0; an earlier snapshot reads as 1) */
@@ -11391,6 +11395,9 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
    practitioner's logs". */
 #define ISDB__SINCE_fresh_inv_width ISDB__VERSION_WORD_1_2, 1.0
 #define ISDB__ISD_FRESH_INV_WIDTH 0.1
+/* guard_level: added in 1.2.0; 1.1.0's guard tested at monitor_level. */
+#define ISDB__SINCE_guard_level ISDB__VERSION_WORD_1_2, 0.0
+#define ISDB__ISD_GUARD_LEVEL 1e-3
 
 /* The input arrays X0, R0, U_inv and beta_inv are checked after the
    list's other fields (the resolved config points to the policy's
@@ -11432,6 +11439,8 @@ enum { ISDB__SHADOW_LIVE, ISDB__SHADOW_STALE, ISDB__SHADOW_SWAPPED };
     X(INT, int, guard, 1, isdb__want_flag(why, c->guard, "guard"))                                   \
     X(INT, int, warm_start, 1, isdb__want_flag(why, c->warm_start, "warm_start"))                   \
     X(INT_SINCE, int, kalman, ISDB__ADAPTIVE_KALMAN, isdb__want_int(why, c->kalman, "kalman", 0, 8, "[0, 8]")) \
+    X(REAL_SINCE, double, guard_level, ISDB__ISD_GUARD_LEVEL,                                        \
+      isdb__want_real(why, c->guard_level, "guard_level", 0.0, 1.0, 2, "[0, 1)"))                     \
     X(REAL_SINCE, double, fresh_inv_width, ISDB__ISD_FRESH_INV_WIDTH,                                \
       isdb__want_scale(why, c->fresh_inv_width, "fresh_inv_width"))                                  \
     X(ARRAY, const double *, X0, X0, 1)                                                              \
@@ -12556,11 +12565,12 @@ ISDB__PRIVATE void isdb__isd_fallback(isdb_isd *p);
 
 /* Every monitor_every updates, once monitor_window rows are in: a one-sided
    t test of ISD's mean excess squared error over the full-dimensional
-   learner's, level monitor_level; on rejection the learner takes over. */
+   learner's, level guard_level (0: monitor_level); on rejection the
+   learner takes over. */
 ISDB__PRIVATE void isdb__isd_guard_test(isdb_isd *p) {
     const isdb_isd_config *c = &p->cfg;
     int n = p->guard_count, i;
-    double mean = 0.0, ss = 0.0, t;
+    double mean = 0.0, ss = 0.0, t, level;
     if (!isdb__isd_guarded(c) || p->shadow_state != ISDB__SHADOW_LIVE || p->fallback) return;
     if (p->guard_since < c->monitor_every) p->guard_since++;
     if (p->guard_since < c->monitor_every || n < c->monitor_window) return;
@@ -12571,7 +12581,8 @@ ISDB__PRIVATE void isdb__isd_guard_test(isdb_isd *p) {
     if (!(ss > 0.0)) return;
     t = mean / sqrt(ss / ((double)(n - 1) * (double)n));
     p->guard_stat = t;
-    if (t > 0.0 && 0.5 * isdb__f_sf(t * t, 1.0, (double)(n - 1)) < c->monitor_level) isdb__isd_fallback(p);
+    level = c->guard_level > 0.0 ? c->guard_level : c->monitor_level;
+    if (t > 0.0 && 0.5 * isdb__f_sf(t * t, 1.0, (double)(n - 1)) < level) isdb__isd_fallback(p);
 }
 
 /* Switches to full-dimensional learning: S_inv = {0}, basis I, a fresh

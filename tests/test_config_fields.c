@@ -300,7 +300,7 @@ static const field f_isd[] = {
     FD(T_, alpha, -1), FD(T_, delta_pi, NAN), FI(T_, recompute_every, -1), FI(T_, history, -1),
     FI(T_, monitor, 9), FI(T_, monitor_window, 5), FI(T_, monitor_every, -1), FI(T_, monitor_chunk, -1),
     FD(T_, monitor_level, 1), FI(T_, monitor_confirm, 2), FI(T_, guard, 2), FI(T_, warm_start, 2),
-    FI(T_, kalman, 9), FD(T_, fresh_inv_width, -1)};
+    FI(T_, kalman, 9), FD(T_, guard_level, 1), FD(T_, fresh_inv_width, -1)};
 static const field f_isd_window[] = {FI(T_, p_inv, 5), FI(T_, window, 0)};
 static const field f_isd_discount[] = {FD(T_, gamma, 1)};
 #undef T_

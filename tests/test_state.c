@@ -584,18 +584,20 @@ static void test_since_conversion(void) {
     isdb_policy_uninit(&pa->base);
 #if !ISDB_REAL_IS_FLOAT
     {
-        /* ISD's fresh_inv_width (1.2.0): 1.1.0's snapshot reads as 1, the
-           width it played (check_corpus replays its choices) */
+        /* ISD's fresh_inv_width and guard_level (1.2.0): 1.1.0's snapshot
+           reads as 1 and 0, the width and level it played (check_corpus
+           replays its choices) */
         isdb_isd_config icfg;
         corpus_path(path, corpus_releases[1], "isd estimated", "snap");
         n = read_file(path, snap, CAP);
         CHECK_MSG(n > 0, "%s: the corpus is missing", path);
         CHECK_OK(isdb_isd_config_from_snapshot(snap, n, &icfg));
         CHECK_MSG(icfg.fresh_inv_width == 1, "a 1.1.0 snapshot reads as fresh_inv_width %g", icfg.fresh_inv_width);
+        CHECK_MSG(icfg.guard_level == 0, "a 1.1.0 snapshot reads as guard_level %g", icfg.guard_level);
         corpus_path(path, corpus_releases[2], "isd estimated", "snap");
         n = read_file(path, snap, CAP);
         CHECK_OK(isdb_isd_config_from_snapshot(snap, n, &icfg));
-        CHECK(icfg.fresh_inv_width == 0.1);
+        CHECK(icfg.fresh_inv_width == 0.1 && icfg.guard_level == 1e-3);
     }
 #endif
 }
