@@ -278,14 +278,15 @@ for f in bench/*.c bench/*.h examples/*.c; do
 done > "$out/private_uses.txt"
 check "bench/ or examples/ names private identifiers: $(head -c 300 "$out/private_uses.txt")" '[ ! -s "$out/private_uses.txt" ]'
 
-# 8. README.md names, as `name`, every function the implementation
+# 8. README.md or tests/embedded/README.md (its list of what the
+# firmware build links) names, as `name`, every function the implementation
 # objects leave to the linker (libm, libc, the AVX2 dispatch's
 # __cpu_model); a double build's libm function may be named by its float
 # name (the README: "the same names without the f"). Not named: what the
 # linker itself defines, and what ISDB_ASSERT, ISDB_MALLOC/ISDB_FREE
 # replace. Skipped where nm is missing.
 if command -v nm >/dev/null 2>&1; then
-    grep -o '`[A-Za-z0-9_]*`' README.md | tr -d '`' | sort -u > "$out/readme_names.txt"
+    cat README.md tests/embedded/README.md | grep -o '`[A-Za-z0-9_]*`' | tr -d '`' | sort -u > "$out/readme_names.txt"
     for impl in double float; do
         obj=$IMPL_DOUBLE
         [ $impl = float ] && obj=$IMPL_FLOAT
@@ -297,7 +298,7 @@ if command -v nm >/dev/null 2>&1; then
                 grep -qx "$sym" "$out/readme_names.txt" ||
                     { [ $impl = double ] && grep -qx "${sym}f" "$out/readme_names.txt"; } || echo "$sym"
             done > "$out/unnamed_$impl.txt"
-        check "README.md does not name what the $impl implementation links: $(tr '\n' ' ' < "$out/unnamed_$impl.txt")" \
+        check "README.md and tests/embedded/README.md do not name what the $impl implementation links: $(tr '\n' ' ' < "$out/unnamed_$impl.txt")" \
             '[ ! -s "$out/unnamed_$impl.txt" ]'
     done
 else
