@@ -1235,54 +1235,67 @@ static int best_tuned(int s, const outcome *out) {
     return best;
 }
 
-/* Adaptive's CPU time per round over LinUCB's on scenario s, as VW's was
-   measured (peers[]): seed 1's arms, means and noise recorded first, then
-   the two replay them with only select and update timed, in turn, three
-   passes each, the fastest pass of each. 0 if a step fails. */
-static double round_ratio(int s, int quick) {
+/* A recorded stream (arms, means, noise) that adaptive (which 0) and
+   LinUCB (1) replay with only select and update timed, for
+   repro_fastest_ratio: adaptive's round over LinUCB's as VW's was timed
+   (peers[]), without the environment's draws. */
+typedef struct replay {
     problem pr;
+    double *X, *mean, *noise;
+} replay;
+
+static int replay_timed(void *ctx, int which, double *secs) {
+    const replay *rp = (const replay *)ctx;
+    const problem *pr = &rp->pr;
+    const size_t kd = (size_t)(pr->K * pr->d);
+    any_policy p;
+    clock_t c0;
+    int t, ok;
+    if (make_policy(pr, which ? P_LINUCB : P_ADAPTIVE, 1, &p) != ISDB_OK) return 1;
+    c0 = clock();
+    for (t = 0, ok = 1; ok && t < (int)pr->T; ++t) {
+        const double *x = rp->X + (size_t)t * kd;
+        int arm;
+        ok = isdb_policy_select(&p.base, x, pr->K, &arm) == ISDB_OK &&
+             isdb_policy_update(&p.base, arm, x + arm * pr->d, rp->mean[(size_t)t * (size_t)pr->K + arm] + rp->noise[t]) ==
+                 ISDB_OK;
+    }
+    *secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    isdb_policy_uninit(&p.base);
+    return !ok;
+}
+
+/* Adaptive's round over LinUCB's on scenario s, seed 1's stream replayed
+   (0 if a step fails). */
+static double round_ratio(int s, int quick) {
+    replay rp;
     bench_env env;
     path_state st;
     uint64_t switches[64];
-    double best[2] = {0, 0}, *pieces = (double *)malloc(64 * 64 * sizeof(double)), *X, *mean, *noise;
-    int t, pass, k, ok = 1, made = 0;
-    scenario_problem(s, quick, &pr);
-    X = (double *)malloc(pr.T * (size_t)(pr.K * pr.d) * sizeof(double));
-    mean = (double *)malloc(pr.T * (size_t)pr.K * sizeof(double));
-    noise = (double *)malloc(pr.T * sizeof(double));
-    ok = pieces && X && mean && noise && make_env(s, pr.T, 1, pieces, switches, &st, &env) == ISDB_OK;
-    made = ok;
-    for (t = 0; ok && t < (int)pr.T; ++t) {
-        isdb_real y;
-        ok = isdb_env_next(&env.lin.base) == ISDB_OK && isdb_env_reward(&env.lin.base, 0, &y) == ISDB_OK;
-        memcpy(X + (size_t)t * (size_t)(pr.K * pr.d), env.lin.base.X, (size_t)(pr.K * pr.d) * sizeof(double));
-        memcpy(mean + (size_t)t * (size_t)pr.K, env.lin.base.means, (size_t)pr.K * sizeof(double));
-        noise[t] = y - env.lin.base.means[0];
-    }
-    if (made) isdb_env_uninit(&env.lin.base);
-    for (pass = 0; ok && pass < 3; ++pass)
-        for (k = 0; ok && k < 2; ++k) {
-            any_policy p;
-            clock_t c0;
-            double secs;
-            ok = make_policy(&pr, k ? P_LINUCB : P_ADAPTIVE, 1, &p) == ISDB_OK;
-            c0 = clock();
-            for (t = 0; ok && t < (int)pr.T; ++t) {
-                const double *x = X + (size_t)t * (size_t)(pr.K * pr.d);
-                int arm;
-                ok = isdb_policy_select(&p.base, x, pr.K, &arm) == ISDB_OK &&
-                     isdb_policy_update(&p.base, arm, x + arm * pr.d, mean[(size_t)t * (size_t)pr.K + arm] + noise[t]) ==
-                         ISDB_OK;
-            }
-            secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
-            if (ok) isdb_policy_uninit(&p.base);
-            if (pass == 0 || secs < best[k]) best[k] = secs;
+    double *pieces = (double *)malloc(64 * 64 * sizeof(double)), ratio = 0;
+    size_t kd;
+    int t, ok;
+    scenario_problem(s, quick, &rp.pr);
+    kd = (size_t)(rp.pr.K * rp.pr.d);
+    rp.X = (double *)malloc(rp.pr.T * kd * sizeof(double));
+    rp.mean = (double *)malloc(rp.pr.T * (size_t)rp.pr.K * sizeof(double));
+    rp.noise = (double *)malloc(rp.pr.T * sizeof(double));
+    if (pieces && rp.X && rp.mean && rp.noise && make_env(s, rp.pr.T, 1, pieces, switches, &st, &env) == ISDB_OK) {
+        for (t = 0, ok = 1; ok && t < (int)rp.pr.T; ++t) {
+            isdb_real y = 0;
+            ok = isdb_env_next(&env.lin.base) == ISDB_OK && isdb_env_reward(&env.lin.base, 0, &y) == ISDB_OK;
+            memcpy(rp.X + (size_t)t * kd, env.lin.base.X, kd * sizeof(double));
+            memcpy(rp.mean + (size_t)t * (size_t)rp.pr.K, env.lin.base.means, (size_t)rp.pr.K * sizeof(double));
+            rp.noise[t] = y - env.lin.base.means[0];
         }
+        isdb_env_uninit(&env.lin.base);
+        if (ok) ratio = repro_fastest_ratio(replay_timed, &rp);
+    }
     free(pieces);
-    free(X);
-    free(mean);
-    free(noise);
-    return ok && best[1] > 0 ? best[0] / best[1] : 0;
+    free(rp.X);
+    free(rp.mean);
+    free(rp.noise);
+    return ratio;
 }
 
 /* Issue 38's problems beside VW's figures: a table whose VW rows are

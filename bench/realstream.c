@@ -309,18 +309,12 @@ static int play_stream(const stream *st, int k, uint64_t seed, double *acc, doub
     return 0;
 }
 
-/* Adaptive's CPU time per round over LinUCB's on stream st, as VW's was
-   measured (VW_ROUND_SOURCE): the two in this process, in turn, three
-   passes each, the fastest pass of each; 0 if a step fails. */
-static double round_ratio(const stream *st) {
-    double best[2] = {0, 0}, acc, secs;
-    int pass, k;
-    for (pass = 0; pass < 3; ++pass)
-        for (k = 0; k < 2; ++k) {
-            if (play_stream(st, k ? P_LINUCB : P_ADAPTIVE, 1, &acc, &secs)) return 0;
-            if (pass == 0 || secs < best[k]) best[k] = secs;
-        }
-    return best[1] > 0 ? best[0] / best[1] : 0;
+/* Adaptive (which 0) or LinUCB (1) on stream ctx, seed 1, for
+   repro_fastest_ratio: adaptive's round over LinUCB's, timed as VW's was
+   (VW_ROUND_SOURCE). */
+static int play_timed(void *ctx, int which, double *secs) {
+    double acc;
+    return play_stream((const stream *)ctx, which ? P_LINUCB : P_ADAPTIVE, 1, &acc, secs);
 }
 
 static int run_stream(const stream *st, int k, outcome *out) {
@@ -529,7 +523,7 @@ int main(int argc, char **argv) {
         printf("claim: realstream: adaptive's accuracy on %s %.4f (target >= the best tuned window or discount,"
                " %s %.4f) %s\n",
                streams[pb].name, a, name, o[b].mean, a >= o[b].mean ? "holds" : "fails");
-        a = round_ratio(&streams[pb]);
+        a = repro_fastest_ratio(play_timed, &streams[pb]);
         printf("claim: realstream: adaptive's round on %s %.1fx LinUCB's, the two in turn here (target: at most"
                " VW's, %.1fx LinUCB's: %s) %s\n",
                streams[pb].name, a, r->vw_round, VW_ROUND_SOURCE, a > 0 && a <= r->vw_round ? "holds" : "fails");

@@ -34,6 +34,20 @@
     "VW 9.11.2 tuned, examples built through its API (no text parsing), the minimum of 9 passes with " \
     "LinUCB interleaved in one process, 2026-12-03 (bench/README.md)"
 
+/* Contender 0's CPU time over contender 1's, each the fastest of three
+   passes, the two run in turn: run(ctx, which, &secs) plays contender
+   which and gives its seconds (nonzero when it fails: then 0). */
+REPRO_FN double repro_fastest_ratio(int (*run)(void *ctx, int which, double *secs), void *ctx) {
+    double best[2] = {0, 0}, secs;
+    int pass, k;
+    for (pass = 0; pass < 3; ++pass)
+        for (k = 0; k < 2; ++k) {
+            if (run(ctx, k, &secs)) return 0;
+            if (pass == 0 || secs < best[k]) best[k] = secs;
+        }
+    return best[1] > 0 ? best[0] / best[1] : 0;
+}
+
 /* pi to double precision (the library's own constant is private). */
 #define REPRO_PI 3.14159265358979323846
 
